@@ -1,0 +1,177 @@
+//! Steps 2–4: extract the credential, authenticate it, check its scope.
+
+use crate::model::{CredentialKind, CredentialPolicy, CredentialRecord, CredentialStore};
+use crate::UnixMillis;
+
+/// A credential as presented, before lookup.
+pub(crate) struct Presented<'a> {
+    pub(crate) kind: CredentialKind,
+    pub(crate) secret: &'a str,
+}
+
+/// Why authentication or authorization failed; each maps to one response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum AuthFailure {
+    /// 400: the credential was sent in more than one header.
+    Ambiguous(String),
+    /// 401 without an error code: no credential at all (or another scheme).
+    Missing(String),
+    /// 401 `invalid_token`: malformed, unknown, expired or unsupported.
+    Invalid(String),
+    /// 403 `insufficient_scope`.
+    InsufficientScope {
+        /// The scope needed.
+        scope: String,
+        /// The sentence for the body.
+        detail: String,
+    },
+}
+
+/// The prefixes that tell keys from tokens.
+pub(crate) struct Prefixes<'a> {
+    pub(crate) api_key: &'a str,
+    pub(crate) oauth_token: &'a str,
+}
+
+/// Step 2: find the one credential in the headers.
+pub(crate) fn extract<'a>(
+    headers: &'a [(String, Vec<u8>)],
+    prefixes: &Prefixes<'_>,
+) -> Result<Option<Presented<'a>>, AuthFailure> {
+    let api_keys: Vec<&[u8]> = headers
+        .iter()
+        .filter(|(name, _)| name.eq_ignore_ascii_case("x-api-key"))
+        .map(|(_, value)| value.as_slice())
+        .collect();
+    let authorizations: Vec<&[u8]> = headers
+        .iter()
+        .filter(|(name, _)| name.eq_ignore_ascii_case("authorization"))
+        .map(|(_, value)| value.as_slice())
+        .collect();
+    if api_keys.len() + authorizations.len() > 1 {
+        return Err(AuthFailure::Ambiguous(
+            "Send exactly one credential: either one X-API-Key header or one Authorization: \
+             Bearer header, not both or several."
+                .into(),
+        ));
+    }
+    if let Some(raw) = api_keys.first() {
+        let secret = std::str::from_utf8(raw)
+            .ok()
+            .map(str::trim)
+            .filter(|value| is_token68(value))
+            .ok_or_else(|| {
+                AuthFailure::Invalid(
+                    "The X-API-Key header is malformed; send the key as issued.".into(),
+                )
+            })?;
+        if secret.starts_with(prefixes.oauth_token) {
+            return Err(AuthFailure::Invalid(
+                "X-API-Key carries API keys only; send OAuth tokens as Authorization: Bearer <token>."
+                    .into(),
+            ));
+        }
+        if !secret.starts_with(prefixes.api_key) {
+            return Err(AuthFailure::Invalid(format!(
+                "The X-API-Key value is not an API key (API keys start with {:?}).",
+                prefixes.api_key
+            )));
+        }
+        return Ok(Some(Presented {
+            kind: CredentialKind::ApiKey,
+            secret,
+        }));
+    }
+    let Some(raw) = authorizations.first() else {
+        return Ok(None);
+    };
+    let value = std::str::from_utf8(raw)
+        .map_err(|_| AuthFailure::Invalid("The Authorization header is not valid text.".into()))?;
+    let value = value.trim();
+    let (scheme, rest) = value.split_once(' ').unwrap_or((value, ""));
+    if !scheme.eq_ignore_ascii_case("bearer") {
+        return Err(AuthFailure::Missing(
+            "The Authorization header must use the Bearer scheme: Authorization: Bearer <key or token>."
+                .into(),
+        ));
+    }
+    let secret = rest.trim_start_matches(' ');
+    if !is_token68(secret) {
+        return Err(AuthFailure::Invalid(
+            "The bearer credential is malformed; send Authorization: Bearer <key or token>.".into(),
+        ));
+    }
+    let kind = if secret.starts_with(prefixes.api_key) {
+        CredentialKind::ApiKey
+    } else if secret.starts_with(prefixes.oauth_token) {
+        CredentialKind::OAuthToken
+    } else {
+        return Err(AuthFailure::Invalid(format!(
+            "The bearer credential is neither an API key (prefix {:?}) nor an OAuth token (prefix {:?}).",
+            prefixes.api_key, prefixes.oauth_token
+        )));
+    };
+    Ok(Some(Presented { kind, secret }))
+}
+
+/// RFC 6750 `b68token`-ish: visible ASCII without spaces, quotes or commas.
+fn is_token68(value: &str) -> bool {
+    !value.is_empty()
+        && value.len() <= 4_096
+        && value
+            .bytes()
+            .all(|b| b.is_ascii_graphic() && !matches!(b, b'"' | b',' | b'\\'))
+}
+
+/// Step 3 and 4: look the credential up and check it against the operation.
+pub(crate) fn authenticate(
+    presented: Option<Presented<'_>>,
+    policy: &CredentialPolicy,
+    store: &dyn CredentialStore,
+    now: UnixMillis,
+) -> Result<CredentialRecord, AuthFailure> {
+    let Some(presented) = presented else {
+        return Err(AuthFailure::Missing(
+            "This operation needs a credential: send X-API-Key: <key>, or Authorization: Bearer \
+             <key or OAuth token>."
+                .into(),
+        ));
+    };
+    let record = store
+        .lookup(presented.secret)
+        .filter(|record| record.kind == presented.kind)
+        .ok_or_else(|| {
+            AuthFailure::Invalid(
+                "The credential is not recognised; check that it was copied whole and not revoked."
+                    .into(),
+            )
+        })?;
+    if let Some(expires_at) = record.expires_at {
+        if expires_at <= now {
+            return Err(AuthFailure::Invalid(format!(
+                "The credential expired at {} (Unix ms); issue a new one.",
+                expires_at
+            )));
+        }
+    }
+    match (policy, record.kind) {
+        (CredentialPolicy::ApiKeyOnly, CredentialKind::OAuthToken) => Err(AuthFailure::Invalid(
+            "This operation accepts API keys only, not OAuth tokens.".into(),
+        )),
+        (
+            CredentialPolicy::ApiKeyOrOAuth {
+                scope: Some(scope),
+            },
+            CredentialKind::OAuthToken,
+        ) if !record.scopes.iter().any(|granted| granted == scope) => {
+            Err(AuthFailure::InsufficientScope {
+                scope: scope.clone(),
+                detail: format!(
+                    "The OAuth token lacks the scope {scope:?} this operation needs; request a token \
+                     that includes it."
+                ),
+            })
+        }
+        _ => Ok(record),
+    }
+}

@@ -1,0 +1,323 @@
+//! Gate configuration: prefixes, limits, the catalogue, stable egress,
+//! deprecation, and the operator's choices for the `ApiIndex`.
+
+use crate::limit::Quota;
+use crate::model::index::{
+    AccountAccess, ApiIndex, AuthMethod, Authentication, CredentialCreation, MethodType,
+    Onboarding, RateLimits, Trial, Versioning, VersioningStrategy,
+};
+use crate::model::operation::DeprecationNotice;
+use crate::model::{Catalogue, IndexError};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The spec's per-credential limit: 100 requests per 60 s.
+pub const CREDENTIAL_LIMIT: Quota = Quota::per_seconds(100, 60);
+/// The spec's per-client-IP limit of unauthenticated traffic: 100 per 60 s.
+pub const CLIENT_IP_LIMIT: Quota = Quota::per_seconds(100, 60);
+/// Limit name of the per-credential limit (used in limit keys and 429 bodies).
+pub const CREDENTIAL_LIMIT_NAME: &str = "credential";
+/// Limit name of the per-client-IP limit.
+pub const CLIENT_IP_LIMIT_NAME: &str = "client_ip";
+
+/// The two limits every request meets one of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LimitSettings {
+    /// Authenticated traffic, per credential.
+    pub credential: Quota,
+    /// Unauthenticated traffic (the index, and requests that failed before a
+    /// credential was established), per client IP.
+    pub client_ip: Quota,
+}
+
+impl Default for LimitSettings {
+    fn default() -> Self {
+        Self {
+            credential: CREDENTIAL_LIMIT,
+            client_ip: CLIENT_IP_LIMIT,
+        }
+    }
+}
+
+/// Everything the gate needs besides credentials and a limiter.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct GateConfig {
+    /// The current major version, the path segment after `/api/`.
+    pub version: String,
+    /// Absolute base URL every operation hangs off (no trailing slash).
+    pub base_url: String,
+    /// Absolute stable-egress URL; its path is where the gate also serves
+    /// stable-egress operations (`{stable_egress_url}/{version}/...`).
+    pub stable_egress_url: Option<String>,
+    /// The prefix every API key starts with.
+    pub api_key_prefix: String,
+    /// The prefix every OAuth access token starts with.
+    pub oauth_token_prefix: String,
+    /// The header that asks for stable egress (`true`/`false`).
+    pub stable_egress_header: String,
+    /// The realm named in `WWW-Authenticate`.
+    pub realm: String,
+    /// The per-credential and per-IP limits.
+    pub limits: LimitSettings,
+    /// The operations served.
+    pub catalogue: Catalogue,
+    /// Set when the whole version is deprecated (every response says so).
+    pub version_deprecation: Option<DeprecationNotice>,
+    /// The operator's choices for the index document.
+    pub index: IndexSettings,
+}
+
+impl Default for GateConfig {
+    fn default() -> Self {
+        Self {
+            version: "v1".into(),
+            base_url: "http://127.0.0.1:8080".into(),
+            stable_egress_url: Some("http://127.0.0.1:8080/egress".into()),
+            api_key_prefix: "acd_live_".into(),
+            oauth_token_prefix: "acd_oat_".into(),
+            stable_egress_header: "X-Stable-Egress".into(),
+            realm: "acd".into(),
+            limits: LimitSettings::default(),
+            catalogue: Catalogue::standard(),
+            version_deprecation: None,
+            index: IndexSettings::default(),
+        }
+    }
+}
+
+/// The index fields that are the operator's to choose.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct IndexSettings {
+    /// Human-readable API name.
+    pub name: String,
+    /// What the API does.
+    pub description: Option<String>,
+    /// Documentation URL.
+    pub documentation_url: String,
+    /// Developer portal URL.
+    pub developers_url: String,
+    /// Machine-readable spec URL; default `{base_url}/openapi.json`.
+    pub openapi_url: Option<String>,
+    /// `llms.txt` URL.
+    pub llms_txt_url: Option<String>,
+    /// Where to request access.
+    pub access_request_url: String,
+    /// The trial on offer.
+    pub trial: Trial,
+    /// Whether a public sandbox exists.
+    pub public_sandbox_available: bool,
+    /// OAuth scopes advertised.
+    pub scopes_supported: Vec<String>,
+    /// OAuth authorization-server metadata URL (RFC 8414).
+    pub oauth_metadata_url: Option<String>,
+    /// Minimum days between `Deprecation` and `Sunset`.
+    pub minimum_sunset_notice_days: Option<i64>,
+    /// Webhook documentation URL.
+    pub webhooks_documentation_url: Option<String>,
+}
+
+impl Default for IndexSettings {
+    fn default() -> Self {
+        Self {
+            name: "Agent and Connected-Data API".into(),
+            description: Some(
+                "Run agents and read records from connected systems and tables.".into(),
+            ),
+            documentation_url: "https://docs.example.com/api".into(),
+            developers_url: "https://developers.example.com".into(),
+            openapi_url: None,
+            llms_txt_url: None,
+            access_request_url: "https://example.com/request-access".into(),
+            trial: Trial {
+                available: true,
+                duration_days: 14,
+                invite_required: true,
+            },
+            public_sandbox_available: true,
+            scopes_supported: vec![crate::model::catalogue::TABLES_READ_SCOPE.into()],
+            oauth_metadata_url: None,
+            minimum_sunset_notice_days: Some(90),
+            webhooks_documentation_url: None,
+        }
+    }
+}
+
+/// Why a configuration was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GateConfigError {
+    /// A field is empty or malformed.
+    #[error("gate configuration `{field}`: {problem}")]
+    Field {
+        /// The field.
+        field: &'static str,
+        /// What is wrong.
+        problem: String,
+    },
+    /// The index built from the configuration is invalid.
+    #[error(transparent)]
+    Index(#[from] IndexError),
+}
+
+impl GateConfig {
+    /// The path prefix (segments) under which stable egress is served.
+    pub(crate) fn egress_segments(&self) -> Result<Option<Vec<String>>, GateConfigError> {
+        let Some(url) = &self.stable_egress_url else {
+            return Ok(None);
+        };
+        let invalid = |problem: &str| GateConfigError::Field {
+            field: "stable_egress_url",
+            problem: format!("{url:?} {problem}"),
+        };
+        let after_scheme = url
+            .split_once("://")
+            .map(|(_, rest)| rest)
+            .ok_or_else(|| invalid("is not an absolute http(s) URL"))?;
+        let path = after_scheme
+            .find('/')
+            .map_or("", |at| &after_scheme[at..])
+            .trim_end_matches('/');
+        if path.contains(['?', '#']) {
+            return Err(invalid("must not have a query or fragment"));
+        }
+        let segments: Vec<String> = path
+            .split('/')
+            .filter(|segment| !segment.is_empty())
+            .map(str::to_owned)
+            .collect();
+        if segments.first().is_some_and(|first| first == "api") || segments.is_empty() {
+            return Err(invalid(
+                "needs a path of its own that does not start with /api (e.g. https://host/egress)",
+            ));
+        }
+        Ok(Some(segments))
+    }
+
+    /// Checks the fields the gate relies on.
+    pub(crate) fn check(&self) -> Result<(), GateConfigError> {
+        let field = |field: &'static str, problem: &str| {
+            Err(GateConfigError::Field {
+                field,
+                problem: problem.to_owned(),
+            })
+        };
+        if self.version.is_empty() || self.version.contains('/') {
+            return field("version", "must be one path segment such as v1");
+        }
+        if self.api_key_prefix.is_empty() {
+            return field("api_key_prefix", "must not be empty");
+        }
+        if self.oauth_token_prefix.is_empty() {
+            return field("oauth_token_prefix", "must not be empty");
+        }
+        if self.api_key_prefix.starts_with(&self.oauth_token_prefix)
+            || self.oauth_token_prefix.starts_with(&self.api_key_prefix)
+        {
+            return field(
+                "oauth_token_prefix",
+                "must differ from api_key_prefix so that neither is a prefix of the other",
+            );
+        }
+        if self.base_url.ends_with('/') {
+            return field("base_url", "must not end with '/'");
+        }
+        if self.stable_egress_header.is_empty() {
+            return field("stable_egress_header", "must not be empty");
+        }
+        if self.realm.contains(['"', '\\']) {
+            return field("realm", "must not contain quotes or backslashes");
+        }
+        self.egress_segments()?;
+        Ok(())
+    }
+
+    /// The `ApiIndex` this configuration serves.
+    pub fn build_index(&self) -> Result<ApiIndex, GateConfigError> {
+        let settings = &self.index;
+        let api_root = format!("{}/api/{}", self.base_url, self.version);
+        let mut resources = BTreeMap::new();
+        for operation in self.catalogue.operations() {
+            let path = operation.path.to_string();
+            if let Some(name) = path.trim_start_matches('/').split('/').next() {
+                if !name.is_empty() && !resources.contains_key(name) {
+                    resources.insert(name.to_owned(), format!("{api_root}{path}"));
+                }
+            }
+        }
+        let limit = self.limits.credential;
+        let index = ApiIndex {
+            name: settings.name.clone(),
+            description: settings.description.clone(),
+            version: self.version.clone(),
+            base_url: self.base_url.clone(),
+            documentation_url: settings.documentation_url.clone(),
+            openapi_url: settings
+                .openapi_url
+                .clone()
+                .unwrap_or_else(|| format!("{}/openapi.json", self.base_url)),
+            developers_url: settings.developers_url.clone(),
+            llms_txt_url: settings.llms_txt_url.clone(),
+            authentication: Authentication {
+                methods: vec![
+                    AuthMethod {
+                        kind: MethodType::ApiKey,
+                        documentation_url: settings.documentation_url.clone(),
+                        headers: Some(vec!["X-API-Key".into(), "Authorization: Bearer".into()]),
+                        self_serve: Some(true),
+                        credential_creation: Some(CredentialCreation::AvailableAfterAccountAccess),
+                        account_access: Some(AccountAccess::InviteRequired),
+                        flow: None,
+                        metadata_url: None,
+                        scopes_supported: None,
+                    },
+                    AuthMethod {
+                        kind: MethodType::Oauth2,
+                        documentation_url: settings.documentation_url.clone(),
+                        headers: None,
+                        self_serve: Some(false),
+                        credential_creation: None,
+                        account_access: Some(AccountAccess::InviteRequired),
+                        flow: Some("authorization_code".into()),
+                        metadata_url: settings.oauth_metadata_url.clone(),
+                        scopes_supported: Some(settings.scopes_supported.clone()),
+                    },
+                ],
+            },
+            onboarding: Onboarding {
+                account_access: AccountAccess::InviteRequired,
+                access_request_url: settings.access_request_url.clone(),
+                trial: settings.trial.clone(),
+                public_sandbox_available: settings.public_sandbox_available,
+            },
+            rate_limits: RateLimits {
+                requests: i64::from(limit.requests),
+                window_seconds: i64::try_from(limit.window().div_ceil(1_000)).unwrap_or(i64::MAX),
+                scope: Some(CREDENTIAL_LIMIT_NAME.into()),
+                response_headers: vec![
+                    "RateLimit-Limit".into(),
+                    "RateLimit-Remaining".into(),
+                    "RateLimit-Reset".into(),
+                    "Retry-After".into(),
+                    "x-ratelimit-limit".into(),
+                    "x-ratelimit-remaining".into(),
+                    "x-ratelimit-reset".into(),
+                ],
+                documentation_url: None,
+            },
+            versioning: Versioning {
+                strategy: VersioningStrategy::UrlPath,
+                current_version: self.version.clone(),
+                deprecation_headers: Some(vec!["Deprecation".into(), "Sunset".into()]),
+                minimum_sunset_notice_days: settings.minimum_sunset_notice_days,
+                documentation_url: None,
+            },
+            resources,
+            clients: None,
+            webhooks_documentation_url: settings.webhooks_documentation_url.clone(),
+        };
+        index.validate()?;
+        Ok(index)
+    }
+}

@@ -1,0 +1,41 @@
+//! The gate: the server role's sans-IO decision pipeline.
+//!
+//! One call per request, [`Gate::decide`], in this order (see DESIGN.md):
+//! route → credential → authenticate → authorize → rate limits →
+//! validate → (caller's) resource answer → response bytes and headers.
+//!
+//! * [`config`]: [`GateConfig`] and the index settings it builds the
+//!   `ApiIndex` from.
+//! * [`request`] / [`response`]: plain owned request and response values.
+//! * `route`, `auth`, `pipeline`, `headers`: the steps, one file each.
+//!
+//! ```
+//! use acd_core::gate::{Decision, Gate, GateConfig, GateRequest, ResourceAnswer};
+//! let gate = Gate::demo(GateConfig::default()).unwrap();
+//! let request = GateRequest::get("/api/v1/tables/orders?limit=2", "203.0.113.7")
+//!     .header("X-API-Key", "acd_live_demo_ada");
+//! let response = match gate.decide(&request, 1_700_000_000_000) {
+//!     Decision::Respond(response) => response,
+//!     Decision::Resolve(admitted) => {
+//!         assert_eq!(admitted.params().limit(), Some(2));
+//!         admitted.respond(ResourceAnswer::Found(br#"[{"id":1},{"id":2}]"#.to_vec()))
+//!     }
+//! };
+//! assert_eq!(response.status, 200);
+//! assert_eq!(response.body, br#"{"data":[{"id":1},{"id":2}]}"#);
+//! assert_eq!(response.header("RateLimit-Remaining"), Some("4"));
+//! ```
+
+mod auth;
+pub mod config;
+pub mod demo;
+mod headers;
+mod pipeline;
+pub mod request;
+pub mod response;
+mod route;
+
+pub use config::{GateConfig, GateConfigError, IndexSettings, LimitSettings};
+pub use pipeline::{Admitted, Decision, Gate, ResourceAnswer};
+pub use request::GateRequest;
+pub use response::GateResponse;

@@ -1,0 +1,628 @@
+//! The decision pipeline: [`Gate::decide`] and the caller's second step,
+//! [`Admitted::respond`].
+
+use super::auth::{self, AuthFailure, Prefixes};
+use super::config::{GateConfig, GateConfigError, CLIENT_IP_LIMIT_NAME, CREDENTIAL_LIMIT_NAME};
+use super::headers::Headers;
+use super::request::GateRequest;
+use super::response::GateResponse;
+use super::route::{Route, Router};
+use crate::limit::{InMemoryLimiter, LimitCheck, RateLimiter, StackDecision};
+use crate::model::index::ApiIndex;
+use crate::model::operation::{DeprecationNotice, Segment};
+use crate::model::query::{decode_component, parse_query, MAX_REPORTED_PROBLEMS};
+use crate::model::{
+    CredentialPolicy, CredentialRecord, CredentialStore, Envelope, ErrorBody, InMemoryCredentials,
+    LimitSubject, Operation, ParamProblem, Params, Principal,
+};
+use crate::UnixMillis;
+use serde_json::Value;
+use std::sync::Arc;
+
+/// The gate: configuration, credential store and limiter, shared by every
+/// request. `Send + Sync`; one instance serves all threads.
+pub struct Gate {
+    config: GateConfig,
+    router: Router,
+    index: ApiIndex,
+    index_bytes: Vec<u8>,
+    credentials: Arc<dyn CredentialStore>,
+    limiter: Arc<dyn RateLimiter>,
+}
+
+impl std::fmt::Debug for Gate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gate")
+            .field("version", &self.config.version)
+            .field("base_url", &self.config.base_url)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What the gate decided about a request.
+#[derive(Debug)]
+pub enum Decision {
+    /// The response is complete: send it.
+    Respond(GateResponse),
+    /// The request passed every rule; the caller looks the resource up and
+    /// answers with [`Admitted::respond`].
+    Resolve(Box<Admitted>),
+}
+
+/// The caller's answer about the resource of an admitted request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ResourceAnswer {
+    /// The payload, as raw JSON bytes: the records array for reads. It is
+    /// wrapped (or passed through) without being parsed again.
+    Found(Vec<u8>),
+    /// The resource does not exist or is not visible to the principal (404).
+    NotFound,
+    /// The principal may not read it (403).
+    Forbidden,
+    /// Parameters that are well-formed but meaningless for this resource
+    /// (e.g. a filter the connection cannot apply) (400).
+    Invalid(Vec<ParamProblem>),
+}
+
+/// A request that passed every rule, waiting for the caller's resource answer.
+///
+/// Owns everything it needs (no lifetimes), so it can cross threads, `await`
+/// points and language bindings.
+#[derive(Debug, Clone)]
+pub struct Admitted {
+    operation: Operation,
+    path_params: Vec<(String, String)>,
+    params: Params,
+    principal: Principal,
+    stable_egress: bool,
+    headers: Vec<(String, String)>,
+}
+
+impl Admitted {
+    /// The operation's id, e.g. `listTableRecords`.
+    pub fn operation_id(&self) -> &str {
+        &self.operation.id
+    }
+
+    /// The decoded path parameters, in template order.
+    pub fn path_params(&self) -> &[(String, String)] {
+        &self.path_params
+    }
+
+    /// The decoded value of path parameter `name`.
+    pub fn path_param(&self, name: &str) -> Option<&str> {
+        self.path_params
+            .iter()
+            .find(|(candidate, _)| candidate == name)
+            .map(|(_, value)| value.as_str())
+    }
+
+    /// The validated query parameters, defaults applied.
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// Who is asking.
+    pub fn principal(&self) -> &Principal {
+        &self.principal
+    }
+
+    /// Whether the caller asked for the stable-egress path (header or URL).
+    pub fn stable_egress(&self) -> bool {
+        self.stable_egress
+    }
+
+    /// Builds the response from the caller's answer.
+    pub fn respond(self, answer: ResourceAnswer) -> GateResponse {
+        let mut headers = Headers(self.headers);
+        match answer {
+            ResourceAnswer::Found(payload) => {
+                let body = match self.operation.envelope {
+                    Envelope::Data => {
+                        let mut body = Vec::with_capacity(payload.len() + 9);
+                        body.extend_from_slice(b"{\"data\":");
+                        body.extend_from_slice(&payload);
+                        body.push(b'}');
+                        body
+                    }
+                    Envelope::Bare | Envelope::TopLevelArray => payload,
+                };
+                GateResponse {
+                    status: 200,
+                    headers: headers.0,
+                    body,
+                }
+            }
+            ResourceAnswer::NotFound => {
+                let (noun, id) = resource_words(&self.operation, &self.path_params);
+                error_response(
+                    headers,
+                    ErrorBody::new(
+                        404,
+                        format!("No {noun} {id:?} exists that this credential can see."),
+                    ),
+                )
+            }
+            ResourceAnswer::Forbidden => {
+                let (noun, id) = resource_words(&self.operation, &self.path_params);
+                error_response(
+                    headers,
+                    ErrorBody::new(
+                        403,
+                        format!("This credential may not read the {noun} {id:?}."),
+                    ),
+                )
+            }
+            ResourceAnswer::Invalid(problems) => {
+                headers.0.retain(|(name, _)| name != "WWW-Authenticate");
+                error_response(headers, invalid_body(&problems))
+            }
+        }
+    }
+}
+
+fn resource_words<'a>(
+    operation: &'a Operation,
+    params: &'a [(String, String)],
+) -> (&'a str, &'a str) {
+    let noun = operation
+        .path
+        .segments()
+        .iter()
+        .find_map(|segment| match segment {
+            Segment::Literal(text) => Some(text.strip_suffix('s').unwrap_or(text)),
+            Segment::Param(_) => None,
+        })
+        .unwrap_or("resource");
+    let id = params.first().map_or("", |(_, value)| value.as_str());
+    (noun, id)
+}
+
+fn error_response(headers: Headers, body: ErrorBody) -> GateResponse {
+    GateResponse {
+        status: body.status.unwrap_or(500),
+        headers: headers.0,
+        body: body.to_bytes(),
+    }
+}
+
+/// The 400 body: a sentence naming the first problems plus the `errors` array.
+fn invalid_body(problems: &[ParamProblem]) -> ErrorBody {
+    let shown: Vec<String> = problems
+        .iter()
+        .take(3)
+        .map(|p| format!("{} {}", p.parameter, p.problem))
+        .collect();
+    let mut detail = format!(
+        "The request has {} invalid parameter{}: {}",
+        problems.len(),
+        if problems.len() == 1 { "" } else { "s" },
+        shown.join("; ")
+    );
+    if problems.len() > shown.len() {
+        detail.push_str(&format!(
+            "; and {} more (see errors)",
+            problems.len() - shown.len()
+        ));
+    }
+    detail.push('.');
+    let errors: Vec<Value> = problems
+        .iter()
+        .take(MAX_REPORTED_PROBLEMS)
+        .map(|problem| serde_json::json!({"parameter": problem.parameter, "problem": problem.problem}))
+        .collect();
+    ErrorBody::new(400, detail).with("errors", Value::Array(errors))
+}
+
+/// How a request that ends before step 5 is counted.
+enum Base<'a> {
+    ClientIp,
+    Credential(&'a CredentialRecord),
+}
+
+impl Gate {
+    /// A gate over `credentials` and `limiter`, after checking `config`.
+    pub fn new(
+        config: GateConfig,
+        credentials: Arc<dyn CredentialStore>,
+        limiter: Arc<dyn RateLimiter>,
+    ) -> Result<Self, GateConfigError> {
+        config.check()?;
+        let index = config.build_index()?;
+        let router = Router::new(config.version.clone(), config.egress_segments()?);
+        Ok(Self {
+            index_bytes: index.to_bytes(),
+            index,
+            router,
+            config,
+            credentials,
+            limiter,
+        })
+    }
+
+    /// A gate with in-memory credentials and the in-memory limiter.
+    pub fn in_memory(
+        config: GateConfig,
+        credentials: InMemoryCredentials,
+    ) -> Result<Self, GateConfigError> {
+        Self::new(
+            config,
+            Arc::new(credentials),
+            Arc::new(InMemoryLimiter::new()),
+        )
+    }
+
+    /// A gate with the demo credentials of [`super::demo`] (for examples and tests).
+    pub fn demo(config: GateConfig) -> Result<Self, GateConfigError> {
+        Self::in_memory(config, super::demo::credentials())
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &GateConfig {
+        &self.config
+    }
+
+    /// The index document served at `/api/{version}`.
+    pub fn index(&self) -> &ApiIndex {
+        &self.index
+    }
+
+    /// Decides what to do with `request` at `now`.
+    pub fn decide(&self, request: &GateRequest, now: UnixMillis) -> Decision {
+        let catalogue = &self.config.catalogue;
+        let route = self
+            .router
+            .route(catalogue, &request.method, &request.target);
+        let (position, raw_params, via_egress, raw_query) = match route {
+            Route::Matched {
+                operation,
+                raw_params,
+                via_egress,
+                raw_query,
+            } => (operation, raw_params, via_egress, raw_query),
+            Route::NotFound(detail) => {
+                return self.early(
+                    request,
+                    None,
+                    Base::ClientIp,
+                    ErrorBody::new(404, detail),
+                    now,
+                )
+            }
+            Route::MethodNotAllowed { allow, detail } => {
+                let mut headers = Headers::json();
+                headers.push("Allow", allow);
+                return self.early_with(
+                    request,
+                    None,
+                    Base::ClientIp,
+                    ErrorBody::new(405, detail),
+                    headers,
+                    now,
+                );
+            }
+        };
+        let Some(operation) = catalogue.operations().get(position) else {
+            return Decision::Respond(self.internal_error());
+        };
+        let record = match self.authenticate(request, operation, now) {
+            Ok(record) => record,
+            Err(response) => return Decision::Respond(response),
+        };
+
+        // Step 5: every limit that applies, all or none.
+        let mut subjects: Vec<(&str, crate::limit::Quota, String)> = Vec::new();
+        match &record {
+            Some(record) => subjects.push((
+                CREDENTIAL_LIMIT_NAME,
+                self.config.limits.credential,
+                record.id.clone(),
+            )),
+            None => subjects.push((
+                CLIENT_IP_LIMIT_NAME,
+                self.config.limits.client_ip,
+                request.client_ip.clone(),
+            )),
+        }
+        for extra in &operation.extra_limits {
+            let subject = match &extra.per {
+                LimitSubject::User => record.as_ref().map(|r| r.user.clone()),
+                LimitSubject::PathParam(name) => operation
+                    .path
+                    .param_names()
+                    .position(|candidate| candidate == name)
+                    .and_then(|at| raw_params.get(at))
+                    .map(|raw| String::from_utf8_lossy(raw).into_owned()),
+            };
+            if let Some(subject) = subject {
+                subjects.push((&extra.name, extra.quota, subject));
+            }
+        }
+        let checks: Vec<LimitCheck<'_>> = subjects
+            .iter()
+            .map(|(name, quota, subject)| LimitCheck {
+                name,
+                quota: *quota,
+                subject,
+            })
+            .collect();
+        let decision = self.limiter.acquire(&checks, now);
+        let deprecation = self.deprecation_of(Some(operation));
+        let mut headers = Headers::json();
+        headers.rate_limit(&decision, now);
+        headers.deprecation(deprecation);
+        if let StackDecision::Refused { .. } = decision {
+            return Decision::Respond(too_many(headers, &decision, &checks, now));
+        }
+
+        // Step 6: every parameter problem.
+        let mut problems = Vec::new();
+        let mut path_params = Vec::new();
+        for (name, raw) in operation.path.param_names().zip(&raw_params) {
+            match decode_path_segment(raw) {
+                Ok(value) => path_params.push((name.to_owned(), value)),
+                Err(problem) => problems.push(ParamProblem::new(name, problem)),
+            }
+        }
+        let mut stable_egress = via_egress;
+        if operation.stable_egress {
+            match self.stable_egress_header(request) {
+                Ok(asked) => stable_egress |= asked,
+                Err(problem) => problems.push(problem),
+            }
+        }
+        let params = match parse_query(raw_query, &operation.params) {
+            Ok(params) => params,
+            Err(found) => {
+                problems.extend(found);
+                Params::default()
+            }
+        };
+        if !problems.is_empty() {
+            return Decision::Respond(error_response(headers, invalid_body(&problems)));
+        }
+
+        let principal = match record {
+            Some(record) => Principal::Credential(record),
+            None => Principal::Anonymous {
+                client_ip: request.client_ip.clone(),
+            },
+        };
+        let admitted = Admitted {
+            operation: operation.clone(),
+            path_params,
+            params,
+            principal,
+            stable_egress,
+            headers: headers.0,
+        };
+        if operation.needs_resource {
+            Decision::Resolve(Box::new(admitted))
+        } else {
+            Decision::Respond(admitted.respond(ResourceAnswer::Found(self.index_bytes.clone())))
+        }
+    }
+
+    /// Steps 2–4. `Ok(None)` for public operations.
+    fn authenticate(
+        &self,
+        request: &GateRequest,
+        operation: &Operation,
+        now: UnixMillis,
+    ) -> Result<Option<CredentialRecord>, GateResponse> {
+        if operation.credential == CredentialPolicy::Public {
+            return Ok(None);
+        }
+        let prefixes = Prefixes {
+            api_key: &self.config.api_key_prefix,
+            oauth_token: &self.config.oauth_token_prefix,
+        };
+        let failure = match auth::extract(&request.headers, &prefixes) {
+            Ok(presented) => {
+                match auth::authenticate(presented, &operation.credential, &*self.credentials, now)
+                {
+                    Ok(record) => return Ok(Some(record)),
+                    Err(failure) => failure,
+                }
+            }
+            Err(failure) => failure,
+        };
+        let realm = &self.config.realm;
+        let mut headers = Headers::json();
+        let response = match failure {
+            AuthFailure::Ambiguous(detail) => self.early_with(
+                request,
+                Some(operation),
+                Base::ClientIp,
+                ErrorBody::new(400, detail),
+                headers,
+                now,
+            ),
+            AuthFailure::Missing(detail) => {
+                headers.challenge(realm, None, None);
+                self.early_with(
+                    request,
+                    Some(operation),
+                    Base::ClientIp,
+                    ErrorBody::new(401, detail),
+                    headers,
+                    now,
+                )
+            }
+            AuthFailure::Invalid(detail) => {
+                headers.challenge(realm, Some("invalid_token"), None);
+                self.early_with(
+                    request,
+                    Some(operation),
+                    Base::ClientIp,
+                    ErrorBody::new(401, detail),
+                    headers,
+                    now,
+                )
+            }
+            AuthFailure::InsufficientScope { scope, detail } => {
+                headers.challenge(realm, Some("insufficient_scope"), Some(&scope));
+                // The credential is valid: it is the one charged.
+                let record = auth::extract(&request.headers, &prefixes)
+                    .ok()
+                    .flatten()
+                    .and_then(|presented| self.credentials.lookup(presented.secret));
+                match &record {
+                    Some(record) => self.early_with(
+                        request,
+                        Some(operation),
+                        Base::Credential(record),
+                        ErrorBody::new(403, detail),
+                        headers,
+                        now,
+                    ),
+                    None => self.early_with(
+                        request,
+                        Some(operation),
+                        Base::ClientIp,
+                        ErrorBody::new(403, detail),
+                        headers,
+                        now,
+                    ),
+                }
+            }
+        };
+        match response {
+            Decision::Respond(response) => Err(response),
+            Decision::Resolve(_) => Err(self.internal_error()),
+        }
+    }
+
+    /// A request that ends before step 5: counted against its base limit,
+    /// answered with `body` unless that limit refuses (then 429).
+    fn early(
+        &self,
+        request: &GateRequest,
+        operation: Option<&Operation>,
+        base: Base<'_>,
+        body: ErrorBody,
+        now: UnixMillis,
+    ) -> Decision {
+        self.early_with(request, operation, base, body, Headers::json(), now)
+    }
+
+    fn early_with(
+        &self,
+        request: &GateRequest,
+        operation: Option<&Operation>,
+        base: Base<'_>,
+        body: ErrorBody,
+        mut headers: Headers,
+        now: UnixMillis,
+    ) -> Decision {
+        let check = match base {
+            Base::ClientIp => LimitCheck {
+                name: CLIENT_IP_LIMIT_NAME,
+                quota: self.config.limits.client_ip,
+                subject: &request.client_ip,
+            },
+            Base::Credential(record) => LimitCheck {
+                name: CREDENTIAL_LIMIT_NAME,
+                quota: self.config.limits.credential,
+                subject: &record.id,
+            },
+        };
+        let checks = [check];
+        let decision = self.limiter.acquire(&checks, now);
+        let deprecation = self.deprecation_of(operation);
+        if let StackDecision::Refused { .. } = decision {
+            let mut fresh = Headers::json();
+            fresh.rate_limit(&decision, now);
+            fresh.deprecation(deprecation);
+            return Decision::Respond(too_many(fresh, &decision, &checks, now));
+        }
+        headers.rate_limit(&decision, now);
+        headers.deprecation(deprecation);
+        Decision::Respond(error_response(headers, body))
+    }
+
+    fn deprecation_of<'a>(
+        &'a self,
+        operation: Option<&'a Operation>,
+    ) -> Option<&'a DeprecationNotice> {
+        operation
+            .and_then(|operation| operation.deprecation.as_ref())
+            .or(self.config.version_deprecation.as_ref())
+    }
+
+    fn stable_egress_header(&self, request: &GateRequest) -> Result<bool, ParamProblem> {
+        let name = &self.config.stable_egress_header;
+        let values: Vec<&[u8]> = request.header_values(name).collect();
+        match values.as_slice() {
+            [] => Ok(false),
+            [value] => match value.trim_ascii() {
+                b"true" => Ok(true),
+                b"false" => Ok(false),
+                _ => Err(ParamProblem::new(name, "must be true or false")),
+            },
+            _ => Err(ParamProblem::new(
+                name,
+                "is given more than once; give it at most once",
+            )),
+        }
+    }
+
+    fn internal_error(&self) -> GateResponse {
+        error_response(
+            Headers::json(),
+            ErrorBody::new(
+                500,
+                "The gate met an inconsistent catalogue; please report this.",
+            ),
+        )
+    }
+}
+
+/// The 429 response: headers already carry the refusing limit's state.
+fn too_many(
+    headers: Headers,
+    decision: &StackDecision,
+    checks: &[LimitCheck<'_>],
+    now: UnixMillis,
+) -> GateResponse {
+    let StackDecision::Refused { refusing, retry_at } = decision else {
+        return error_response(
+            headers,
+            ErrorBody::new(500, "rate-limit state is inconsistent"),
+        );
+    };
+    let check = checks.get(refusing.index);
+    let name = check.map_or("rate", |check| check.name);
+    let window_seconds = check.map_or(0, |check| crate::time::ceil_seconds(check.quota.window()));
+    let wait = crate::time::ceil_seconds(retry_at.saturating_sub(now));
+    let body = ErrorBody::new(
+        429,
+        format!(
+            "Rate limit exceeded: the {name} limit allows {} requests per {window_seconds} s; \
+             retry in {wait} s.",
+            refusing.limit
+        ),
+    )
+    .with("limit", Value::String(name.to_owned()));
+    error_response(headers, body)
+}
+
+/// Path segments are percent-decoded strictly; `+` stays `+`.
+fn decode_path_segment(raw: &[u8]) -> Result<String, String> {
+    if raw.contains(&b'+') {
+        let escaped: Vec<u8> = raw
+            .iter()
+            .flat_map(|&byte| {
+                if byte == b'+' {
+                    b"%2B".to_vec()
+                } else {
+                    vec![byte]
+                }
+            })
+            .collect();
+        return decode_path_segment(&escaped);
+    }
+    decode_component(raw)
+        .map(|value| value.into_owned())
+        .map_err(|reason| format!("path segment {reason}"))
+}

@@ -1,0 +1,153 @@
+//! Step 1: method + path → operation (404, 405 with `Allow`, other version).
+
+use crate::model::Catalogue;
+
+/// Where a request target leads.
+pub(crate) enum Route<'a> {
+    /// An operation serves this method and path.
+    Matched {
+        /// Index of the operation in the catalogue.
+        operation: usize,
+        /// Raw (still percent-encoded) values of the path placeholders.
+        raw_params: Vec<&'a [u8]>,
+        /// Whether the request came in under the stable-egress URL.
+        via_egress: bool,
+        /// The raw query (after `?`, before any `#`).
+        raw_query: &'a [u8],
+    },
+    /// Nothing is served here; the sentence says what is.
+    NotFound(String),
+    /// The path exists but not for this method.
+    MethodNotAllowed {
+        /// The methods that are served, for `Allow`.
+        allow: String,
+        /// The sentence for the body.
+        detail: String,
+    },
+}
+
+/// Matches targets against the catalogue under `/api/{version}` and the
+/// stable-egress prefix.
+#[derive(Debug, Clone)]
+pub(crate) struct Router {
+    version: String,
+    egress: Option<Vec<String>>,
+}
+
+impl Router {
+    pub(crate) fn new(version: String, egress: Option<Vec<String>>) -> Self {
+        Self { version, egress }
+    }
+
+    pub(crate) fn route<'a>(
+        &self,
+        catalogue: &Catalogue,
+        method: &str,
+        target: &'a [u8],
+    ) -> Route<'a> {
+        let without_fragment = split_once(target, b'#').0;
+        let (path, raw_query) = split_once(without_fragment, b'?');
+        let shown = String::from_utf8_lossy(path);
+        if path.first() != Some(&b'/') {
+            return Route::NotFound(format!(
+                "The request path {shown:?} must start with '/'; the API is under /api/{}.",
+                self.version
+            ));
+        }
+        let segments: Vec<&[u8]> = path[1..].split(|&byte| byte == b'/').collect();
+        let (rest, via_egress) = match self.strip_root(&segments) {
+            Some(found) => found,
+            None => return Route::NotFound(self.not_found_detail(&segments, &shown)),
+        };
+        let mut allowed: Vec<&str> = Vec::new();
+        for (position, operation) in catalogue.operations().iter().enumerate() {
+            if via_egress && !operation.stable_egress {
+                continue;
+            }
+            let Some(raw_params) = operation.path.match_segments(rest) else {
+                continue;
+            };
+            if operation.method == method {
+                return Route::Matched {
+                    operation: position,
+                    raw_params,
+                    via_egress,
+                    raw_query,
+                };
+            }
+            allowed.push(&operation.method);
+        }
+        if allowed.is_empty() {
+            return Route::NotFound(format!(
+                "No operation is served at {shown:?}. See the index at /api/{} for what is.",
+                self.version
+            ));
+        }
+        allowed.sort_unstable();
+        allowed.dedup();
+        let allow = allowed.join(", ");
+        Route::MethodNotAllowed {
+            detail: format!(
+                "Method {method} is not allowed on {shown:?}; use {allow}.",
+                method = printable(method)
+            ),
+            allow,
+        }
+    }
+
+    /// Strips `/api/{version}` or the egress prefix + `/{version}`.
+    fn strip_root<'s, 'a>(&self, segments: &'s [&'a [u8]]) -> Option<(&'s [&'a [u8]], bool)> {
+        let version = self.version.as_bytes();
+        if let [b"api", found, rest @ ..] = segments {
+            if *found == version {
+                return Some((rest, false));
+            }
+        }
+        let egress = self.egress.as_ref()?;
+        if segments.len() > egress.len()
+            && segments
+                .iter()
+                .zip(egress)
+                .all(|(segment, expected)| *segment == expected.as_bytes())
+            && segments[egress.len()] == version
+        {
+            return Some((&segments[egress.len() + 1..], true));
+        }
+        None
+    }
+
+    fn not_found_detail(&self, segments: &[&[u8]], shown: &str) -> String {
+        if let [b"api", other, ..] = segments {
+            let looks_like_version =
+                other.len() > 1 && other[0] == b'v' && other[1..].iter().all(u8::is_ascii_digit);
+            if looks_like_version {
+                return format!(
+                    "API version {} is not served; the supported version is {} at /api/{}.",
+                    String::from_utf8_lossy(other),
+                    self.version,
+                    self.version
+                );
+            }
+        }
+        format!(
+            "No operation is served at {shown:?}. The API is under /api/{}.",
+            self.version
+        )
+    }
+}
+
+fn split_once(bytes: &[u8], separator: u8) -> (&[u8], &[u8]) {
+    match bytes.iter().position(|&byte| byte == separator) {
+        Some(at) => (&bytes[..at], &bytes[at + 1..]),
+        None => (bytes, &[]),
+    }
+}
+
+/// A method as it may be shown in a sentence (printable ASCII, cut short).
+fn printable(method: &str) -> String {
+    method
+        .chars()
+        .filter(|c| c.is_ascii_graphic())
+        .take(32)
+        .collect()
+}

@@ -1,0 +1,24 @@
+//! # acd-core
+//!
+//! The sans-IO engine of the Agent and Connected-Data API. Every rule of the
+//! API lives here as a pure state machine:
+//!
+//! * [`model`]: the API as data — operations, query parameters and their
+//!   validators, the `ApiIndex` document, the `Error` body, credentials.
+//! * [`gate`]: the server role — one decision per request (route,
+//!   credential, authentication, scope, rate limits, validation, resource,
+//!   response bytes and headers).
+//! * [`limit`]: rate-limit bookkeeping behind the [`limit::RateLimiter`] seam.
+//!
+//! Nothing in this crate opens a socket, reads a clock or sleeps: time is
+//! always an argument, in Unix milliseconds ([`UnixMillis`]).
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod gate;
+pub mod http_date;
+pub mod limit;
+pub mod model;
+pub mod time;
+
+pub use time::UnixMillis;
