@@ -7,7 +7,9 @@ use super::headers::Headers;
 use super::request::GateRequest;
 use super::response::GateResponse;
 use super::route::{Route, Router};
-use crate::limit::{self, LimitAlgorithm, LimitCheck, LimiterConfig, RateLimiter, StackDecision};
+use crate::limit::{
+    self, LimitAlgorithm, LimitCheck, LimiterConfig, LimiterUnavailable, RateLimiter, StackDecision,
+};
 use crate::model::index::ApiIndex;
 use crate::model::operation::{DeprecationNotice, Segment};
 use crate::model::query::{decode_component, parse_query, MAX_REPORTED_PROBLEMS};
@@ -354,8 +356,13 @@ impl Gate {
                 subject,
             })
             .collect();
-        let decision = self.limiter.acquire(&checks, now);
         let deprecation = self.deprecation_of(Some(operation));
+        let decision = match self.limiter.try_acquire(&checks, now) {
+            Ok(decision) => decision,
+            Err(unavailable) => {
+                return Decision::Respond(limiter_unavailable(unavailable, deprecation, now))
+            }
+        };
         let mut headers = Headers::json();
         headers.rate_limit(&decision, now);
         headers.deprecation(deprecation);
@@ -536,8 +543,13 @@ impl Gate {
             },
         };
         let checks = [check];
-        let decision = self.limiter.acquire(&checks, now);
         let deprecation = self.deprecation_of(operation);
+        let decision = match self.limiter.try_acquire(&checks, now) {
+            Ok(decision) => decision,
+            Err(unavailable) => {
+                return Decision::Respond(limiter_unavailable(unavailable, deprecation, now))
+            }
+        };
         if let StackDecision::Refused { .. } = decision {
             let mut fresh = Headers::json();
             fresh.rate_limit(&decision, now);
@@ -584,6 +596,30 @@ impl Gate {
             ),
         )
     }
+}
+
+/// The 503 answer when the limiter cannot decide and fails closed: no
+/// `RateLimit-*` headers (no limit was checked), `Retry-After` of at least
+/// one second, nothing charged.
+fn limiter_unavailable(
+    unavailable: LimiterUnavailable,
+    deprecation: Option<&DeprecationNotice>,
+    now: UnixMillis,
+) -> GateResponse {
+    let wait = crate::time::ceil_seconds(unavailable.retry_at.saturating_sub(now)).max(1);
+    let mut headers = Headers::json();
+    headers.push("Retry-After", wait.to_string());
+    headers.deprecation(deprecation);
+    error_response(
+        headers,
+        ErrorBody::new(
+            503,
+            format!(
+                "Rate limits cannot be checked right now (the limit store is unavailable); \
+                 retry in {wait} s."
+            ),
+        ),
+    )
 }
 
 /// The 429 response: headers already carry the refusing limit's state.
