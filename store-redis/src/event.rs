@@ -47,6 +47,16 @@ pub enum StoreEvent {
     },
 }
 
+/// The error on one line: control characters (a server's multi-line
+/// message, raw garbage) become spaces.
+fn one_line(error: &StoreError) -> String {
+    error
+        .to_string()
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
 fn meanwhile(policy: FaultPolicy) -> &'static str {
     match policy {
         FaultPolicy::FailOpen => {
@@ -67,7 +77,8 @@ impl std::fmt::Display for StoreEvent {
                 retry_in,
             } => write!(
                 f,
-                "rate-limit store {endpoint} is unavailable ({error}); {}; reconnecting in {} ms",
+                "rate-limit store {endpoint} is unavailable ({}); {}; reconnecting in {} ms",
+                one_line(error),
                 meanwhile(*policy),
                 retry_in.as_millis()
             ),
@@ -80,7 +91,8 @@ impl std::fmt::Display for StoreEvent {
             } => write!(
                 f,
                 "rate-limit store {endpoint} still unavailable after {failures} attempts \
-                 ({error}); still {}; next attempt in {} ms",
+                 ({}); still {}; next attempt in {} ms",
+                one_line(error),
                 policy,
                 retry_in.as_millis()
             ),
@@ -102,8 +114,9 @@ impl std::fmt::Display for StoreEvent {
             } => {
                 write!(
                     f,
-                    "rate-limit store {endpoint} could not decide a request ({error}); {policy} \
-                     for it"
+                    "rate-limit store {endpoint} could not decide a request ({}); {policy} \
+                     for it",
+                    one_line(error)
                 )?;
                 if *suppressed > 0 {
                     write!(

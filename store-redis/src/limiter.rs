@@ -242,7 +242,14 @@ impl RedisLimiter {
 
     fn connect(&self) -> Result<Connection, StoreError> {
         let io = self.config.io_timeout;
-        let connect = |error: redis::RedisError| StoreError::Connect(error.to_string());
+        let waited = self.config.connect_timeout.as_millis();
+        let connect = |error: redis::RedisError| {
+            StoreError::Connect(if error.is_timeout() {
+                format!("no answer within {waited} ms")
+            } else {
+                error.to_string()
+            })
+        };
         let connection = self
             .client
             .get_connection_with_timeout(self.config.connect_timeout)
