@@ -25,6 +25,9 @@
 -- the tightest check passed (index 0-based) and retry_at = now; or admitted
 -- 0 with the refusing check that admits again last, remaining 0.
 
+local floor, fmod, match, format = math.floor, math.fmod, string.match, string.format
+local tonumber, call = tonumber, redis.call
+
 local MAX_T = 4503599627370496 -- 2^52: no state written by this script is later
 local MAX_E = 4294967295 -- u32::MAX
 local P19 = 524288 -- 2^19
@@ -37,14 +40,14 @@ local m = tonumber(ARGV[4])
 -- Fixed window: returns admitted, remaining, reset_at, retry_at, next T, next E.
 local function fixed_window(n, w, t, c)
   if n == 0 then
-    local e = now - math.fmod(now, w) + w
+    local e = now - fmod(now, w) + w
     return false, 0, e, e
   end
   local reset, used
   if now < t then
     reset, used = t, c -- time going backwards stays in the stored window
   else
-    local e = now - math.fmod(now, w) + w
+    local e = now - fmod(now, w) + w
     if e > t then reset, used = e, 0 else reset, used = t, c end
   end
   if used < n then
@@ -55,13 +58,13 @@ end
 
 -- ceil((k*r + f) / n), exactly, for k, r, f, n < 2^32.
 local function ceil_kr(k, r, f, n)
-  local kh = math.floor(k / P19)
+  local kh = floor(k / P19)
   local kl = k - kh * P19
   local a = kh * r -- < 2^45
-  local a1 = math.floor(a / n)
+  local a1 = floor(a / n)
   local a0 = a - a1 * n
   local b = a0 * P19 + kl * r + f -- < 2^52 + 2^32
-  local b1 = math.floor(b / n)
+  local b1 = floor(b / n)
   local c = a1 * P19 + b1
   if b - b1 * n > 0 then c = c + 1 end
   return c
@@ -77,7 +80,7 @@ end
 -- floor((a*n - f) / w) exactly: a double estimate (off by less than one),
 -- then corrected with exact comparisons.
 local function gcra_remaining(n, w, q, r, a, f)
-  local k = math.floor((a * n - f) / w)
+  local k = floor((a * n - f) / w)
   if k < 0 then k = 0 end
   if k > n then k = n end
   while k > 0 and not fits(k, n, q, r, a, f) do k = k - 1 end
@@ -95,7 +98,7 @@ local function gcra(n, w, t, e)
   if e > 0 then full = t + 1 end
   local f = e
   if f > n - 1 then f = n - 1 end
-  local q = math.floor(w / n)
+  local q = floor(w / n)
   local r = w - q * n
   local bm, bf
   if t >= now then bm, bf = t, f else bm, bf = now, 0 end
@@ -114,6 +117,11 @@ local function gcra(n, w, t, e)
   return false, 0, full, xm - w + up
 end
 
+local function garbage(key)
+  return redis.error_reply('ACDGARBAGE the state at key ' .. key ..
+    ' is not two integers "T:E"; delete the key or let it expire')
+end
+
 local step
 if algorithm == 'fw' then
   step = fixed_window
@@ -123,18 +131,14 @@ else
   return redis.error_reply('ACDARGS unknown algorithm')
 end
 
--- Load every key's state.
+-- Load every key's state (one MGET; a key of another type reads as absent
+-- and is replaced on admission: the namespace is this script's).
 local T, E, dirty = {}, {}, {}
-local function garbage(key)
-  return redis.error_reply('ACDGARBAGE the state at key ' .. key ..
-    ' is not two integers "T:E"; delete the key or let it expire')
-end
+local values = call('MGET', unpack(KEYS))
 for j = 1, #KEYS do
-  local value = redis.pcall('GET', KEYS[j])
-  if type(value) == 'table' then
-    return garbage(KEYS[j]) -- e.g. WRONGTYPE: someone else's key
-  elseif value then
-    local ts, es = string.match(value, '^(%d+):(%d+)$')
+  local value = values[j]
+  if value then
+    local ts, es = match(value, '^(%d+):(%d+)$')
     if ts == nil or #ts > 16 or #es > 10 then return garbage(KEYS[j]) end
     local t, e = tonumber(ts), tonumber(es)
     if t > MAX_T or e > MAX_E then return garbage(KEYS[j]) end
@@ -177,8 +181,8 @@ for j = 1, #KEYS do
     if algorithm == 'gcra' and E[j] > 0 then expires = expires + 1 end
     local ttl = expires - now + grace
     if ttl < 1 then ttl = 1 end
-    redis.call('SET', KEYS[j], string.format('%d:%d', T[j], E[j]),
-      'PX', string.format('%d', ttl))
+    call('SET', KEYS[j], format('%d:%d', T[j], E[j]),
+      'PX', format('%d', ttl))
   end
 end
 if best == nil then
