@@ -5,9 +5,10 @@
 //!   high half of its (randomly seeded) hash. A stacked check locks the
 //!   shards it needs in ascending order, so it cannot deadlock.
 //! * **Bounded**: each shard holds at most `ceil(max_keys / N)` keys, 16
-//!   bytes of state each besides the key, at a load of at most 7/8.
+//!   bytes of state each besides the key, at a load of at most 4/5.
 //! * **Swept incrementally**: every call examines `sweep_per_call` slots of
-//!   each shard it locked and forgets expired states; a shard that is full
+//!   each shard it locked and forgets expired states (up to four rounds while
+//!   half of a round was expired); a shard that is full
 //!   examines up to `scan_when_full` more before applying [`WhenFull`].
 //! * **Monotone time**: each shard keeps the latest `now` it has seen and
 //!   treats an earlier `now` as that instant. A state forgotten at `t` is
@@ -49,7 +50,8 @@ pub struct LimiterConfig {
     pub shards: usize,
     /// The full-table policy.
     pub when_full: WhenFull,
-    /// Slots the incremental sweep examines per call in each locked shard.
+    /// Slots the incremental sweep examines per call in each locked shard
+    /// (up to four times as many while it keeps finding expired ones).
     pub sweep_per_call: usize,
     /// Extra slots examined, only when a new key meets a full shard.
     pub scan_when_full: usize,
@@ -61,7 +63,7 @@ impl Default for LimiterConfig {
             max_keys: 1 << 20,
             shards: 0,
             when_full: WhenFull::RefuseNewKeys,
-            sweep_per_call: 2,
+            sweep_per_call: 4,
             scan_when_full: 32,
         }
     }
