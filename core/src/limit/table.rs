@@ -230,24 +230,50 @@ impl<K: Default> Table<K> {
         }
     }
 
-    /// The incremental sweep: examines `budget` slots from the cursor and
-    /// removes entries expired at `now`; while at least half of a round was
-    /// expired it goes on, up to [`SWEEP_ROUNDS`] rounds (so expired entries
-    /// never pile up ahead of the cursor). Returns how many it removed.
+    /// The incremental sweep: once the table is at least half full, examines
+    /// `budget` slots from the cursor and removes entries expired at `now`;
+    /// while at least half of a round was expired it goes on, up to
+    /// [`SWEEP_ROUNDS`] rounds (so expired entries never pile up ahead of the
+    /// cursor). Returns how many it removed.
+    #[inline]
     pub(crate) fn sweep(
         &mut self,
         budget: usize,
         now: UnixMillis,
         expires: impl Fn(u64, u32) -> UnixMillis,
     ) -> usize {
-        let mut removed = 0;
-        for _ in 0..SWEEP_ROUNDS {
-            let round = self.scan(budget, now, &expires, &|_: &K| false).reclaimed;
-            removed += round;
-            if round * 2 < budget.max(1) {
+        let n = self.slots.len();
+        if budget == 0 || self.len * 2 < n {
+            return 0;
+        }
+        let mut at = if self.cursor < n { self.cursor } else { 0 };
+        let (mut removed, mut in_round, mut left_in_round) = (0, 0, budget);
+        let mut rounds = SWEEP_ROUNDS;
+        loop {
+            let Some(slot) = self.slots.get(at) else {
                 break;
+            };
+            if slot.tag != 0 && is_expired(expires(slot.time, slot.extra), now) {
+                // The follower shifted into `at` is examined next.
+                self.remove_at(at);
+                removed += 1;
+                in_round += 1;
+            } else {
+                at += 1;
+                if at == n {
+                    at = 0;
+                }
+            }
+            left_in_round -= 1;
+            if left_in_round == 0 {
+                rounds -= 1;
+                if rounds == 0 || in_round * 2 < budget || self.len == 0 {
+                    break;
+                }
+                (in_round, left_in_round) = (0, budget);
             }
         }
+        self.cursor = at;
         removed
     }
 
@@ -336,9 +362,13 @@ mod tests {
             assert!(step <= 4 * SWEEP_ROUNDS);
             removed += step;
         }
-        assert_eq!((removed, table.len()), (32, 32));
-        let scan = table.scan(usize::MAX, 500, &|time, _| time, &|_: &u64| false);
-        assert_eq!(scan.reclaimed, 0);
+        // The sweep rests once the table (80 slots) is less than half full.
+        assert!(table.len() < 40);
+        assert_eq!(removed, 64 - table.len());
+        // A scan is not gated: it reclaims the rest.
+        while table.scan(80, 500, &|time, _| time, &|_: &u64| false).reclaimed > 0 {}
+        assert_eq!(table.len(), 32);
+        let scan = table.scan(80, 500, &|time, _| time, &|_: &u64| false);
         assert_eq!(scan.soonest.map(|(_, at)| at), Some(1_000));
     }
 }
