@@ -34,7 +34,12 @@ fn round_robin<S: Subject<u64>>(c: &mut Criterion, name: &str, subject: &S) {
         let mut cursor = 0u64;
         b.iter_custom(|iters| {
             let start = Instant::now();
-            black_box(workloads::round_robin(subject, MANY_KEYS, &mut cursor, iters));
+            black_box(workloads::round_robin(
+                subject,
+                MANY_KEYS,
+                &mut cursor,
+                iters,
+            ));
             start.elapsed()
         });
     });
@@ -95,7 +100,11 @@ fn benches(c: &mut Criterion) {
     all(c, "acd-fw", workloads::acd_fixed_window);
     all(c, "acd-gcra", workloads::acd_gcra);
     all(c, "governor-dashmap", workloads::governor_dashmap);
-    all(c, "governor-dashmap-foldhash", workloads::governor_dashmap_foldhash);
+    all(
+        c,
+        "governor-dashmap-foldhash",
+        workloads::governor_dashmap_foldhash,
+    );
     all(c, "governor-hashmap", workloads::governor_hashmap);
 }
 

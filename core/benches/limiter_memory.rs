@@ -45,7 +45,12 @@ fn u64_keys<S: Subject<u64>>(name: &str, make: impl Fn() -> S) {
     drop(black_box(subject));
 }
 
-fn string_keys<S: Subject<K>, K>(name: &str, make: impl Fn() -> S, key: impl Fn(&str) -> K, handle: f64) {
+fn string_keys<S: Subject<K>, K>(
+    name: &str,
+    make: impl Fn() -> S,
+    key: impl Fn(&str) -> K,
+    handle: f64,
+) {
     let mut text = String::with_capacity(40);
     let region = Region::new(GLOBAL);
     let subject = make();
@@ -80,11 +85,33 @@ fn main() {
     }
     u64_keys("acd-fw", || Acd::<u64, FixedWindow>::new(acd_config()));
     u64_keys("acd-gcra", || Acd::<u64, Gcra>::new(acd_config()));
-    u64_keys("acd-fw-16-shards", || Acd::<u64, FixedWindow>::new(tight_config()));
+    u64_keys("acd-fw-16-shards", || {
+        Acd::<u64, FixedWindow>::new(tight_config())
+    });
     u64_keys("governor-dashmap", workloads::governor_dashmap);
     u64_keys("governor-hashmap", workloads::governor_hashmap);
-    string_keys("acd-fw", || Acd::<Box<str>, FixedWindow>::new(acd_config()), |s| -> Box<str> { s.into() }, 16.0);
-    string_keys("acd-fw-16-shards", || Acd::<Box<str>, FixedWindow>::new(tight_config()), |s| -> Box<str> { s.into() }, 16.0);
-    string_keys("governor-dashmap", workloads::governor_dashmap, |s| s.to_owned(), 24.0);
-    string_keys("governor-hashmap", workloads::governor_hashmap, |s| s.to_owned(), 24.0);
+    string_keys(
+        "acd-fw",
+        || Acd::<Box<str>, FixedWindow>::new(acd_config()),
+        |s| -> Box<str> { s.into() },
+        16.0,
+    );
+    string_keys(
+        "acd-fw-16-shards",
+        || Acd::<Box<str>, FixedWindow>::new(tight_config()),
+        |s| -> Box<str> { s.into() },
+        16.0,
+    );
+    string_keys(
+        "governor-dashmap",
+        workloads::governor_dashmap,
+        |s| s.to_owned(),
+        24.0,
+    );
+    string_keys(
+        "governor-hashmap",
+        workloads::governor_hashmap,
+        |s| s.to_owned(),
+        24.0,
+    );
 }

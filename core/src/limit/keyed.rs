@@ -120,6 +120,15 @@ fn lock<K>(shard: &Shard<K>) -> MutexGuard<'_, ShardState<K>> {
     shard.0.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// A final mixing step over the hasher's output (a folded 128-bit
+/// multiply), so that the shard (high half), the home slot and the tag (low
+/// half) are independent even for sequential keys.
+#[inline]
+fn mix(hash: u64) -> u64 {
+    let product = u128::from(hash) * 0x9E37_79B9_7F4A_7C15;
+    (product as u64) ^ ((product >> 64) as u64)
+}
+
 fn expiry<A: Algorithm>(time: u64, extra: u32) -> UnixMillis {
     <A::State as PackedState>::unpack(time, extra).expires_at()
 }
@@ -204,7 +213,7 @@ impl<K: Default, A: Algorithm> KeyedLimiter<K, A> {
         rule: &A::Rule,
         now: UnixMillis,
     ) -> Verdict {
-        let hash = key.hash_with(&self.hasher);
+        let hash = mix(key.hash_with(&self.hasher));
         let Some(shard) = self.shards.get(self.shard_of(hash)) else {
             return Verdict::refused(now, now);
         };
@@ -222,7 +231,12 @@ impl<K: Default, A: Algorithm> KeyedLimiter<K, A> {
             None => {
                 let (verdict, next) = A::decide(rule, A::State::default(), now);
                 if verdict.admitted {
-                    match self.make_room(&mut shard.table, now, 1, &|_| false) {
+                    let room = if shard.table.has_room(1) {
+                        Ok(())
+                    } else {
+                        self.make_room(&mut shard.table, now, 1, &|_| false)
+                    };
+                    match room {
                         Ok(()) => shard.table.insert(hash, key.to_key(), next.pack()),
                         Err(retry_at) => return Verdict::refused(retry_at, retry_at),
                     }
@@ -276,7 +290,10 @@ impl<K: Default, A: Algorithm> KeyedLimiter<K, A> {
         now: UnixMillis,
         step: &mut dyn FnMut(&mut [A::State], UnixMillis) -> bool,
     ) -> Result<(), StoreFull> {
-        let hashes: Vec<u64> = keys.iter().map(|k| k.hash_with(&self.hasher)).collect();
+        let hashes: Vec<u64> = keys
+            .iter()
+            .map(|k| mix(k.hash_with(&self.hasher)))
+            .collect();
         let shard_ids: Vec<usize> = hashes.iter().map(|&h| self.shard_of(h)).collect();
         let mut order = shard_ids.clone();
         order.sort_unstable();
@@ -341,7 +358,7 @@ impl<K: Default, A: Algorithm> KeyedLimiter<K, A> {
     /// The stored state of `key`, if any (expired states may linger until
     /// swept).
     pub fn state<Q: KeyRef<K> + ?Sized>(&self, key: &Q) -> Option<A::State> {
-        let hash = key.hash_with(&self.hasher);
+        let hash = mix(key.hash_with(&self.hasher));
         let shard = lock(self.shards.get(self.shard_of(hash))?);
         let at = shard.table.find(hash, key)?;
         shard

@@ -249,10 +249,7 @@ impl<K: Default> Table<K> {
         let mut at = if self.cursor < n { self.cursor } else { 0 };
         let (mut removed, mut in_round, mut left_in_round) = (0, 0, budget);
         let mut rounds = SWEEP_ROUNDS;
-        loop {
-            let Some(slot) = self.slots.get(at) else {
-                break;
-            };
+        while let Some(slot) = self.slots.get(at) {
             if slot.tag != 0 && is_expired(expires(slot.time, slot.extra), now) {
                 // The follower shifted into `at` is examined next.
                 self.remove_at(at);
@@ -366,7 +363,11 @@ mod tests {
         assert!(table.len() < 40);
         assert_eq!(removed, 64 - table.len());
         // A scan is not gated: it reclaims the rest.
-        while table.scan(80, 500, &|time, _| time, &|_: &u64| false).reclaimed > 0 {}
+        while table
+            .scan(80, 500, &|time, _| time, &|_: &u64| false)
+            .reclaimed
+            > 0
+        {}
         assert_eq!(table.len(), 32);
         let scan = table.scan(80, 500, &|time, _| time, &|_: &u64| false);
         assert_eq!(scan.soonest.map(|(_, at)| at), Some(1_000));
