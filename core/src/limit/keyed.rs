@@ -5,9 +5,10 @@
 //!   high half of its (randomly seeded) hash. A stacked check locks the
 //!   shards it needs in ascending order, so it cannot deadlock.
 //! * **Bounded**: each shard holds at most `ceil(max_keys / N)` keys, 16
-//!   bytes of state each besides the key, at a load of at most 7/8.
+//!   bytes of state each besides the key, at a load of at most 4/5.
 //! * **Swept incrementally**: every call examines `sweep_per_call` slots of
-//!   each shard it locked and forgets expired states; a shard that is full
+//!   each shard it locked and forgets expired states (up to four rounds while
+//!   half of a round was expired); a shard that is full
 //!   examines up to `scan_when_full` more before applying [`WhenFull`].
 //! * **Monotone time**: each shard keeps the latest `now` it has seen and
 //!   treats an earlier `now` as that instant. A state forgotten at `t` is
@@ -49,7 +50,8 @@ pub struct LimiterConfig {
     pub shards: usize,
     /// The full-table policy.
     pub when_full: WhenFull,
-    /// Slots the incremental sweep examines per call in each locked shard.
+    /// Slots the incremental sweep examines per call in each locked shard
+    /// (up to four times as many while it keeps finding expired ones).
     pub sweep_per_call: usize,
     /// Extra slots examined, only when a new key meets a full shard.
     pub scan_when_full: usize,
@@ -61,7 +63,7 @@ impl Default for LimiterConfig {
             max_keys: 1 << 20,
             shards: 0,
             when_full: WhenFull::RefuseNewKeys,
-            sweep_per_call: 2,
+            sweep_per_call: 4,
             scan_when_full: 32,
         }
     }
@@ -116,6 +118,15 @@ struct Shard<K>(Mutex<ShardState<K>>);
 
 fn lock<K>(shard: &Shard<K>) -> MutexGuard<'_, ShardState<K>> {
     shard.0.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A final mixing step over the hasher's output (a folded 128-bit
+/// multiply), so that the shard (high half), the home slot and the tag (low
+/// half) are independent even for sequential keys.
+#[inline]
+fn mix(hash: u64) -> u64 {
+    let product = u128::from(hash) * 0x9E37_79B9_7F4A_7C15;
+    (product as u64) ^ ((product >> 64) as u64)
 }
 
 fn expiry<A: Algorithm>(time: u64, extra: u32) -> UnixMillis {
@@ -202,7 +213,7 @@ impl<K: Default, A: Algorithm> KeyedLimiter<K, A> {
         rule: &A::Rule,
         now: UnixMillis,
     ) -> Verdict {
-        let hash = key.hash_with(&self.hasher);
+        let hash = mix(key.hash_with(&self.hasher));
         let Some(shard) = self.shards.get(self.shard_of(hash)) else {
             return Verdict::refused(now, now);
         };
@@ -220,7 +231,12 @@ impl<K: Default, A: Algorithm> KeyedLimiter<K, A> {
             None => {
                 let (verdict, next) = A::decide(rule, A::State::default(), now);
                 if verdict.admitted {
-                    match self.make_room(&mut shard.table, now, 1, &|_| false) {
+                    let room = if shard.table.has_room(1) {
+                        Ok(())
+                    } else {
+                        self.make_room(&mut shard.table, now, 1, &|_| false)
+                    };
+                    match room {
                         Ok(()) => shard.table.insert(hash, key.to_key(), next.pack()),
                         Err(retry_at) => return Verdict::refused(retry_at, retry_at),
                     }
@@ -274,7 +290,10 @@ impl<K: Default, A: Algorithm> KeyedLimiter<K, A> {
         now: UnixMillis,
         step: &mut dyn FnMut(&mut [A::State], UnixMillis) -> bool,
     ) -> Result<(), StoreFull> {
-        let hashes: Vec<u64> = keys.iter().map(|k| k.hash_with(&self.hasher)).collect();
+        let hashes: Vec<u64> = keys
+            .iter()
+            .map(|k| mix(k.hash_with(&self.hasher)))
+            .collect();
         let shard_ids: Vec<usize> = hashes.iter().map(|&h| self.shard_of(h)).collect();
         let mut order = shard_ids.clone();
         order.sort_unstable();
@@ -339,7 +358,7 @@ impl<K: Default, A: Algorithm> KeyedLimiter<K, A> {
     /// The stored state of `key`, if any (expired states may linger until
     /// swept).
     pub fn state<Q: KeyRef<K> + ?Sized>(&self, key: &Q) -> Option<A::State> {
-        let hash = key.hash_with(&self.hasher);
+        let hash = mix(key.hash_with(&self.hasher));
         let shard = lock(self.shards.get(self.shard_of(hash))?);
         let at = shard.table.find(hash, key)?;
         shard

@@ -1,6 +1,7 @@
 //! One shard's key table: open addressing with Robin Hood linear probing,
 //! backward-shift deletion (no tombstones, so no rehash pauses under churn),
-//! any number of slots (not only powers of two) and a hard cap on entries.
+//! any number of slots (not only powers of two), a load of at most 4/5 and
+//! a hard cap on entries.
 //!
 //! A slot is the key plus 16 bytes: the packed state `(time, extra)` and a
 //! 32-bit tag from the key's hash (`0` marks an empty slot). The tag picks the
@@ -27,11 +28,14 @@ pub(crate) struct Table<K> {
     len: usize,
     /// Most entries ever held.
     cap: usize,
-    /// Slots at full size: `ceil(cap · 8 / 7)` (load at most 7/8).
+    /// Slots at full size: `ceil(cap · 5 / 4)` (load at most 4/5).
     max_slots: usize,
     /// Where the incremental sweep goes on.
     cursor: usize,
 }
+
+/// Most rounds of one incremental sweep.
+pub(crate) const SWEEP_ROUNDS: usize = 4;
 
 /// The tag of a hash: its low 32 bits, never zero.
 #[inline]
@@ -65,7 +69,7 @@ pub(crate) struct Scan {
 impl<K: Default> Table<K> {
     /// An empty table that will hold at most `cap` entries.
     pub(crate) fn new(cap: usize) -> Self {
-        let max_slots = cap.saturating_mul(8).div_ceil(7).max(8);
+        let max_slots = cap.saturating_mul(5).div_ceil(4).max(8);
         Self {
             slots: Vec::new(),
             len: 0,
@@ -147,8 +151,8 @@ impl<K: Default> Table<K> {
         if !self.has_room(1) {
             return;
         }
-        // Grow (doubling up to full size) past a 7/8 load.
-        if (self.len + 1) * 8 > self.slots.len() * 7 {
+        // Grow (doubling up to full size) past a 4/5 load.
+        if (self.len + 1) * 5 > self.slots.len() * 4 {
             let grown = (self.slots.len() * 2).clamp(8, self.max_slots);
             if grown > self.slots.len() {
                 self.resize(grown);
@@ -226,15 +230,48 @@ impl<K: Default> Table<K> {
         }
     }
 
-    /// The incremental sweep: examines up to `budget` slots from the cursor
-    /// and removes entries expired at `now`. Returns how many it removed.
+    /// The incremental sweep: once the table is at least half full, examines
+    /// `budget` slots from the cursor and removes entries expired at `now`;
+    /// while at least half of a round was expired it goes on, up to
+    /// [`SWEEP_ROUNDS`] rounds (so expired entries never pile up ahead of the
+    /// cursor). Returns how many it removed.
+    #[inline]
     pub(crate) fn sweep(
         &mut self,
         budget: usize,
         now: UnixMillis,
         expires: impl Fn(u64, u32) -> UnixMillis,
     ) -> usize {
-        self.scan(budget, now, &expires, &|_: &K| false).reclaimed
+        let n = self.slots.len();
+        if budget == 0 || self.len * 2 < n {
+            return 0;
+        }
+        let mut at = if self.cursor < n { self.cursor } else { 0 };
+        let (mut removed, mut in_round, mut left_in_round) = (0, 0, budget);
+        let mut rounds = SWEEP_ROUNDS;
+        while let Some(slot) = self.slots.get(at) {
+            if slot.tag != 0 && is_expired(expires(slot.time, slot.extra), now) {
+                // The follower shifted into `at` is examined next.
+                self.remove_at(at);
+                removed += 1;
+                in_round += 1;
+            } else {
+                at += 1;
+                if at == n {
+                    at = 0;
+                }
+            }
+            left_in_round -= 1;
+            if left_in_round == 0 {
+                rounds -= 1;
+                if rounds == 0 || in_round * 2 < budget || self.len == 0 {
+                    break;
+                }
+                (in_round, left_in_round) = (0, budget);
+            }
+        }
+        self.cursor = at;
+        removed
     }
 
     /// Like [`Self::sweep`], and also reports the live entry expiring
@@ -297,7 +334,7 @@ mod tests {
         }
         assert_eq!(table.len(), 1_000);
         assert!(!table.has_room(1));
-        assert!(table.slot_bytes() <= 1_143 * std::mem::size_of::<Slot<u64>>());
+        assert!(table.slot_bytes() <= 1_250 * std::mem::size_of::<Slot<u64>>());
         for key in (0..1_000u64).step_by(2) {
             let at = table.find(hash(key), &key).unwrap();
             table.remove_at(at);
@@ -319,12 +356,20 @@ mod tests {
         let mut removed = 0;
         for _ in 0..100 {
             let step = table.sweep(4, 500, |time, _| time);
-            assert!(step <= 4);
+            assert!(step <= 4 * SWEEP_ROUNDS);
             removed += step;
         }
-        assert_eq!((removed, table.len()), (32, 32));
-        let scan = table.scan(usize::MAX, 500, &|time, _| time, &|_: &u64| false);
-        assert_eq!(scan.reclaimed, 0);
+        // The sweep rests once the table (80 slots) is less than half full.
+        assert!(table.len() < 40);
+        assert_eq!(removed, 64 - table.len());
+        // A scan is not gated: it reclaims the rest.
+        while table
+            .scan(80, 500, &|time, _| time, &|_: &u64| false)
+            .reclaimed
+            > 0
+        {}
+        assert_eq!(table.len(), 32);
+        let scan = table.scan(80, 500, &|time, _| time, &|_: &u64| false);
         assert_eq!(scan.soonest.map(|(_, at)| at), Some(1_000));
     }
 }
