@@ -63,7 +63,7 @@ impl Default for LimiterConfig {
             max_keys: 1 << 20,
             shards: 0,
             when_full: WhenFull::RefuseNewKeys,
-            sweep_per_call: 4,
+            sweep_per_call: 2,
             scan_when_full: 32,
         }
     }
