@@ -18,8 +18,9 @@ fn every_gate_vector_matches() {
         assert_eq!(file.format, "acd-gate-vectors/1");
         cases += file.cases.len();
         let problems = replay(&mut file, blessing());
+        let clean = problems.is_empty();
         failures.extend(problems.into_iter().map(|p| format!("{}: {p}", path.display())));
-        if blessing() {
+        if blessing() && clean {
             let mut text = serde_json::to_string_pretty(&file).unwrap();
             text.push('\n');
             std::fs::write(&path, text).unwrap();
