@@ -1,6 +1,7 @@
 //! Properties of the gate over arbitrary input: it never panics, every
 //! non-2xx body is an `Error` whose `status` is the HTTP status, and every
 //! response carries the three `RateLimit-*` headers.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use acd_core::gate::{Decision, Gate, GateConfig, GateRequest, GateResponse, ResourceAnswer};
 use acd_core::model::ErrorBody;

@@ -1,5 +1,6 @@
 //! The `ApiIndex` model: strict parsing with errors that name the field path,
 //! and configuration errors that say what to fix.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use acd_core::gate::{GateConfig, GateConfigError};
 use acd_core::model::ApiIndex;
@@ -47,10 +48,16 @@ fn enum_values_are_fixed() {
 #[test]
 fn required_members_are_required() {
     let mut document = valid();
-    document["rate_limits"].as_object_mut().unwrap().remove("window_seconds");
+    document["rate_limits"]
+        .as_object_mut()
+        .unwrap()
+        .remove("window_seconds");
     let (path, problem) = error_of(&document);
     assert_eq!(path, "rate_limits");
-    assert!(problem.contains("missing field `window_seconds`"), "{problem}");
+    assert!(
+        problem.contains("missing field `window_seconds`"),
+        "{problem}"
+    );
 }
 
 #[test]
@@ -91,7 +98,13 @@ fn configuration_errors_name_the_field() {
         ..GateConfig::default()
     };
     let error = acd_core::gate::Gate::demo(config).unwrap_err();
-    assert!(matches!(error, GateConfigError::Field { field: "oauth_token_prefix", .. }));
+    assert!(matches!(
+        error,
+        GateConfigError::Field {
+            field: "oauth_token_prefix",
+            ..
+        }
+    ));
 
     let config = GateConfig {
         stable_egress_url: Some("http://127.0.0.1:8080/api/egress".into()),

@@ -160,7 +160,7 @@ pub fn build_gate(file: &GateVectorFile) -> Result<Gate, String> {
 }
 
 fn decode_hex(hex: &str) -> Result<Vec<u8>, String> {
-    if hex.len() % 2 != 0 {
+    if !hex.len().is_multiple_of(2) {
         return Err(format!("odd-length hex {hex:?}"));
     }
     (0..hex.len())
@@ -233,7 +233,10 @@ pub fn run_step(gate: &Gate, step: &GateStep) -> Result<Expected, String> {
                 },
                 stable_egress: admitted.stable_egress(),
             };
-            Ok(expected_from(admitted.respond(to_answer(resource)), Some(seen)))
+            Ok(expected_from(
+                admitted.respond(to_answer(resource)),
+                Some(seen),
+            ))
         }
     }
 }

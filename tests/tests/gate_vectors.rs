@@ -1,6 +1,7 @@
 //! Replays every `tests/vectors/gate-*.json` file through the gate.
 //! `ACD_BLESS=1 cargo test -p acd-tests --test gate_vectors` rewrites the
 //! generated `expect` members (hand-written `expect_status` is still checked).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use acd_tests::gate_vectors::{replay, GateVectorFile};
 use acd_tests::{blessing, vector_files};
@@ -8,7 +9,10 @@ use acd_tests::{blessing, vector_files};
 #[test]
 fn every_gate_vector_matches() {
     let files = vector_files("gate-");
-    assert!(files.len() >= 5, "expected the gate vector files, found {files:?}");
+    assert!(
+        files.len() >= 5,
+        "expected the gate vector files, found {files:?}"
+    );
     let mut cases = 0;
     let mut failures = Vec::new();
     for path in files {
@@ -19,7 +23,11 @@ fn every_gate_vector_matches() {
         cases += file.cases.len();
         let problems = replay(&mut file, blessing());
         let clean = problems.is_empty();
-        failures.extend(problems.into_iter().map(|p| format!("{}: {p}", path.display())));
+        failures.extend(
+            problems
+                .into_iter()
+                .map(|p| format!("{}: {p}", path.display())),
+        );
         if blessing() && clean {
             let mut text = serde_json::to_string_pretty(&file).unwrap();
             text.push('\n');
