@@ -35,3 +35,8 @@ pub fn vector_files(prefix: &str) -> Vec<PathBuf> {
     files.sort();
     files
 }
+
+/// The README's Rust example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
