@@ -15,7 +15,7 @@ use crate::UnixMillis;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Step {
     /// Send this request now, then hand its outcome to `handle`.
-    Send(ClientRequest),
+    Send(Box<ClientRequest>),
     /// Call `poll` again at this instant (caller's clock); nothing to do before.
     WaitUntil(UnixMillis),
     /// A request is in flight: hand its outcome to `handle`.
@@ -96,7 +96,7 @@ impl Call {
                 }
                 client.on_sent(&mut self.request, now);
                 self.state = State::InFlight;
-                Step::Send(self.request.clone())
+                Step::Send(Box::new(self.request.clone()))
             }
         }
     }
