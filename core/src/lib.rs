@@ -24,6 +24,7 @@ pub mod gate;
 pub mod http_date;
 pub mod limit;
 pub mod model;
+pub mod sim;
 pub mod time;
 
 pub use time::UnixMillis;

@@ -16,7 +16,9 @@ use crate::UnixMillis;
 pub enum Step {
     /// Send this request now, then hand its outcome to `handle`.
     Send(Box<ClientRequest>),
-    /// Call `poll` again at this instant (caller's clock); nothing to do before.
+    /// Call `poll` again at this instant (caller's clock); nothing to do
+    /// before, unless another outcome of the same client arrives first (it
+    /// may move the client's limits, so polling again then is worthwhile).
     WaitUntil(UnixMillis),
     /// A request is in flight: hand its outcome to `handle`.
     AwaitingResponse,
