@@ -16,9 +16,11 @@ use acd_core::model::ParamRole;
 const NOW: u64 = 1_700_000_000_000;
 
 fn client_with(credentials: Vec<ClientCredential>) -> Client {
-    let mut config = ClientConfig::default();
-    config.credentials = credentials;
-    Client::new(config).unwrap()
+    Client::new(ClientConfig {
+        credentials,
+        ..ClientConfig::default()
+    })
+    .unwrap()
 }
 
 fn ada() -> ClientCredential {
@@ -221,11 +223,13 @@ fn direction_without_order_by_is_sent_with_a_warning() {
 
 #[test]
 fn deprecation_headers_become_one_notice_per_operation() {
-    let mut gate_config = GateConfig::default();
-    gate_config.version_deprecation = Some(DeprecationNotice {
-        deprecated_at: 1_690_000_000,
-        sunset_at: Some(1_720_000_000),
-    });
+    let gate_config = GateConfig {
+        version_deprecation: Some(DeprecationNotice {
+            deprecated_at: 1_690_000_000,
+            sunset_at: Some(1_720_000_000),
+        }),
+        ..GateConfig::default()
+    };
     let gate = Gate::demo(gate_config).unwrap();
     let mut client = client_with(vec![ada()]);
     for _ in 0..3 {
