@@ -135,6 +135,20 @@ impl RetryPlanner {
         }
     }
 
+    /// A planner starting from an existing budget (e.g. one carried over,
+    /// or a partly spent one in a test).
+    pub fn with_budget(
+        policy: RetryPolicy,
+        budget: RetryBudget,
+        random: Box<dyn RandomSource>,
+    ) -> Self {
+        Self {
+            policy,
+            budget,
+            random,
+        }
+    }
+
     /// The policy.
     pub fn policy(&self) -> &RetryPolicy {
         &self.policy

@@ -280,15 +280,23 @@ impl Throttle {
                 .retry_at
                 .or_else(|| headers.observations.iter().map(|o| o.reset_at).max());
             if let Some(until) = until {
-                let blocked: Vec<usize> = match refused {
-                    Some(index) => vec![index],
-                    None => (0..limits.len()).collect(),
-                };
-                for index in blocked {
-                    let model = self.entry(&limits[index]);
-                    model.blocked_until = model.blocked_until.max(until);
-                    model.remaining = 0;
-                    model.window_end = Some(model.window_end.map_or(until, |end| end.max(until)));
+                match refused {
+                    // The refusing limit admits again at `until`: its window
+                    // is spent until then.
+                    Some(index) => {
+                        let model = self.entry(&limits[index]);
+                        model.blocked_until = model.blocked_until.max(until);
+                        model.remaining = 0;
+                        model.window_end = Some(until);
+                    }
+                    // Not known which limit refused: hold every limit of the
+                    // request until then, keeping what is known about each.
+                    None => {
+                        for reference in limits {
+                            let model = self.entry(reference);
+                            model.blocked_until = model.blocked_until.max(until);
+                        }
+                    }
                 }
             }
         }
