@@ -90,7 +90,14 @@ fn result<T: Serialize>(result: Result<T, ClientError>) -> Value {
 
 /// The client every vector uses unless its input says otherwise.
 fn client(input: &Value) -> Client {
-    let mut config = ClientConfig::default();
+    client_with_keys(input, true)
+}
+
+fn client_with_keys(input: &Value, auto_idempotency_keys: bool) -> Client {
+    let mut config = ClientConfig {
+        auto_idempotency_keys,
+        ..ClientConfig::default()
+    };
     config.catalogue.add(Catalogue::create_agent_run()).unwrap();
     config.credentials = match input.get("credentials") {
         Some(list) => list
@@ -177,15 +184,12 @@ fn run_throttle(input: &Value) -> Value {
 }
 
 fn run_retry(input: &Value) -> Value {
-    let mut client = client(input);
+    let mut client = client_with_keys(input, false);
     let mut spec = spec(input);
     if let Some(key) = input.get("idempotency_key").and_then(Value::as_str) {
         spec = spec.idempotency_key(key);
     }
     let mut request = client.build(&spec).unwrap();
-    if input["operation"] == "createAgentRun" && input.get("idempotency_key").is_none() {
-        request.idempotency_key = None;
-    }
     request.attempts = u32::try_from(number(input, "attempts")).unwrap();
     request.first_sent_at = Some(number(input, "first_sent_at"));
     let mut budget = RetryBudget::new(BudgetPolicy::default());
