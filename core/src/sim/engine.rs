@@ -3,21 +3,19 @@
 //! `poll`/`handle` until every job is over. Events at the same instant run in
 //! the order they were scheduled, so the same seed always gives the same trace.
 
-use super::config::{FaultKind, SimConfig, SimTask};
-use super::dataset::Dataset;
+use super::config::SimConfig;
 use super::report::{ClientSummary, SimReport, TraceEvent, TraceKind};
+use super::setup::build_clients;
 use crate::client::{
-    Call, CallEvent, Client, ClientError, HttpResponse, Outcome, Pager, PagerEvent, PollEvent,
-    RandomSource, RunPoller, SplitMix64, Step, TransportFailure,
+    Call, CallEvent, Client, ClientError, Outcome, Pager, PagerEvent, PollEvent, RunPoller,
+    SplitMix64, Step,
 };
-use crate::gate::config::{CLIENT_IP_LIMIT_NAME, CREDENTIAL_LIMIT_NAME};
-use crate::gate::{Decision, Gate, GateRequest, ResourceAnswer};
-use crate::model::{CredentialStore, ErrorBody};
+use crate::gate::Gate;
 use crate::UnixMillis;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-enum JobKind {
+pub(super) enum JobKind {
     Pager {
         pager: Pager,
         expected: Vec<Value>,
@@ -28,30 +26,30 @@ enum JobKind {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum JobState {
+pub(super) enum JobState {
     Running,
     Done,
     Failed,
 }
 
-struct Job {
-    kind: JobKind,
-    state: JobState,
-    generation: u64,
-    planned_at: UnixMillis,
+pub(super) struct Job {
+    pub(super) kind: JobKind,
+    pub(super) state: JobState,
+    pub(super) generation: u64,
+    pub(super) planned_at: UnixMillis,
 }
 
-struct SimClient {
-    client: Client,
-    jobs: Vec<Job>,
-    skew: i64,
-    ip: String,
-    credential_ids: Vec<String>,
-    users: Vec<String>,
-    summary: ClientSummary,
+pub(super) struct SimClient {
+    pub(super) client: Client,
+    pub(super) jobs: Vec<Job>,
+    pub(super) skew: i64,
+    pub(super) ip: String,
+    pub(super) credential_ids: Vec<String>,
+    pub(super) users: Vec<String>,
+    pub(super) summary: ClientSummary,
 }
 
-enum Event {
+pub(super) enum Event {
     Wake {
         client: usize,
         job: usize,
@@ -65,16 +63,16 @@ enum Event {
     },
 }
 
-struct Engine {
-    config: SimConfig,
-    gate: Gate,
-    random: SplitMix64,
+pub(super) struct Engine {
+    pub(super) config: SimConfig,
+    pub(super) gate: Gate,
+    pub(super) random: SplitMix64,
     queue: BTreeMap<(UnixMillis, u64), Event>,
     sequence: u64,
-    clients: Vec<SimClient>,
+    pub(super) clients: Vec<SimClient>,
     trace: Vec<TraceEvent>,
-    violations: Vec<String>,
-    faults_injected: u64,
+    pub(super) violations: Vec<String>,
+    pub(super) faults_injected: u64,
     last_event: UnixMillis,
 }
 
@@ -91,97 +89,11 @@ fn record_id(record: &serde_json::value::RawValue) -> Value {
         .unwrap_or(Value::Null)
 }
 
-fn ids(records: &[Value]) -> Vec<Value> {
-    records.iter().map(|record| record["id"].clone()).collect()
-}
-
-fn expected_records(dataset: &Dataset, task: &SimTask) -> Vec<Value> {
-    match task {
-        SimTask::Table { table, options } => {
-            ids(&dataset.table_in_order(table, options.order_by.as_deref(), options.descending))
-        }
-        SimTask::Connection {
-            connection, entity, ..
-        } => dataset
-            .connections
-            .get(connection)
-            .and_then(|entities| entities.get(entity))
-            .map(|records| ids(records))
-            .unwrap_or_default(),
-        _ => Vec::new(),
-    }
-}
-
 /// Runs `config` to completion (or to `max_virtual_ms`) and reports.
 pub fn run(config: SimConfig) -> Result<SimReport, ClientError> {
     let gate = Gate::in_memory(config.gate.clone(), config.credentials.clone())
         .map_err(|error| invalid("gate", error))?;
-    let mut clients = Vec::new();
-    for (index, spec) in config.clients.iter().enumerate() {
-        let mut client_config = spec.config.clone();
-        let salt = (index as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        client_config.seed ^= SplitMix64::new(config.seed ^ salt).next_u64();
-        let mut client = Client::new(client_config)?;
-        let mut jobs = Vec::new();
-        for task in &spec.tasks {
-            let kinds: Vec<JobKind> = match task {
-                SimTask::Table { table, options } => vec![JobKind::Pager {
-                    pager: Pager::table(table.clone(), options.clone()),
-                    expected: expected_records(&config.dataset, task),
-                    delivered: Vec::new(),
-                }],
-                SimTask::Connection {
-                    connection,
-                    entity,
-                    options,
-                } => vec![JobKind::Pager {
-                    pager: Pager::connection(connection.clone(), entity.clone(), options.clone()),
-                    expected: expected_records(&config.dataset, task),
-                    delivered: Vec::new(),
-                }],
-                SimTask::PollRun { run_id, options } => vec![JobKind::Poller(RunPoller::new(
-                    crate::client::RequestSpec::new(super::config::GET_RUN)
-                        .path("run_id", run_id.clone()),
-                    options.clone(),
-                ))],
-                SimTask::Burst { spec, count } => (0..*count)
-                    .map(|_| Call::build(&mut client, spec).map(JobKind::Single))
-                    .collect::<Result<_, _>>()?,
-            };
-            jobs.extend(kinds.into_iter().map(|kind| Job {
-                kind,
-                state: JobState::Running,
-                generation: 0,
-                planned_at: 0,
-            }));
-        }
-        let mut credential_ids = Vec::new();
-        let mut users = Vec::new();
-        for credential in &spec.config.credentials {
-            match config.credentials.lookup(credential.secret.expose()) {
-                Some(record) => {
-                    credential_ids.push(record.id);
-                    users.push(record.user);
-                }
-                None => {
-                    credential_ids.push(credential.id.clone());
-                    users.push(credential.user.clone());
-                }
-            }
-        }
-        clients.push(SimClient {
-            client,
-            jobs,
-            skew: spec.clock_skew_ms,
-            ip: spec.client_ip.clone(),
-            credential_ids,
-            users,
-            summary: ClientSummary {
-                name: spec.name.clone(),
-                ..ClientSummary::default()
-            },
-        });
-    }
+    let clients = build_clients(&config)?;
     let mut engine = Engine {
         random: SplitMix64::new(config.seed),
         gate,
@@ -205,7 +117,7 @@ pub fn run(config: SimConfig) -> Result<SimReport, ClientError> {
 }
 
 impl Engine {
-    fn schedule(&mut self, at: UnixMillis, event: Event) {
+    pub(super) fn schedule(&mut self, at: UnixMillis, event: Event) {
         self.sequence += 1;
         self.queue.insert((at, self.sequence), event);
     }
@@ -224,7 +136,7 @@ impl Engine {
         );
     }
 
-    fn offset(&self, at: UnixMillis) -> u64 {
+    pub(super) fn offset(&self, at: UnixMillis) -> u64 {
         at.saturating_sub(self.config.start_ms)
     }
 
@@ -343,137 +255,6 @@ impl Engine {
                 );
                 self.transmit(client, job, &request, target, now);
             }
-        }
-    }
-
-    fn pick_fault(&mut self, client: usize, now: UnixMillis) -> Option<FaultKind> {
-        let offset = self.offset(now);
-        let name = &self.config.clients[client].name;
-        let rule = self.config.faults.iter().find(|rule| {
-            (rule.from_ms..rule.until_ms).contains(&offset)
-                && rule.client.as_ref().is_none_or(|only| only == name)
-        })?;
-        let (per_mille, kind) = (rule.per_mille, rule.kind);
-        let draw = crate::client::random::uniform_inclusive(&mut self.random, 999);
-        (draw < u64::from(per_mille)).then_some(kind)
-    }
-
-    fn serve(
-        &mut self,
-        request: &GateRequest,
-        now: UnixMillis,
-        fail: Option<u16>,
-    ) -> (HttpResponse, bool) {
-        let (mut response, injected) = match self.gate.decide(request, now) {
-            Decision::Respond(response) => (response, false),
-            Decision::Resolve(admitted) => match fail {
-                Some(status) => {
-                    let mut response = admitted.respond(ResourceAnswer::NotFound);
-                    response.status = status;
-                    response.body =
-                        ErrorBody::new(status, "The backend failed (injected by the simulation).")
-                            .to_bytes();
-                    (response, true)
-                }
-                None => {
-                    let answer = self
-                        .config
-                        .dataset
-                        .answer(&admitted, self.config.start_ms, now);
-                    (admitted.respond(answer), false)
-                }
-            },
-        };
-        if self.config.date_header {
-            if let Some(date) = crate::http_date::format_http_date(now / 1_000) {
-                response.headers.push(("Date".into(), date));
-            }
-        }
-        (response.into(), injected)
-    }
-
-    fn transmit(
-        &mut self,
-        client: usize,
-        job: usize,
-        request: &crate::client::ClientRequest,
-        target: String,
-        now: UnixMillis,
-    ) {
-        let gate_request = GateRequest {
-            method: request.method.clone(),
-            target: target.into_bytes(),
-            headers: request
-                .headers
-                .iter()
-                .map(|(name, value)| (name.clone(), value.as_bytes().to_vec()))
-                .collect(),
-            client_ip: self.clients[client].ip.clone(),
-        };
-        let latency = self.config.latency_ms;
-        let (outcome, delay, injected) = match self.pick_fault(client, now) {
-            Some(FaultKind::Connect) => {
-                (Outcome::Transport(TransportFailure::Connect), latency, true)
-            }
-            Some(FaultKind::Timeout) => {
-                let _lost = self.serve(&gate_request, now, None);
-                (
-                    Outcome::Transport(TransportFailure::Timeout),
-                    self.config.timeout_ms,
-                    true,
-                )
-            }
-            Some(FaultKind::ServerError { status }) => {
-                let (response, injected) = self.serve(&gate_request, now, Some(status));
-                (Outcome::Response(response), latency, injected)
-            }
-            None => {
-                let (response, _) = self.serve(&gate_request, now, None);
-                (Outcome::Response(response), latency, false)
-            }
-        };
-        if injected {
-            self.faults_injected += 1;
-        }
-        self.schedule(
-            now.saturating_add(delay.max(1)),
-            Event::Deliver {
-                client,
-                job,
-                outcome,
-                injected,
-            },
-        );
-    }
-
-    fn check_429(&mut self, client: usize, job: usize, response: &HttpResponse) {
-        self.clients[client].summary.responses_429 += 1;
-        let limit = ErrorBody::from_slice(&response.body)
-            .ok()
-            .and_then(|body| {
-                body.extra
-                    .get("limit")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned)
-            })
-            .unwrap_or_default();
-        let me = &self.clients[client];
-        let shared = self.clients.iter().enumerate().any(|(other, them)| {
-            other != client
-                && match limit.as_str() {
-                    CREDENTIAL_LIMIT_NAME => them
-                        .credential_ids
-                        .iter()
-                        .any(|id| me.credential_ids.contains(id)),
-                    CLIENT_IP_LIMIT_NAME => them.ip == me.ip,
-                    _ => them.users.iter().any(|user| me.users.contains(user)),
-                }
-        });
-        if !shared {
-            self.clients[client].summary.avoidable_429 += 1;
-            self.violations.push(format!(
-                "client {client} job {job} received an avoidable 429 from limit {limit:?}, which no other client shares"
-            ));
         }
     }
 

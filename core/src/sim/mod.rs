@@ -38,6 +38,8 @@ pub mod config;
 pub mod dataset;
 mod engine;
 pub mod report;
+mod server;
+mod setup;
 
 pub use config::{
     catalogue, run_operation, FaultKind, FaultRule, SimClientConfig, SimConfig, SimTask, GET_RUN,
