@@ -203,17 +203,24 @@ impl Throttle {
     pub fn plan_limits(&self, limits: &[LimitRef], now: UnixMillis) -> Plan {
         let mut wait: Option<(UnixMillis, &LimitRef, WaitReason)> = None;
         for reference in limits {
-            let fresh;
-            let model = match self.models.get(&reference.key) {
-                Some(model) => model,
+            let (at, blocked_until) = match self.models.get(&reference.key) {
+                Some(model) => (model.ready_at(now), model.blocked_until),
+                // Never used: a full window, unless the limit admits nothing.
                 None => {
-                    fresh = self.fresh(reference);
-                    &fresh
+                    let quota = self
+                        .learned
+                        .get(&reference.name)
+                        .unwrap_or(&reference.quota);
+                    let at = if quota.requests > 0 {
+                        now
+                    } else {
+                        now.saturating_add(quota.window())
+                    };
+                    (at, 0)
                 }
             };
-            let at = model.ready_at(now);
             if at > now && wait.is_none_or(|(longest, _, _)| at > longest) {
-                let reason = if at == model.blocked_until {
+                let reason = if at == blocked_until {
                     WaitReason::RetryAfter
                 } else {
                     WaitReason::Quota
