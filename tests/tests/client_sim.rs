@@ -303,11 +303,14 @@ fn three_instances_sharing_one_users_table_limit_converge_and_finish() {
         deadline_ms: 900_000,
         ..RetryPolicy::default()
     };
-    let instance = |name: &str, credential: ClientCredential, ip: &str| {
+    // Their clocks disagree with the server's (by 0, +2 min and -30 s):
+    // resets are read as deltas or against the Date header, never early.
+    let instance = |name: &str, credential: ClientCredential, ip: &str, skew: i64| {
         let mut client =
             SimClientConfig::new(name, credential).task(table("orders", page_size(100)));
         client.config.retry = patient;
         client.client_ip = ip.into();
+        client.clock_skew_ms = skew;
         client
     };
     let config = SimConfig {
@@ -318,12 +321,14 @@ fn three_instances_sharing_one_users_table_limit_converge_and_finish() {
         "ci",
         ClientCredential::api_key("ci", ADA_SECOND_KEY, "ada"),
         "198.51.100.1",
+        0,
     ))
-    .client(instance("laptop", ada(), "198.51.100.2"))
+    .client(instance("laptop", ada(), "198.51.100.2", 120_000))
     .client(instance(
         "dashboard",
         ClientCredential::oauth_token("dash", ADA_TOKEN, "ada"),
         "198.51.100.3",
+        -30_000,
     ))
     .client(
         SimClientConfig::new("bob", ClientCredential::api_key("bob", BOB_KEY, "bob"))

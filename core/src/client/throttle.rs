@@ -22,6 +22,10 @@ use crate::UnixMillis;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+/// Models kept before idle ones (window over, nothing in flight, no block)
+/// are dropped; a dropped model starts again from its assumed quota.
+pub const MAX_MODELS: usize = 1_024;
+
 /// Where the model of a limit got its size from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -240,6 +244,13 @@ impl Throttle {
 
     /// Counts a send of a request with `limits` at `now`.
     pub fn on_sent(&mut self, limits: &[LimitRef], now: UnixMillis) {
+        if self.models.len() >= MAX_MODELS {
+            self.models.retain(|_, model| {
+                model.in_flight > 0
+                    || model.blocked_until > now
+                    || model.window_end.is_some_and(|end| end > now)
+            });
+        }
         for reference in limits {
             let model = self.entry(reference);
             model.roll(now);
