@@ -4,6 +4,7 @@
 #   ROOT        repository root (derived from this file's location)
 #   CACHE_DIR   "$ROOT/.cache" (git-ignored; all project-local tools live here)
 #   log MSG...          print one status line
+#   joined ITEM...      "a, b, c"
 #   die MSG...          print to stderr and exit 1
 #   need_cmd CMD...     fail unless every CMD is on PATH
 #   with_lock NAME      serialise concurrent installers (flock on .cache/locks/NAME)
@@ -16,6 +17,7 @@ CACHE_DIR="$ROOT/.cache"
 export ROOT CACHE_DIR
 
 log() { printf '%s\n' "$*"; }
+joined() { local out="" x; for x in "$@"; do out+="${out:+, }$x"; done; printf '%s' "$out"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
 need_cmd() {
@@ -98,6 +100,8 @@ _apt_get_install() {
 # (binaries end up in $CACHE_DIR/node/node_modules/.bin). Returns 0 and prints
 # nothing when that version is already there; sets NPM_INSTALLED=1 otherwise.
 NODE_PREFIX="$CACHE_DIR/node"
+# shellcheck disable=SC2034  # read by the install scripts
+NPM_INSTALLED=0
 npm_local_version() {
   local pj="$NODE_PREFIX/node_modules/$1/package.json"
   [ -f "$pj" ] && node -p "require(process.argv[1]).version" "$pj" 2>/dev/null
@@ -114,5 +118,6 @@ npm_local_install() {
   npm install --prefix "$NODE_PREFIX" --save-exact --no-audit --no-fund \
     --loglevel=error "$pkg@$ver" >/dev/null
   [ "$(npm_local_version "$pkg" || true)" = "$ver" ] || die "npm install $pkg@$ver failed"
+  # shellcheck disable=SC2034
   NPM_INSTALLED=1
 }

@@ -21,5 +21,5 @@ npm_local_install playwright-core "$PLAYWRIGHT_CORE_VERSION"
 if [ "${#done_msgs[@]}" -eq 0 ]; then
   log "ok: chromium and playwright-core $PLAYWRIGHT_CORE_VERSION already installed"
 else
-  log "ok: installed $(IFS=,; echo "${done_msgs[*]}" | sed 's/,/, /g')"
+  log "ok: installed $(joined "${done_msgs[@]}")"
 fi

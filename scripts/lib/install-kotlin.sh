@@ -42,5 +42,5 @@ fi
 if [ "${#done_msgs[@]}" -eq 0 ]; then
   log "ok: kotlin $KOTLIN_VERSION and JNA already installed"
 else
-  log "ok: installed $(IFS=,; echo "${done_msgs[*]}" | sed 's/,/, /g')"
+  log "ok: installed $(joined "${done_msgs[@]}")"
 fi

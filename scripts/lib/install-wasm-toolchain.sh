@@ -34,7 +34,7 @@ if [ "$need_apt" -eq 1 ]; then
   apt_install "${apt_pkgs[@]}"
   done_msgs+=("apt ${apt_pkgs[*]}")
 fi
-for f in /usr/bin/rustc /usr/bin/cargo /usr/lib/rustlib/x86_64-unknown-linux-gnu/bin/rust-lld; do
+for f in /usr/bin/rustc /usr/bin/cargo /usr/bin/rust-lld; do
   [ -x "$f" ] || die "$f missing after install"
 done
 
@@ -66,5 +66,5 @@ fi
 if [ "${#done_msgs[@]}" -eq 0 ]; then
   log "ok: wasm toolchain already installed (wasm-bindgen $WB_VERSION)"
 else
-  log "ok: wasm toolchain installed: $(IFS=,; echo "${done_msgs[*]}" | sed 's/,/, /g')"
+  log "ok: wasm toolchain installed: $(joined "${done_msgs[@]}")"
 fi

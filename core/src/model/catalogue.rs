@@ -19,6 +19,9 @@ pub const DEFAULT_PAGE_SIZE: u64 = 100;
 pub const FILTER_MAX_BYTES: usize = 8 * 1024;
 /// Deepest nesting of `filter`.
 pub const FILTER_MAX_DEPTH: usize = 32;
+/// Largest offset: 2^53 − 1, the largest integer every JSON consumer
+/// (JavaScript included) represents exactly (RFC 7493).
+pub const OFFSET_MAX: u64 = (1 << 53) - 1;
 /// Longest text parameter (`order_by`, `after`, `entity_id`), in bytes.
 pub const TEXT_MAX_BYTES: usize = 1_024;
 /// The OAuth scope table reads need.
@@ -179,7 +182,7 @@ impl Catalogue {
             },
             envelope: Envelope::Data,
             params: vec![
-                integer(&names.offset, ParamRole::Offset, 0, u64::MAX, Some(0)),
+                integer(&names.offset, ParamRole::Offset, 0, OFFSET_MAX, Some(0)),
                 integer(
                     &names.limit,
                     ParamRole::Limit,
@@ -216,7 +219,7 @@ impl Catalogue {
             envelope: Envelope::TopLevelArray,
             params: vec![
                 text(&names.entity_id, ParamRole::EntityId, true),
-                integer(&names.offset, ParamRole::Offset, 0, u64::MAX, Some(0)),
+                integer(&names.offset, ParamRole::Offset, 0, OFFSET_MAX, Some(0)),
                 integer(
                     &names.limit,
                     ParamRole::Limit,

@@ -16,6 +16,7 @@ pub enum CredentialPolicy {
     /// API keys only (`X-API-Key`, or a bearer token with the key prefix).
     ApiKeyOnly,
     /// API keys, or OAuth tokens holding `scope` when one is named.
+    #[serde(rename = "api_key_or_oauth")]
     ApiKeyOrOAuth {
         /// The OAuth scope a token must hold; `None` accepts any token.
         scope: Option<String>,
