@@ -9,6 +9,8 @@
 //!   credential, authentication, scope, rate limits, validation, resource,
 //!   response bytes and headers).
 //! * [`limit`]: rate-limit bookkeeping behind the [`limit::RateLimiter`] seam.
+//! * [`openapi`]: the OpenAPI 3.1 document of what a gate serves, generated
+//!   from the same catalogue the gate routes with.
 //!
 //! Nothing in this crate opens a socket, reads a clock or sleeps: time is
 //! always an argument, in Unix milliseconds ([`UnixMillis`]).
@@ -19,6 +21,7 @@ pub mod gate;
 pub mod http_date;
 pub mod limit;
 pub mod model;
+pub mod openapi;
 pub mod time;
 
 pub use time::UnixMillis;
