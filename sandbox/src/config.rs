@@ -114,6 +114,13 @@ pub fn read(file: &Path) -> Result<FileConfig, ConfigError> {
 
 /// Parses a configuration document.
 pub fn parse(bytes: &[u8]) -> Result<FileConfig, ConfigError> {
+    let first = bytes.iter().find(|byte| !byte.is_ascii_whitespace());
+    if first != Some(&b'{') {
+        return fail(
+            "(document)",
+            "the configuration must be a JSON object, e.g. {\"limits\": {\"credential\": {\"requests\": 1000}}}",
+        );
+    }
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
     let parsed: FileConfig =
         serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
