@@ -2,6 +2,8 @@
 //! heads, long keep-alive runs and many connections. Every answer is a 4xx
 //! (400, 408 or 431) or a success, never a 5xx, and other clients keep being
 //! served throughout.
+// A test crate: its helpers may unwrap and panic like the tests themselves.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
 

@@ -6,7 +6,7 @@
 //! gives integration tests of a package the exact path of its binary,
 //! `env!("CARGO_BIN_EXE_acd-sandbox")`, and builds it first, whatever the
 //! profile or target directory: no guessing of `target/`.
-#![allow(dead_code)]
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -64,7 +64,7 @@ pub struct Sandbox {
     /// The first stdout line.
     pub first_line: String,
     lines: Arc<Mutex<Vec<String>>>,
-    stderr: Arc<Mutex<String>>,
+    stderr: Option<std::thread::JoinHandle<String>>,
     _config: Option<TempFile>,
 }
 
@@ -111,14 +111,12 @@ impl Sandbox {
                 sink.lock().unwrap().push(line);
             }
         });
-        let stderr = Arc::new(Mutex::new(String::new()));
-        let sink = stderr.clone();
         let mut err = child.stderr.take().unwrap();
-        std::thread::spawn(move || {
+        let stderr = Some(std::thread::spawn(move || {
             let mut text = String::new();
             let _ = err.read_to_string(&mut text);
-            sink.lock().unwrap().push_str(&text);
-        });
+            text
+        }));
         Self {
             child,
             addr: SocketAddr::from(([127, 0, 0, 1], port)),
@@ -170,8 +168,7 @@ impl Sandbox {
             .unwrap();
         assert!(status.success());
         let exit = self.child.wait().unwrap();
-        std::thread::sleep(Duration::from_millis(50));
-        let stderr = self.stderr.lock().unwrap().clone();
+        let stderr = self.stderr.take().unwrap().join().unwrap();
         (exit, stderr)
     }
 
