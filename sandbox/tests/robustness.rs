@@ -201,17 +201,26 @@ fn pipelined_requests_are_answered_in_order() {
 #[test]
 fn a_request_body_is_not_read_and_does_not_break_the_server() {
     let sandbox = Sandbox::start();
-    let (response, _) = raw(
+    let (response, mut conn) = raw(
         &sandbox,
         b"POST /api/v1/tables/orders HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello",
     );
     assert_eq!(response.status, 405);
     assert_eq!(response.header("Allow"), Some("GET"));
-    let (response, _) = raw(
+    assert_eq!(
+        conn.get("/api/v1", &[]).status,
+        200,
+        "the connection is kept"
+    );
+    let (response, mut conn) = raw(
         &sandbox,
         b"POST /api/v1 HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000\r\n\r\nonly a little",
     );
     assert_eq!(response.status, 405);
+    assert!(
+        conn.is_closed_by_server(),
+        "an unread body closes the connection"
+    );
     still_serving(&sandbox);
 }
 
