@@ -36,16 +36,14 @@ pub fn help_text() -> String {
         "Bounds (explicit; see sandbox/README.md):\n  \
          request head (request line + headers)  at most {} KiB, else 431\n  \
          header fields per request              at most {}, else 431\n  \
-         malformed request line or header       400 (invalid percent-encoding in the target \
-         reaches the gate: 400 with every problem)\n  \
+         malformed request line or header       400\n  \
+         bad parameters (percent-encoding too)  the gate's 400, listing every problem\n  \
          request bodies                         never read (no operation takes one)\n  \
-         whole request head                     within --header-timeout once started, else 408 \
-         and close\n  \
+         whole request head                     within --header-timeout once started, else 408\n  \
          idle keep-alive connection             closed after --idle-timeout\n  \
          stalled response write                 connection dropped after {} s\n  \
          concurrent connections                 at most {}; more wait to be accepted\n  \
-         shutdown (SIGTERM, Ctrl-C)             stops accepting, lets in-flight requests finish \
-         (at most {} s)\n\n\
+         shutdown (SIGTERM, Ctrl-C)             in-flight requests finish (at most {} s)\n\n\
          Exit status: 0 after a clean shutdown, 1 when the address cannot be listened on,\n\
          2 for a bad command line or configuration file.",
         MAX_HEAD_BYTES / 1024,

@@ -21,10 +21,10 @@ Configuration file (--config FILE, JSON; every member optional):
                                                         (default: the demo connections)
   limits              {\"credential\"|\"client_ip\"|\"user_table_reads\":
                         {\"requests\": N, \"window_seconds\": S}}
-  index               the index fields that are the operator's to choose: name, description,
-                      documentation_url, developers_url, openapi_url, llms_txt_url,
-                      access_request_url, trial, public_sandbox_available, scopes_supported,
-                      oauth_metadata_url, minimum_sunset_notice_days, webhooks_documentation_url
+  name, description, documentation_url, developers_url, openapi_url, llms_txt_url,
+  access_request_url, trial, public_sandbox_available, scopes_supported,
+  oauth_metadata_url, minimum_sunset_notice_days, webhooks_documentation_url
+                      the index fields that are the operator's to choose
 A bad file is reported once, with the JSON path of the problem, and exits with status 2.";
 
 /// A local HTTP/1.1 server for the Agent and Connected-Data API whose every

@@ -2,7 +2,9 @@
 //! and its translation into the gate's configuration, credentials and data.
 //!
 //! Every top-level member is optional; `credentials`, `tables` and
-//! `connections` each fall back to the built-in demo data when absent.
+//! `connections` each fall back to the built-in demo data when absent. The
+//! index fields that are the operator's to choose (`name`, `trial`, the URLs:
+//! [`IndexSettings`]) are top-level members too.
 
 use crate::demo;
 use crate::store::{Connection, Store, Table};
@@ -28,8 +30,23 @@ pub struct FileConfig {
     tables: Option<Vec<TableEntry>>,
     connections: Option<Vec<ConnectionEntry>>,
     limits: Option<LimitOverrides>,
+    /// The top-level members that are index settings, parsed on their own.
+    #[serde(skip)]
     index: Option<IndexSettings>,
 }
+
+/// The sandbox's own top-level members; every other member must be an
+/// [`IndexSettings`] field.
+const SANDBOX_MEMBERS: [&str; 8] = [
+    "base_url",
+    "stable_egress_url",
+    "api_key_prefix",
+    "oauth_token_prefix",
+    "credentials",
+    "tables",
+    "connections",
+    "limits",
+];
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -112,33 +129,71 @@ pub fn read(file: &Path) -> Result<FileConfig, ConfigError> {
     parse(&bytes)
 }
 
+/// The names of the [`IndexSettings`] fields, as written in JSON.
+fn index_members() -> Vec<String> {
+    match serde_json::to_value(IndexSettings::default()) {
+        Ok(Value::Object(fields)) => fields.keys().cloned().collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn path_error<E: std::fmt::Display>(error: serde_path_to_error::Error<E>) -> ConfigError {
+    let path = error.path().to_string();
+    ConfigError {
+        path: if path == "." {
+            "(document)".into()
+        } else {
+            path
+        },
+        problem: error.into_inner().to_string(),
+    }
+}
+
+fn from_members<T: serde::de::DeserializeOwned>(
+    members: Map<String, Value>,
+) -> Result<T, ConfigError> {
+    serde_path_to_error::deserialize(Value::Object(members)).map_err(path_error)
+}
+
 /// Parses a configuration document.
 pub fn parse(bytes: &[u8]) -> Result<FileConfig, ConfigError> {
-    let first = bytes.iter().find(|byte| !byte.is_ascii_whitespace());
-    if first != Some(&b'{') {
-        return fail(
-            "(document)",
-            "the configuration must be a JSON object, e.g. {\"limits\": {\"credential\": {\"requests\": 1000}}}",
-        );
-    }
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-    let parsed: FileConfig =
-        serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
-            let path = error.path().to_string();
-            ConfigError {
-                path: if path == "." {
-                    "(document)".into()
-                } else {
-                    path
-                },
-                problem: error.into_inner().to_string(),
-            }
-        })?;
+    let document: Value =
+        serde_path_to_error::deserialize(&mut deserializer).map_err(path_error)?;
     deserializer.end().map_err(|error| ConfigError {
         path: "(document)".into(),
         problem: error.to_string(),
     })?;
-    Ok(parsed)
+    let Value::Object(members) = document else {
+        return fail(
+            "(document)",
+            "the configuration must be a JSON object, e.g. {\"limits\": {\"credential\": {\"requests\": 1000}}}",
+        );
+    };
+    let index_members = index_members();
+    let (mut own, mut index) = (Map::new(), Map::new());
+    for (name, value) in members {
+        if SANDBOX_MEMBERS.contains(&name.as_str()) {
+            own.insert(name, value);
+        } else if index_members.contains(&name) {
+            index.insert(name, value);
+        } else {
+            let mut known: Vec<&str> = SANDBOX_MEMBERS.to_vec();
+            known.extend(index_members.iter().map(String::as_str));
+            return fail(
+                name,
+                format!(
+                    "is not a configuration member; the members are: {}",
+                    known.join(", ")
+                ),
+            );
+        }
+    }
+    let mut file: FileConfig = from_members(own)?;
+    if !index.is_empty() {
+        file.index = Some(from_members(index)?);
+    }
+    Ok(file)
 }
 
 /// Which parts of the data are the built-in demo data.
@@ -233,12 +288,23 @@ fn gate_error(error: GateConfigError) -> ConfigError {
             problem,
         },
         GateConfigError::Index(error) => ConfigError {
-            path: "index".into(),
-            problem: format!(
-                "the API index built from this configuration is invalid: field `{}`: {}",
-                error.path, error.problem
-            ),
+            path: member_of_index_field(&error.path),
+            problem: format!("{} (index field `{}`)", error.problem, error.path),
         },
+    }
+}
+
+/// The configuration member an index field comes from.
+fn member_of_index_field(field: &str) -> String {
+    let last = field.rsplit('.').next().unwrap_or(field);
+    if let Some(rest) = field.strip_prefix("onboarding.") {
+        rest.to_owned()
+    } else if field.starts_with("authentication.") && last == "metadata_url" {
+        "oauth_metadata_url".to_owned()
+    } else if field.starts_with("authentication.") || field.starts_with("versioning.") {
+        last.to_owned()
+    } else {
+        field.to_owned()
     }
 }
 

@@ -30,19 +30,19 @@ fn empty_config_is_the_demo_on_the_listen_address() {
 fn errors_name_the_json_path() {
     assert_eq!(
         error(r#"{"credentials":[{"secret":"acd_live_x","type":"apikey","user":"u"}]}"#),
-        "at `credentials[0].type`: unknown variant `apikey`, expected `api_key` or `oauth2` at line 1 column 54"
+        "at `credentials[0].type`: unknown variant `apikey`, expected `api_key` or `oauth2`"
     );
     assert_eq!(
         error(r#"{"limits":{"credential":{"requests":"many"}}}"#),
-        "at `limits.credential.requests`: invalid type: string \"many\", expected u32 at line 1 column 42"
+        "at `limits.credential.requests`: invalid type: string \"many\", expected u32"
     );
     assert_eq!(
         error(r#"{"limits":{"per_agent":{}}}"#),
-        "at `limits.per_agent`: unknown field `per_agent`, expected one of `credential`, `client_ip`, `user_table_reads` at line 1 column 22"
+        "at `limits.per_agent`: unknown field `per_agent`, expected one of `credential`, `client_ip`, `user_table_reads`"
     );
     assert_eq!(
-        error(r#"{"index":{"trial":{"available":true,"duration_days":0,"invite_required":true}}}"#),
-        "at `index`: the API index built from this configuration is invalid: field `onboarding.trial.duration_days`: is 0 but must be at least 1"
+        error(r#"{"trial":{"available":true,"duration_days":0,"invite_required":true}}"#),
+        "at `trial.duration_days`: is 0 but must be at least 1 (index field `onboarding.trial.duration_days`)"
     );
     assert_eq!(
         error(r#"{"tables":[{"id":"t","owner":"a"},{"id":"t","owner":"b"}]}"#),
@@ -107,4 +107,30 @@ fn limits_credentials_and_data_are_applied() {
     let response = built.store.respond(*admitted);
     assert_eq!(response.body, br#"{"data":[{"a":1}]}"#);
     assert_eq!(response.header("RateLimit-Limit"), Some("2"));
+}
+
+#[test]
+fn index_settings_are_top_level_members() {
+    let built = parse(br#"{"name": "Zoe's sandbox", "trial": {"available": false, "duration_days": 7, "invite_required": false}}"#)
+        .unwrap()
+        .build(local())
+        .unwrap();
+    assert_eq!(built.gate.index().name, "Zoe's sandbox");
+    assert_eq!(built.gate.index().onboarding.trial.duration_days, 7);
+    assert_eq!(
+        error(r#"{"documentation_url": "not a url"}"#),
+        "at `documentation_url`: \"not a url\" is not an absolute URI (it needs a scheme such as https://) (index field `documentation_url`)"
+    );
+    assert_eq!(
+        error(r#"{"limits": {}, "index": {"name": "x"}}"#),
+        "at `index`: is not a configuration member; the members are: base_url, stable_egress_url, \
+         api_key_prefix, oauth_token_prefix, credentials, tables, connections, limits, \
+         access_request_url, description, developers_url, documentation_url, llms_txt_url, \
+         minimum_sunset_notice_days, name, oauth_metadata_url, openapi_url, \
+         public_sandbox_available, scopes_supported, trial, webhooks_documentation_url"
+    );
+    assert_eq!(
+        error(r#"{"trial": {"available": true}}"#),
+        "at `trial`: missing field `duration_days`"
+    );
 }
