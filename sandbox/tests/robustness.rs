@@ -87,6 +87,12 @@ fn invalid_percent_encoding_is_400() {
             {"parameter": "entity_id", "problem": "is required"}
         ])
     );
+    let bad_escape = sandbox.get_as_ada("/api/v1/tables/or%zzders");
+    assert_eq!(bad_escape.status, 400);
+    assert_eq!(
+        bad_escape.json()["errors"],
+        json!([{"parameter": "id", "problem": "path segment has a '%' that is not followed by two hex digits; encode '%' as %25"}])
+    );
     let path = sandbox.get_as_ada("/api/v1/tables/%ff%fe");
     assert_eq!(path.status, 400);
     assert_eq!(
