@@ -52,7 +52,11 @@ pub struct TimedIo {
     timeouts: Timeouts,
     phase: Phase,
     seen_requests: u64,
-    read_deadline: Pin<Box<Sleep>>,
+    /// When the current phase began (idle: since the last request started).
+    phase_start: Instant,
+    /// Armed lazily: it may fire before the phase's deadline, which then
+    /// re-arms it, so that a request costs no timer update in the common case.
+    read_timer: Pin<Box<Sleep>>,
     write_deadline: Option<Pin<Box<Sleep>>>,
 }
 
@@ -79,7 +83,8 @@ impl TimedIo {
             timeouts,
             phase: Phase::Idle,
             seen_requests: 0,
-            read_deadline: Box::pin(sleep(timeouts.idle)),
+            phase_start: Instant::now(),
+            read_timer: Box::pin(sleep(timeouts.idle)),
             write_deadline: None,
         }
     }
@@ -91,9 +96,32 @@ impl TimedIo {
             self.seen_requests = started;
             if self.phase == Phase::Head {
                 self.phase = Phase::Idle;
-                self.read_deadline
-                    .as_mut()
-                    .reset(Instant::now() + self.timeouts.idle);
+                self.phase_start = Instant::now();
+            }
+        }
+    }
+
+    /// When the current read phase times out.
+    fn read_deadline(&self) -> Instant {
+        let timeout = match self.phase {
+            Phase::Head => self.timeouts.header,
+            Phase::Idle | Phase::Expired => self.timeouts.idle,
+        };
+        self.phase_start + timeout
+    }
+
+    /// Waits for the read deadline; `Ready` once it has passed.
+    fn poll_read_deadline(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        loop {
+            let deadline = self.read_deadline();
+            if self.read_timer.deadline() > deadline {
+                self.read_timer.as_mut().reset(deadline);
+            }
+            match self.read_timer.as_mut().poll(cx) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(()) if Instant::now() >= deadline => return Poll::Ready(()),
+                // Fired for an earlier phase: re-arm for this one.
+                Poll::Ready(()) => self.read_timer.as_mut().reset(deadline),
             }
         }
     }
@@ -154,14 +182,12 @@ impl AsyncRead for TimedIo {
             Poll::Ready(Ok(())) => {
                 if buf.filled().len() > before && this.phase == Phase::Idle {
                     this.phase = Phase::Head;
-                    this.read_deadline
-                        .as_mut()
-                        .reset(Instant::now() + this.timeouts.header);
+                    this.phase_start = Instant::now();
                 }
                 Poll::Ready(Ok(()))
             }
             Poll::Ready(Err(error)) => Poll::Ready(Err(error)),
-            Poll::Pending => match this.read_deadline.as_mut().poll(cx) {
+            Poll::Pending => match this.poll_read_deadline(cx) {
                 Poll::Ready(()) => {
                     this.expire();
                     Poll::Ready(Ok(()))

@@ -82,6 +82,13 @@ async fn run(
     file: config::FileConfig,
     static_dir: Option<std::path::PathBuf>,
 ) -> ExitCode {
+    let signals = match server::ShutdownSignals::install() {
+        Ok(signals) => signals,
+        Err(error) => {
+            eprintln!("acd-sandbox: cannot listen for SIGTERM and SIGINT: {error}");
+            return ExitCode::from(FAILURE);
+        }
+    };
     let listener = match tokio::net::TcpListener::bind(args.listen).await {
         Ok(listener) => listener,
         Err(error) => {
@@ -110,6 +117,6 @@ async fn run(
     let demo = built.demo;
     let app = Arc::new(handler::App::new(built, static_dir));
     banner::print(local, app.gate().config(), demo);
-    server::serve(listener, handler::router(app), args.timeouts()).await;
+    server::serve(listener, handler::router(app), args.timeouts(), signals).await;
     ExitCode::SUCCESS
 }

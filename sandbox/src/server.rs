@@ -14,27 +14,34 @@ use hyper_util::server::graceful::GracefulShutdown;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
+use tokio::signal::unix::{signal, Signal, SignalKind};
 use tokio::sync::Semaphore;
 use tower::ServiceExt;
 
-/// Resolves on SIGTERM or Ctrl-C (SIGINT).
-async fn shutdown_signal() {
-    let interrupt = async {
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
+/// SIGTERM and Ctrl-C (SIGINT), listened for from the moment it is made:
+/// made before the listening line is printed, so that a signal sent as soon
+/// as a tool has read that line already means a clean shutdown.
+#[derive(Debug)]
+pub struct ShutdownSignals {
+    terminate: Signal,
+    interrupt: Signal,
+}
+
+impl ShutdownSignals {
+    /// Installs the handlers.
+    pub fn install() -> std::io::Result<Self> {
+        Ok(Self {
+            terminate: signal(SignalKind::terminate())?,
+            interrupt: signal(SignalKind::interrupt())?,
+        })
+    }
+
+    /// Resolves on the first SIGTERM or SIGINT.
+    async fn received(mut self) {
+        tokio::select! {
+            _ = self.terminate.recv() => {}
+            _ = self.interrupt.recv() => {}
         }
-    };
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    tokio::select! {
-        () = interrupt => {}
-        () = terminate => {}
     }
 }
 
@@ -79,11 +86,16 @@ fn serve_connection(
 
 /// Serves `listener` until SIGTERM or Ctrl-C, then lets in-flight requests
 /// finish (at most [`SHUTDOWN_GRACE`]).
-pub async fn serve(listener: TcpListener, router: Router, timeouts: Timeouts) {
+pub async fn serve(
+    listener: TcpListener,
+    router: Router,
+    timeouts: Timeouts,
+    signals: ShutdownSignals,
+) {
     let builder = connection_builder();
     let graceful = GracefulShutdown::new();
     let permits = Arc::new(Semaphore::new(MAX_CONNECTIONS));
-    let shutdown = shutdown_signal();
+    let shutdown = signals.received();
     tokio::pin!(shutdown);
     loop {
         let permit = tokio::select! {

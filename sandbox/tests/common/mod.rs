@@ -261,14 +261,17 @@ impl Conn {
 
     fn fill(&mut self) -> bool {
         let mut chunk = [0u8; 16 * 1024];
-        match self.stream.read(&mut chunk) {
-            Ok(0) => false,
-            Ok(n) => {
-                self.buffer.extend_from_slice(&chunk[..n]);
-                true
-            }
-            Err(error) if error.kind() == std::io::ErrorKind::ConnectionReset => false,
-            Err(error) => panic!("read failed: {error}"),
+        loop {
+            return match self.stream.read(&mut chunk) {
+                Ok(0) => false,
+                Ok(n) => {
+                    self.buffer.extend_from_slice(&chunk[..n]);
+                    true
+                }
+                Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(error) if error.kind() == std::io::ErrorKind::ConnectionReset => false,
+                Err(error) => panic!("read failed: {error}"),
+            };
         }
     }
 
