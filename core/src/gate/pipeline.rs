@@ -164,6 +164,14 @@ impl Admitted {
             }
         }
     }
+
+    /// A 404 whose `detail` is the caller's sentence: for something missing
+    /// below the resource the path names (e.g. an unknown entity of a visible
+    /// connection), where [`ResourceAnswer::NotFound`]'s sentence about the
+    /// path's resource would mislead.
+    pub fn respond_not_found(self, detail: impl Into<String>) -> GateResponse {
+        error_response(Headers(self.headers), ErrorBody::new(404, detail))
+    }
 }
 
 /// The noun for a resource in sentences: the operation's first literal path
