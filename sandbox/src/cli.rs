@@ -57,6 +57,20 @@ pub struct Args {
     #[arg(long = "static", value_name = "DIR")]
     pub static_dir: Option<PathBuf>,
 
+    /// Share rate limits with every sandbox using the same Redis (e.g.
+    /// redis://127.0.0.1:6379); without it, limits are kept in memory.
+    #[arg(long, value_name = "URL")]
+    pub redis: Option<String>,
+
+    /// Redis key namespace (its hash tag); sandboxes that share limits use the same one [default: acd].
+    #[arg(long, value_name = "NAME", requires = "redis")]
+    pub redis_namespace: Option<String>,
+
+    /// While Redis cannot answer, reply 503 with Retry-After instead of
+    /// enforcing the limits per process (the default, "fail open").
+    #[arg(long, requires = "redis")]
+    pub redis_fail_closed: bool,
+
     /// Seconds a client has to send a whole request head once it started; then 408 and close.
     #[arg(
         long,

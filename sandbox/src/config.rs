@@ -9,7 +9,7 @@
 use crate::demo;
 use crate::store::{Connection, Store, Table};
 use acd_core::gate::{Gate, GateConfig, GateConfigError, IndexSettings};
-use acd_core::limit::Quota;
+use acd_core::limit::{Quota, RateLimiter};
 use acd_core::model::catalogue::{ids, USER_TABLE_READS_NAME};
 use acd_core::model::{CredentialKind, CredentialRecord, InMemoryCredentials, Secret};
 use serde::Deserialize;
@@ -17,6 +17,7 @@ use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashSet};
 use std::net::SocketAddr;
 use std::path::Path;
+use std::sync::Arc;
 
 /// The configuration file as written.
 #[derive(Debug, Default, Deserialize)]
@@ -223,12 +224,26 @@ pub struct Built {
     pub store: Store,
     /// What came from the demo data.
     pub demo: DemoParts,
+    /// Whether the gate's limiter does blocking I/O (a shared Redis store):
+    /// then requests are decided off the async worker threads.
+    pub blocking_limiter: bool,
 }
 
 impl FileConfig {
     /// Checks everything and builds the server's configuration; `local` is
     /// the address actually listened on (the default base URL).
+    #[cfg(test)]
     pub fn build(self, local: SocketAddr) -> Result<Built, ConfigError> {
+        self.build_with(local, None)
+    }
+
+    /// As [`FileConfig::build`], with the gate's rate limits kept by
+    /// `limiter` (e.g. shared through Redis) instead of in memory.
+    pub fn build_with(
+        self,
+        local: SocketAddr,
+        limiter: Option<Arc<dyn RateLimiter>>,
+    ) -> Result<Built, ConfigError> {
         let mut gate = GateConfig::default();
         gate.base_url = self
             .base_url
@@ -272,11 +287,17 @@ impl FileConfig {
             None => demo::connections(),
         };
         // The gate checks what it relies on; report it at the member it came from.
-        let gate = Gate::in_memory(gate, credentials).map_err(gate_error)?;
+        let blocking_limiter = limiter.is_some();
+        let gate = match limiter {
+            Some(limiter) => Gate::new(gate, Arc::new(credentials), limiter),
+            None => Gate::in_memory(gate, credentials),
+        }
+        .map_err(gate_error)?;
         Ok(Built {
             gate,
             store: Store::new(tables, connections),
             demo,
+            blocking_limiter,
         })
     }
 }

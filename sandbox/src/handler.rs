@@ -32,6 +32,7 @@ pub struct App {
     openapi: Bytes,
     static_dir: Option<PathBuf>,
     allow_headers: HeaderValue,
+    blocking_limiter: bool,
 }
 
 impl App {
@@ -67,6 +68,7 @@ impl App {
             openapi: Bytes::from(document),
             static_dir,
             allow_headers,
+            blocking_limiter: built.blocking_limiter,
         }
     }
 
@@ -139,11 +141,29 @@ async fn api(State(app): State<Arc<App>>, request: Request) -> Response {
         headers,
         client_ip,
     };
-    let response = match app.gate.decide(&request, now_ms()) {
+    let decide = move |app: &App| match app.gate.decide(&request, now_ms()) {
         Decision::Respond(response) => response,
         Decision::Resolve(admitted) => app.store.respond(*admitted),
     };
-    into_http(response)
+    if !app.blocking_limiter {
+        return into_http(decide(&app));
+    }
+    // A shared store (Redis) means a network round trip inside `decide`:
+    // keep it off the async workers.
+    let worker = app.clone();
+    match tokio::task::spawn_blocking(move || decide(&worker)).await {
+        Ok(response) => into_http(response),
+        Err(_) => {
+            let mut response = Response::new(Body::from(
+                r#"{"detail":"The request could not be decided; please retry.","status":500}"#,
+            ));
+            *response.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
+            response
+                .headers_mut()
+                .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            response
+        }
+    }
 }
 
 fn into_http(response: GateResponse) -> Response {

@@ -77,6 +77,53 @@ fn main() -> ExitCode {
     runtime.block_on(run(args, file, static_dir))
 }
 
+/// The Redis-backed limiter of `--redis`, if given. A bad URL or namespace
+/// is a usage error; an unreachable Redis is not (the fault policy answers
+/// until it is reachable), but it is reported.
+fn shared_limiter(
+    args: &cli::Args,
+) -> Result<Option<Arc<dyn acd_core::limit::RateLimiter>>, ExitCode> {
+    let Some(url) = &args.redis else {
+        return Ok(None);
+    };
+    let config = acd_redis::RedisConfig {
+        namespace: args
+            .redis_namespace
+            .clone()
+            .unwrap_or_else(|| "acd".to_owned()),
+        fault_policy: if args.redis_fail_closed {
+            acd_redis::FaultPolicy::FailClosed
+        } else {
+            acd_redis::FaultPolicy::FailOpen
+        },
+        ..acd_redis::RedisConfig::new(url.clone())
+    };
+    let limiter = match acd_redis::RedisLimiter::new(config) {
+        Ok(limiter) => limiter,
+        Err(error) => {
+            eprintln!("acd-sandbox: --redis: {error}");
+            return Err(ExitCode::from(USAGE));
+        }
+    };
+    let config = limiter.config();
+    match limiter.ping() {
+        Ok(()) => eprintln!(
+            "acd-sandbox: rate limits shared through Redis at {} (namespace {:?}, {} when it \
+             cannot answer)",
+            config.endpoint(),
+            config.namespace,
+            config.fault_policy
+        ),
+        Err(error) => eprintln!(
+            "acd-sandbox: Redis at {} does not answer yet ({error}); starting anyway, {} until \
+             it does",
+            config.endpoint(),
+            config.fault_policy
+        ),
+    }
+    Ok(Some(Arc::new(limiter)))
+}
+
 async fn run(
     args: cli::Args,
     file: config::FileConfig,
@@ -103,7 +150,11 @@ async fn run(
             return ExitCode::from(FAILURE);
         }
     };
-    let built = match file.build(local) {
+    let limiter = match shared_limiter(&args) {
+        Ok(limiter) => limiter,
+        Err(code) => return code,
+    };
+    let built = match file.build_with(local, limiter) {
         Ok(built) => built,
         Err(error) => {
             let name = args

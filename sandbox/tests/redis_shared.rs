@@ -1,0 +1,74 @@
+//! `acd-sandbox --redis URL`: two sandbox processes on different ports and
+//! one real redis-server share their limits exactly. Run by
+//! `scripts/test-redis` (with `ACD_TEST_REDIS_URL`); on its own it starts a
+//! redis-server of its own, and fails loudly when there is none.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+#[path = "../../store-redis/tests/support/mod.rs"]
+mod redis_support;
+
+use acd_core::gate::demo::{ADA_KEY, ADA_SECOND_KEY};
+use common::{Conn, Sandbox};
+use std::sync::{Arc, Barrier};
+use std::time::Duration;
+
+/// Waits, if needed, so that the next 40 s stay in one aligned 60 s window.
+fn in_one_window() {
+    let into = common::unix_seconds() % 60;
+    if into > 20 {
+        std::thread::sleep(Duration::from_secs(60 - into));
+    }
+}
+
+#[test]
+fn two_sandboxes_on_one_redis_share_limits_exactly() {
+    let (url, _server) = redis_support::shared();
+    let namespace = redis_support::unique_namespace("sandboxes");
+    let args = [
+        "--redis",
+        url.as_str(),
+        "--redis-namespace",
+        namespace.as_str(),
+    ];
+    let sandboxes = [
+        Sandbox::start_with(None, &args),
+        Sandbox::start_with(None, &args),
+    ];
+    assert_ne!(sandboxes[0].addr, sandboxes[1].addr);
+    in_one_window();
+
+    // 160 concurrent connection reads with one credential, split across both.
+    let start = Arc::new(Barrier::new(160));
+    let readers: Vec<_> = (0..160)
+        .map(|i| {
+            let addr = sandboxes[i % 2].addr;
+            let start = start.clone();
+            std::thread::spawn(move || {
+                let mut conn = Conn::open(addr);
+                start.wait();
+                conn.get(
+                    "/api/v1/connections/crm/records?entity_id=contacts",
+                    &[("X-API-Key", ADA_SECOND_KEY)],
+                )
+                .status
+            })
+        })
+        .collect();
+    let statuses: Vec<u16> = readers.into_iter().map(|r| r.join().unwrap()).collect();
+    let admitted = statuses.iter().filter(|&&s| s == 200).count();
+    let refused = statuses.iter().filter(|&&s| s == 429).count();
+    assert_eq!((admitted, refused), (100, 60), "{statuses:?}");
+
+    // Ada's table reads (5 per 60 s per user), alternating instances.
+    for i in 0..5 {
+        let response = sandboxes[i % 2].get("/api/v1/tables/orders", &[("X-API-Key", ADA_KEY)]);
+        assert_eq!(response.status, 200, "read {i}");
+        assert_eq!(response.int("RateLimit-Remaining"), 4 - i as u64);
+    }
+    for sandbox in &sandboxes {
+        let response = sandbox.get("/api/v1/tables/orders", &[("X-API-Key", ADA_KEY)]);
+        assert_eq!(response.status, 429);
+        assert!(response.header("Retry-After").is_some());
+    }
+}
