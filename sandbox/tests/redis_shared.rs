@@ -72,3 +72,36 @@ fn two_sandboxes_on_one_redis_share_limits_exactly() {
         assert!(response.header("Retry-After").is_some());
     }
 }
+
+/// A port nothing listens on (bound, then released).
+fn dead_redis_url() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    format!("redis://{}", listener.local_addr().unwrap())
+}
+
+#[test]
+fn without_redis_a_sandbox_fails_open_or_closed_as_asked() {
+    let url = dead_redis_url();
+    let open = Sandbox::start_with(None, &["--redis", &url]);
+    let closed = Sandbox::start_with(None, &["--redis", &url, "--redis-fail-closed"]);
+
+    let response = open.get("/api/v1/tables/orders", &[("X-API-Key", ADA_KEY)]);
+    assert_eq!(response.status, 200);
+    assert_eq!(response.int("RateLimit-Remaining"), 4);
+
+    let response = closed.get("/api/v1/tables/orders", &[("X-API-Key", ADA_KEY)]);
+    assert_eq!(response.status, 503);
+    assert!(response.int("Retry-After") >= 1);
+    assert_eq!(response.header("RateLimit-Limit"), None);
+    assert!(
+        response.text().contains("unavailable"),
+        "{}",
+        response.text()
+    );
+
+    let (_, stderr) = open.stop_with("TERM");
+    assert!(stderr.contains("does not answer yet"), "{stderr}");
+    assert!(stderr.contains("failing open"), "{stderr}");
+    let (_, stderr) = closed.stop_with("TERM");
+    assert!(stderr.contains("failing closed"), "{stderr}");
+}
