@@ -22,6 +22,9 @@ pub struct RedisServer {
     dir: PathBuf,
     extra: Vec<String>,
     paused: bool,
+    /// Holds the port while the server is stopped, so that no other test's
+    /// server (or fake) takes it before `restart`.
+    placeholder: Option<TcpListener>,
 }
 
 static SERVERS: AtomicUsize = AtomicUsize::new(0);
@@ -52,6 +55,7 @@ impl RedisServer {
             dir,
             extra: extra.iter().map(|s| (*s).to_owned()).collect(),
             paused: false,
+            placeholder: None,
         };
         let mut last = String::new();
         for _ in 0..5 {
@@ -161,14 +165,24 @@ impl RedisServer {
         }
     }
 
-    /// Stops the server (its data is gone: no persistence).
+    /// Stops the server (its data is gone: no persistence). The port stays
+    /// reserved for `restart`: connections to it are accepted by the kernel
+    /// and never answered (clients time out) until then.
     pub fn stop(&mut self) {
         self.kill();
+        for _ in 0..50 {
+            if let Ok(listener) = TcpListener::bind(("127.0.0.1", self.port)) {
+                self.placeholder = Some(listener);
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     /// Starts it again on the same port, empty.
     pub fn restart(&mut self) {
         self.kill();
+        self.placeholder = None;
         let mut last = String::new();
         for _ in 0..50 {
             match self.spawn() {
