@@ -87,7 +87,13 @@ impl Failure {
 
 impl std::fmt::Display for Failure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} [{}]: {}", self.class.js_name(), self.code, self.message)
+        write!(
+            f,
+            "{} [{}]: {}",
+            self.class.js_name(),
+            self.code,
+            self.message
+        )
     }
 }
 

@@ -7,7 +7,9 @@
 
 use crate::error::{codes, ErrorClass, Failure};
 use crate::js::{self, get};
-use acd_core::gate::{Admitted, Decision, Gate, GateConfig, GateRequest, GateResponse, ResourceAnswer};
+use acd_core::gate::{
+    Admitted, Decision, Gate, GateConfig, GateRequest, GateResponse, ResourceAnswer,
+};
 use acd_core::model::{
     CredentialKind, CredentialRecord, InMemoryCredentials, ParamProblem, ParamValue, Principal,
     Secret,
@@ -27,34 +29,52 @@ pub struct JsGate {
 }
 
 fn config_from_js(config: &JsValue) -> Result<GateConfig, Failure> {
-    let parsed: Option<GateConfig> = js::from_json_like(config, "gate configuration")
-        .map_err(|failure| Failure::new(ErrorClass::Config, codes::INVALID_CONFIG, failure.message))?;
+    let parsed: Option<GateConfig> =
+        js::from_json_like(config, "gate configuration").map_err(|failure| {
+            Failure::new(ErrorClass::Config, codes::INVALID_CONFIG, failure.message)
+        })?;
     Ok(parsed.unwrap_or_default())
 }
 
-fn credential_from_js(entry: &JsValue, position: usize) -> Result<(Secret, CredentialRecord), Failure> {
+fn credential_from_js(
+    entry: &JsValue,
+    position: usize,
+) -> Result<(Secret, CredentialRecord), Failure> {
     let what = |member: &str| format!("credentials[{position}].{member}");
     let secret = js::string_from_js(&get(entry, "secret"), &what("secret"))?;
     let kind = match js::string_from_js(&get(entry, "kind"), &what("kind"))?.as_str() {
         "api_key" => CredentialKind::ApiKey,
         "oauth2" => CredentialKind::OAuthToken,
-        _ => return Err(Failure::argument(format!("{} must be \"api_key\" or \"oauth2\"", what("kind")))),
+        _ => {
+            return Err(Failure::argument(format!(
+                "{} must be \"api_key\" or \"oauth2\"",
+                what("kind")
+            )))
+        }
     };
     let scopes_value = get(entry, "scopes");
     let mut scopes = Vec::new();
     if !js::is_absent(&scopes_value) {
-        let array = scopes_value
-            .dyn_ref::<Array>()
-            .ok_or_else(|| Failure::argument(format!("{} must be an array of strings", what("scopes"))))?;
+        let array = scopes_value.dyn_ref::<Array>().ok_or_else(|| {
+            Failure::argument(format!("{} must be an array of strings", what("scopes")))
+        })?;
         for (index, scope) in array.iter().enumerate() {
-            scopes.push(js::string_from_js(&scope, &format!("{}[{index}]", what("scopes")))?);
+            scopes.push(js::string_from_js(
+                &scope,
+                &format!("{}[{index}]", what("scopes")),
+            )?);
         }
     }
     let expires = get(entry, "expiresAt");
     let expires_at = match expires.as_f64() {
         Some(value) => Some(js::millis_from_js(value, &what("expiresAt"))?),
         None if js::is_absent(&expires) => None,
-        None => return Err(Failure::argument(format!("{} must be a number or null", what("expiresAt")))),
+        None => {
+            return Err(Failure::argument(format!(
+                "{} must be a number or null",
+                what("expiresAt")
+            )))
+        }
     };
     let record = CredentialRecord {
         id: js::string_from_js(&get(entry, "id"), &what("id"))?,
@@ -72,7 +92,10 @@ fn credentials_from_js(credentials: &JsValue) -> Result<InMemoryCredentials, Fai
         return Ok(table);
     }
     let array = credentials.dyn_ref::<Array>().ok_or_else(|| {
-        Failure::argument(format!("credentials must be an array, got {}", js::describe(credentials)))
+        Failure::argument(format!(
+            "credentials must be an array, got {}",
+            js::describe(credentials)
+        ))
     })?;
     for (position, entry) in array.iter().enumerate() {
         let (secret, record) = credential_from_js(&entry, position)?;
@@ -89,7 +112,8 @@ fn request_from_js(request: &JsValue) -> Result<GateRequest, Failure> {
         )));
     }
     Ok(GateRequest {
-        method: js::optional_string(&get(request, "method"), "request.method")?.unwrap_or_else(|| "GET".into()),
+        method: js::optional_string(&get(request, "method"), "request.method")?
+            .unwrap_or_else(|| "GET".into()),
         target: js::bytes_from_js(&get(request, "target"), "request.target")?,
         headers: js::headers_from_js(&get(request, "headers"), "request.headers")?,
         client_ip: js::optional_string(&get(request, "clientIp"), "request.clientIp")?
@@ -100,7 +124,10 @@ fn request_from_js(request: &JsValue) -> Result<GateRequest, Failure> {
 fn decision_to_js(decision: Decision) -> JsValue {
     match decision {
         Decision::Respond(response) => JsGateResponse { inner: response }.into(),
-        Decision::Resolve(admitted) => JsAdmitted { inner: Some(*admitted) }.into(),
+        Decision::Resolve(admitted) => JsAdmitted {
+            inner: Some(*admitted),
+        }
+        .into(),
     }
 }
 
@@ -114,20 +141,26 @@ impl JsGate {
     /// when a credential entry is malformed.
     #[wasm_bindgen(constructor)]
     pub fn new(
-        #[wasm_bindgen(unchecked_param_type = "GateConfig | string | null")] config: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "CredentialInit[] | null")] credentials: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "GateConfig | string | null")] config: Option<
+            JsValue,
+        >,
+        #[wasm_bindgen(unchecked_param_type = "CredentialInit[] | null")] credentials: Option<
+            JsValue,
+        >,
     ) -> Result<JsGate, JsValue> {
-        let config = config_from_js(&config)?;
-        let credentials = credentials_from_js(&credentials)?;
+        let config = config_from_js(&config.unwrap_or(JsValue::UNDEFINED))?;
+        let credentials = credentials_from_js(&credentials.unwrap_or(JsValue::UNDEFINED))?;
         Self::build(config, credentials).map_err(JsValue::from)
     }
 
     /// A gate with the published demo credentials (e.g. `acd_live_demo_ada`),
     /// for examples and tests.
     pub fn demo(
-        #[wasm_bindgen(unchecked_param_type = "GateConfig | string | null")] config: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "GateConfig | string | null")] config: Option<
+            JsValue,
+        >,
     ) -> Result<JsGate, JsValue> {
-        let config = config_from_js(&config)?;
+        let config = config_from_js(&config.unwrap_or(JsValue::UNDEFINED))?;
         Self::build(config, acd_core::gate::demo::credentials()).map_err(JsValue::from)
     }
 
@@ -152,7 +185,9 @@ impl JsGate {
         #[wasm_bindgen(unchecked_param_type = "GateRequestInit")] request: JsValue,
     ) -> Result<JsValue, JsValue> {
         let request = request_from_js(&request)?;
-        Ok(decision_to_js(self.inner.decide(&request, js::current_unix_ms())))
+        Ok(decision_to_js(
+            self.inner.decide(&request, js::current_unix_ms()),
+        ))
     }
 
     /// The API index this gate serves, as JSON text.
@@ -166,7 +201,9 @@ impl JsGate {
     fn build(config: GateConfig, credentials: InMemoryCredentials) -> Result<JsGate, Failure> {
         Gate::in_memory(config, credentials)
             .map(|inner| JsGate { inner })
-            .map_err(|error| Failure::new(ErrorClass::Config, codes::INVALID_CONFIG, error.to_string()))
+            .map_err(|error| {
+                Failure::new(ErrorClass::Config, codes::INVALID_CONFIG, error.to_string())
+            })
     }
 }
 
@@ -195,15 +232,24 @@ fn param_to_js(value: &ParamValue) -> JsValue {
 
 fn problems_from_js(problems: &JsValue) -> Result<Vec<ParamProblem>, Failure> {
     let array = problems.dyn_ref::<Array>().ok_or_else(|| {
-        Failure::argument(format!("problems must be an array, got {}", js::describe(problems)))
+        Failure::argument(format!(
+            "problems must be an array, got {}",
+            js::describe(problems)
+        ))
     })?;
     array
         .iter()
         .enumerate()
         .map(|(index, problem)| {
             Ok(ParamProblem::new(
-                js::string_from_js(&get(&problem, "parameter"), &format!("problems[{index}].parameter"))?,
-                js::string_from_js(&get(&problem, "problem"), &format!("problems[{index}].problem"))?,
+                js::string_from_js(
+                    &get(&problem, "parameter"),
+                    &format!("problems[{index}].parameter"),
+                )?,
+                js::string_from_js(
+                    &get(&problem, "problem"),
+                    &format!("problems[{index}].problem"),
+                )?,
             ))
         })
         .collect()
@@ -229,7 +275,10 @@ impl JsAdmitted {
     pub fn path_params(&self) -> Result<Array, JsValue> {
         let admitted = self.inner.as_ref().ok_or_else(answered)?;
         Ok(js::pairs_to_js(
-            admitted.path_params().iter().map(|(name, value)| (name.as_str(), value.as_str())),
+            admitted
+                .path_params()
+                .iter()
+                .map(|(name, value)| (name.as_str(), value.as_str())),
         ))
     }
 
@@ -336,7 +385,10 @@ impl JsGateResponse {
     #[wasm_bindgen(getter, unchecked_return_type = "Array<[string, string]>")]
     pub fn headers(&self) -> Array {
         js::pairs_to_js(
-            self.inner.headers.iter().map(|(name, value)| (name.as_str(), value.as_str())),
+            self.inner
+                .headers
+                .iter()
+                .map(|(name, value)| (name.as_str(), value.as_str())),
         )
     }
 
