@@ -36,12 +36,10 @@ fn config_from_js(config: &JsValue) -> Result<GateConfig, Failure> {
     Ok(parsed.unwrap_or_default())
 }
 
-fn credential_from_js(
+fn record_from_js(
     entry: &JsValue,
-    position: usize,
-) -> Result<(Secret, CredentialRecord), Failure> {
-    let what = |member: &str| format!("credentials[{position}].{member}");
-    let secret = js::string_from_js(&get(entry, "secret"), &what("secret"))?;
+    what: &dyn Fn(&str) -> String,
+) -> Result<CredentialRecord, Failure> {
     let kind = match js::string_from_js(&get(entry, "kind"), &what("kind"))?.as_str() {
         "api_key" => CredentialKind::ApiKey,
         "oauth2" => CredentialKind::OAuthToken,
@@ -76,14 +74,22 @@ fn credential_from_js(
             )))
         }
     };
-    let record = CredentialRecord {
+    Ok(CredentialRecord {
         id: js::string_from_js(&get(entry, "id"), &what("id"))?,
         kind,
         user: js::string_from_js(&get(entry, "user"), &what("user"))?,
         scopes,
         expires_at,
-    };
-    Ok((Secret::new(secret), record))
+    })
+}
+
+fn credential_from_js(
+    entry: &JsValue,
+    position: usize,
+) -> Result<(Secret, CredentialRecord), Failure> {
+    let what = |member: &str| format!("credentials[{position}].{member}");
+    let secret = js::string_from_js(&get(entry, "secret"), &what("secret"))?;
+    Ok((Secret::new(secret), record_from_js(entry, &what)?))
 }
 
 fn credentials_from_js(credentials: &JsValue) -> Result<InMemoryCredentials, Failure> {
@@ -187,6 +193,44 @@ impl JsGate {
         let request = request_from_js(&request)?;
         Ok(decision_to_js(
             self.inner.decide(&request, js::current_unix_ms()),
+        ))
+    }
+
+    /// Step one of the two-step form for credential stores the gate cannot
+    /// call itself (remote, async): the secret to look up for `request`, or
+    /// `undefined` when none is needed. Look it up, then call `decideAnswered`.
+    #[wasm_bindgen(js_name = credentialToLookUp)]
+    pub fn credential_to_look_up(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "GateRequestInit")] request: JsValue,
+    ) -> Result<Option<String>, JsValue> {
+        let request = request_from_js(&request)?;
+        Ok(self
+            .inner
+            .credential_to_look_up(&request)
+            .map(str::to_owned))
+    }
+
+    /// Step two: decides `request` with the caller's record for the secret
+    /// named by `credentialToLookUp` (`null`: unknown credential).
+    #[wasm_bindgen(js_name = decideAnswered, unchecked_return_type = "GateResponse | Admitted")]
+    pub fn decide_answered(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "GateRequestInit")] request: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "CredentialRecordInit | null")] record: JsValue,
+        #[wasm_bindgen(js_name = nowMs)] now_ms: f64,
+    ) -> Result<JsValue, JsValue> {
+        let now = js::millis_from_js(now_ms, "nowMs")?;
+        let request = request_from_js(&request)?;
+        let record = if js::is_absent(&record) {
+            None
+        } else {
+            Some(record_from_js(&record, &|member| {
+                format!("record.{member}")
+            })?)
+        };
+        Ok(decision_to_js(
+            self.inner.decide_answered(&request, record, now),
         ))
     }
 

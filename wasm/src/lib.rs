@@ -35,10 +35,8 @@ export interface GateRequestInit {
   clientIp?: string;
 }
 
-/** One entry of the gate's in-memory credential table. */
-export interface CredentialInit {
-  /** The secret as sent by clients (never shown in any error or output). */
-  secret: string;
+/** What a credential store knows about one credential (no secret). */
+export interface CredentialRecordInit {
   /** A non-secret id, unique per credential. */
   id: string;
   kind: "api_key" | "oauth2";
@@ -46,6 +44,12 @@ export interface CredentialInit {
   scopes?: string[];
   /** Unix ms from which the credential is refused. */
   expiresAt?: number | null;
+}
+
+/** One entry of the gate's in-memory credential table. */
+export interface CredentialInit extends CredentialRecordInit {
+  /** The secret as sent by clients (never shown in any error or output). */
+  secret: string;
 }
 
 /** A limit's size. */

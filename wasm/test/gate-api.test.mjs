@@ -126,3 +126,17 @@ test('the clock conveniences and the version', () => {
   assert.ok(nowMs() > T0);
   assert.match(version(), /^\d+\.\d+\.\d+$/);
 });
+
+test('the two-step form asks for the secret, then decides with the caller record', () => {
+  const gate = new Gate();
+  const request = table('?limit=3');
+  assert.equal(gate.credentialToLookUp(request), ADA);
+  assert.equal(gate.credentialToLookUp({ target: '/api/v1' }), undefined);
+  const admitted = gate.decideAnswered(request, { id: 'key-ada', kind: 'api_key', user: 'ada' }, T0);
+  assert.equal(admitted.kind, 'resolve');
+  assert.equal(admitted.user, 'ada');
+  const unknown = gate.decideAnswered(request, null, T0);
+  assert.equal(unknown.status, 401);
+  assert.throws(() => gate.decideAnswered(request, { id: 'k', kind: 'api_key' }, T0),
+    /record\.user must be a string, got undefined/);
+});
