@@ -32,7 +32,7 @@ RAW="$TARGET_DIR/wasm32-unknown-unknown/$PROFILE/acd_wasm.wasm"
 [ -f "$RAW" ] || die "build produced no $RAW"
 
 # Skip the rest when neither the module nor the package sources changed.
-stamp="$( { sha256sum "$RAW" "$WASM_DIR"/js/* "$WASM_DIR/package.template.json";
+stamp="$( { sha256sum "$RAW" "$WASM_DIR"/js/* "$WASM_DIR/package.template.json" "$0";
             echo "opt=${WITH_WASM_OPT:-1}"; } | sha256sum | cut -d' ' -f1)"
 if [ -f "$PKG/.stamp" ] && [ "$(cat "$PKG/.stamp")" = "$stamp" ]; then
   log "wasm: package up to date ($(cat "$TARGET_DIR/size.txt" 2>/dev/null || echo '?'))"
@@ -60,6 +60,8 @@ snippets="$(dirname "$errors_js")"
 cp "$WASM_DIR/js/errors.d.ts" "$tmp/$snippets/errors.d.ts"
 version="$(awk -F'"' '/^version = /{print $2; exit}' "$ROOT/Cargo.toml")"
 fill() { sed -e "s#__SNIPPETS__#$snippets#g" -e "s#__VERSION__#$version#g" "$1" >"$2"; }
+fill "$tmp/acd_wasm.d.ts" "$tmp/acd_wasm.d.ts.filled"
+mv "$tmp/acd_wasm.d.ts.filled" "$tmp/acd_wasm.d.ts"
 fill "$WASM_DIR/js/index.js" "$tmp/index.js"
 fill "$WASM_DIR/js/index.d.ts" "$tmp/index.d.ts"
 cp "$tmp/index.d.ts" "$tmp/node.d.ts"

@@ -1,7 +1,8 @@
 // Error classes of acd-wasm. Every failure the package throws is an
 // AcdError: a real Error subclass whose `message` is the core's sentence,
 // whose `code` is machine-readable, and which may carry extra members
-// (`status`, `detail`, `problems`, ...). Messages never contain secrets.
+// (`status`, `detail`, `problems`, and `data`: the core's JSON form of a
+// client error, as in the conformance vectors). Messages never contain secrets.
 // The Rust side calls createAcdError; applications import the classes from
 // the package ("acd-wasm" or "acd-wasm/errors") for instanceof checks.
 
@@ -31,11 +32,14 @@ export class AcdStateError extends AcdError {}
 export class AcdApiError extends AcdError {}
 /** A response did not follow the protocol (malformed body or headers). */
 export class AcdProtocolError extends AcdError {}
-/** A request could not be built (invalid parameters, `problems`). */
+/** A request could not be built; nothing was sent (`problems` for parameters). */
 export class AcdRequestError extends AcdError {}
+/** The transport failed and the call was not retried (further). */
+export class AcdTransportError extends AcdError {}
 
 const classes = {
   AcdConfigError, AcdArgumentError, AcdStateError, AcdApiError, AcdProtocolError, AcdRequestError,
+  AcdTransportError,
 };
 
 /** Used by the wasm module: builds the error of class `className`. */

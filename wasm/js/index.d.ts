@@ -4,5 +4,5 @@ export * from './acd_wasm.js';
 export { default } from './acd_wasm.js';
 export {
   AcdError, AcdConfigError, AcdArgumentError, AcdStateError, AcdApiError, AcdProtocolError,
-  AcdRequestError, type AcdErrorCode,
+  AcdRequestError, AcdTransportError, type AcdErrorCode,
 } from './__SNIPPETS__/errors.js';

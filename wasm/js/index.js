@@ -9,5 +9,5 @@ export * from './acd_wasm.js';
 export { default } from './acd_wasm.js';
 export {
   AcdError, AcdConfigError, AcdArgumentError, AcdStateError, AcdApiError, AcdProtocolError,
-  AcdRequestError,
+  AcdRequestError, AcdTransportError,
 } from './__SNIPPETS__/errors.js';

@@ -7,7 +7,8 @@
 //! acd-core (or say which JavaScript argument was wrong); none of them ever
 //! contains a credential.
 
-use serde_json::Value;
+use acd_core::client::ClientError;
+use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(module = "/js/errors.js")]
@@ -26,6 +27,14 @@ pub enum ErrorClass {
     Argument,
     /// An object was used after it was spent (e.g. answered twice).
     State,
+    /// The API answered with an Error body.
+    Api,
+    /// A response broke the API's contract.
+    Protocol,
+    /// A request could not be built (it was never sent).
+    Request,
+    /// The transport failed and the call was not retried (further).
+    Transport,
 }
 
 impl ErrorClass {
@@ -35,11 +44,17 @@ impl ErrorClass {
             ErrorClass::Config => "AcdConfigError",
             ErrorClass::Argument => "AcdArgumentError",
             ErrorClass::State => "AcdStateError",
+            ErrorClass::Api => "AcdApiError",
+            ErrorClass::Protocol => "AcdProtocolError",
+            ErrorClass::Request => "AcdRequestError",
+            ErrorClass::Transport => "AcdTransportError",
         }
     }
 }
 
-/// Machine-readable error codes (the `code` member in JavaScript).
+/// Machine-readable error codes (the `code` member in JavaScript). Client
+/// errors use their kind in upper case (`API`, `PROTOCOL`, `INVALID_PARAMS`,
+/// `GAVE_UP`, ...).
 pub mod codes {
     /// The gate configuration or the credential table is invalid.
     pub const INVALID_CONFIG: &str = "INVALID_CONFIG";
@@ -55,7 +70,7 @@ pub struct Failure {
     /// The JavaScript class.
     pub class: ErrorClass,
     /// The machine-readable code.
-    pub code: &'static str,
+    pub code: String,
     /// The sentence (becomes `message`).
     pub message: String,
     /// Extra members copied onto the error object (a JSON object), if any.
@@ -64,10 +79,10 @@ pub struct Failure {
 
 impl Failure {
     /// A failure without details.
-    pub fn new(class: ErrorClass, code: &'static str, message: impl Into<String>) -> Self {
+    pub fn new(class: ErrorClass, code: &str, message: impl Into<String>) -> Self {
         Self {
             class,
-            code,
+            code: code.to_owned(),
             message: message.into(),
             details: None,
         }
@@ -82,6 +97,70 @@ impl Failure {
     pub fn with_details(mut self, details: Value) -> Self {
         self.details = Some(details);
         self
+    }
+}
+
+/// The class a client error becomes: a retry that gave up takes the class
+/// of its last attempt's error.
+fn client_class(error: &ClientError) -> ErrorClass {
+    match error {
+        ClientError::Api { .. } => ErrorClass::Api,
+        ClientError::Protocol { .. } => ErrorClass::Protocol,
+        ClientError::Transport { .. } => ErrorClass::Transport,
+        ClientError::InvalidConfig { .. } => ErrorClass::Config,
+        ClientError::GaveUp { last, .. } => client_class(last),
+        _ => ErrorClass::Request,
+    }
+}
+
+/// The innermost error (the last attempt's, for a retry that gave up).
+fn innermost(error: &ClientError) -> &ClientError {
+    match error {
+        ClientError::GaveUp { last, .. } => innermost(last),
+        other => other,
+    }
+}
+
+impl From<&ClientError> for Failure {
+    /// The core's sentence; `code` is the kind in upper case; `data` is the
+    /// core's JSON form (as in the conformance vectors); `status`, `detail`,
+    /// `extra` and `problems` are copied to the top when the error has them.
+    fn from(error: &ClientError) -> Self {
+        let data = serde_json::to_value(error).unwrap_or(Value::Null);
+        let code = data
+            .get("kind")
+            .and_then(Value::as_str)
+            .unwrap_or("client")
+            .to_ascii_uppercase();
+        let mut details = Map::new();
+        match innermost(error) {
+            ClientError::Api {
+                status,
+                detail,
+                extra,
+            } => {
+                details.insert("status".into(), Value::from(*status));
+                details.insert("detail".into(), Value::from(detail.as_str()));
+                details.insert("extra".into(), Value::Object(extra.clone()));
+            }
+            ClientError::Protocol { status, .. } => {
+                details.insert("status".into(), Value::from(*status));
+            }
+            ClientError::InvalidParams { problems, .. } => {
+                details.insert(
+                    "problems".into(),
+                    serde_json::to_value(problems).unwrap_or(Value::Null),
+                );
+            }
+            _ => {}
+        }
+        details.insert("data".into(), data);
+        Failure {
+            class: client_class(error),
+            code,
+            message: error.to_string(),
+            details: Some(Value::Object(details)),
+        }
     }
 }
 
@@ -105,7 +184,7 @@ impl From<Failure> for JsValue {
         };
         create_acd_error(
             failure.class.js_name(),
-            failure.code,
+            &failure.code,
             &failure.message,
             details,
         )

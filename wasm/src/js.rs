@@ -5,7 +5,7 @@
 //! passed, never the value: a header value or a credential may be a secret.
 
 use crate::error::Failure;
-use js_sys::{Array, Reflect, Uint8Array, JSON};
+use js_sys::{Array, Object, Reflect, Uint8Array, JSON};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use wasm_bindgen::{JsCast, JsValue};
@@ -128,17 +128,17 @@ pub fn bytes_from_js(value: &JsValue, what: &str) -> Result<Vec<u8>, Failure> {
     }
 }
 
-/// Headers from an iterable of `[name, value]` pairs (an array of pairs, a
-/// `Headers` or a `Map`) or from a plain object `{name: value}`. Values are
-/// strings or `Uint8Array`s. `undefined`/`null` give no headers.
-pub fn headers_from_js(value: &JsValue, what: &str) -> Result<Vec<(String, Vec<u8>)>, Failure> {
+/// `[name, value]` entries from an iterable of pairs (an array of pairs, a
+/// `Headers` or a `Map`) or from a plain object `{name: value}`.
+/// `undefined`/`null` give none.
+pub fn entries_from_js(value: &JsValue, what: &str) -> Result<Vec<(String, JsValue)>, Failure> {
     if is_absent(value) {
         return Ok(Vec::new());
     }
     let not_pairs = || {
         Failure::argument(format!(
-            "{what} must be an array of [name, value] pairs, a Headers object or a plain \
-             object, got {}",
+            "{what} must be an array of [name, value] pairs, a Headers or Map object, or a \
+             plain object, got {}",
             describe(value)
         ))
     };
@@ -154,7 +154,7 @@ pub fn headers_from_js(value: &JsValue, what: &str) -> Result<Vec<(String, Vec<u
             .collect(),
         Err(_) => return Err(not_pairs()),
     };
-    let mut headers = Vec::with_capacity(entries.len());
+    let mut pairs = Vec::with_capacity(entries.len());
     for (position, entry) in entries.iter().enumerate() {
         let pair = entry.dyn_ref::<Array>().filter(|pair| pair.length() == 2);
         let Some(pair) = pair else {
@@ -164,10 +164,71 @@ pub fn headers_from_js(value: &JsValue, what: &str) -> Result<Vec<(String, Vec<u
             )));
         };
         let name = string_from_js(&pair.get(0), &format!("{what}[{position}] name"))?;
-        let value = bytes_from_js(&pair.get(1), &format!("the value of header {name:?}"))?;
-        headers.push((name, value));
+        pairs.push((name, pair.get(1)));
     }
-    Ok(headers)
+    Ok(pairs)
+}
+
+/// Request headers (values as strings or `Uint8Array`s), see [`entries_from_js`].
+pub fn headers_from_js(value: &JsValue, what: &str) -> Result<Vec<(String, Vec<u8>)>, Failure> {
+    entries_from_js(value, what)?
+        .into_iter()
+        .map(|(name, value)| {
+            let bytes = bytes_from_js(&value, &format!("the value of header {name:?}"))?;
+            Ok((name, bytes))
+        })
+        .collect()
+}
+
+/// Response headers as text (bytes that are not UTF-8 are replaced).
+pub fn text_headers_from_js(value: &JsValue, what: &str) -> Result<Vec<(String, String)>, Failure> {
+    Ok(headers_from_js(value, what)?
+        .into_iter()
+        .map(|(name, bytes)| (name, String::from_utf8_lossy(&bytes).into_owned()))
+        .collect())
+}
+
+/// Text from a string, or from a number as JavaScript writes it.
+pub fn text_from_js(value: &JsValue, what: &str) -> Result<String, Failure> {
+    if let Some(text) = value.as_string() {
+        return Ok(text);
+    }
+    if value.as_f64().is_some() {
+        let number = js_sys::Number::from(value.clone());
+        if let Ok(text) = number.to_string_with_radix(10) {
+            return Ok(String::from(text));
+        }
+    }
+    Err(Failure::argument(format!(
+        "{what} must be a string or a number, got {}",
+        describe(value)
+    )))
+}
+
+/// `[name, text]` pairs (values strings or numbers), see [`entries_from_js`].
+pub fn text_pairs_from_js(value: &JsValue, what: &str) -> Result<Vec<(String, String)>, Failure> {
+    entries_from_js(value, what)?
+        .into_iter()
+        .map(|(name, value)| {
+            let text = text_from_js(&value, &format!("{what} {name:?}"))?;
+            Ok((name, text))
+        })
+        .collect()
+}
+
+/// A plain object with these members.
+pub fn object(members: &[(&str, JsValue)]) -> Object {
+    let object = Object::new();
+    for (name, value) in members {
+        // Setting a member of a fresh plain object cannot fail.
+        let _ = Reflect::set(&object, &JsValue::from_str(name), value);
+    }
+    object
+}
+
+/// An optional `u64` as a number, or `undefined`.
+pub fn optional_u64_to_js(value: Option<u64>) -> JsValue {
+    value.map_or(JsValue::UNDEFINED, u64_to_js)
 }
 
 /// `[name, value]` pairs as a JavaScript array of two-element arrays.
@@ -178,10 +239,23 @@ pub fn pairs_to_js<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> A
         .collect()
 }
 
-/// A JSON value as the equivalent JavaScript value (`undefined` if the
-/// engine refuses it, which valid JSON never makes it do).
+/// A JSON value as the equivalent JavaScript value.
 pub fn json_to_js(value: &Value) -> JsValue {
-    JSON::parse(&value.to_string()).unwrap_or(JsValue::UNDEFINED)
+    serde_to_js(value)
+}
+
+/// The core's JSON form of `value` (its serde serialisation) as the
+/// equivalent JavaScript value (`undefined` if it cannot be serialised,
+/// which the core's plain data types never cause).
+pub fn serde_to_js<T: serde::Serialize + ?Sized>(value: &T) -> JsValue {
+    serde_json::to_string(value)
+        .ok()
+        .map_or(JsValue::UNDEFINED, |text| parse_json_js(&text))
+}
+
+/// JSON text (known to be valid) as a JavaScript value.
+pub fn parse_json_js(text: &str) -> JsValue {
+    JSON::parse(text).unwrap_or(JsValue::UNDEFINED)
 }
 
 /// A typed value from either JSON text or a plain JavaScript object (which
