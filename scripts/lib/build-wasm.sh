@@ -2,8 +2,9 @@
 # Builds the npm package under wasm/pkg (git-ignored) from crate acd-wasm:
 #   1. Debian's rustc builds std and the crate for wasm32-unknown-unknown
 #      (profile wasm-release, separate target dir target/wasm), with
-#      panic=immediate-abort: the crates never panic by design (clippy denies
-#      unwrap/expect/panic), and dropping panic formatting saves ~25 KiB;
+#      panic=immediate-abort (the crates never panic by design: clippy denies
+#      unwrap/expect/panic; dropping panic formatting saves ~25 KiB) and std's
+#      optimize_for_size;
 #   2. wasm-bindgen --target web writes the JS glue and .d.ts (one build,
 #      used by browsers, bundlers and Node: node.js instantiates it on import);
 #   3. wasm-opt -Oz (npm binaryen) shrinks the .wasm, unless WITH_WASM_OPT=0;
@@ -23,17 +24,23 @@ WB="$CACHE_DIR/cargo-bin/bin/wasm-bindgen"
 WASM_OPT="$CACHE_DIR/node/node_modules/.bin/wasm-opt"
 [ -x "$WB" ] || die "wasm-bindgen missing: run scripts/lib/install-wasm-toolchain.sh"
 
+# ACD_WASM_FEATURES=client builds a client-only module (smaller); default: all.
+feature_args=()
+if [ -n "${ACD_WASM_FEATURES:-}" ]; then
+  feature_args=(--no-default-features --features "$ACD_WASM_FEATURES")
+fi
 log "wasm: cargo build -p acd-wasm (Debian rustc, wasm32, profile $PROFILE)"
 (cd "$ROOT" && CARGO_TARGET_DIR="$TARGET_DIR" RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 \
   RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort" \
   /usr/bin/cargo build --quiet --locked --profile "$PROFILE" \
-  -Zbuild-std=std,panic_abort --target wasm32-unknown-unknown -p acd-wasm)
+  -Zbuild-std=std,panic_abort -Zbuild-std-features=optimize_for_size \
+  --target wasm32-unknown-unknown -p acd-wasm "${feature_args[@]}")
 RAW="$TARGET_DIR/wasm32-unknown-unknown/$PROFILE/acd_wasm.wasm"
 [ -f "$RAW" ] || die "build produced no $RAW"
 
 # Skip the rest when neither the module nor the package sources changed.
 stamp="$( { sha256sum "$RAW" "$WASM_DIR"/js/* "$WASM_DIR/package.template.json" "$0";
-            echo "opt=${WITH_WASM_OPT:-1}"; } | sha256sum | cut -d' ' -f1)"
+            echo "opt=${WITH_WASM_OPT:-1} features=${ACD_WASM_FEATURES:-all}"; } | sha256sum | cut -d' ' -f1)"
 if [ -f "$PKG/.stamp" ] && [ "$(cat "$PKG/.stamp")" = "$stamp" ]; then
   log "wasm: package up to date ($(cat "$TARGET_DIR/size.txt" 2>/dev/null || echo '?'))"
   exit 0
@@ -76,7 +83,7 @@ ln -sfn ../pkg "$WASM_DIR/node_modules/acd-wasm"
 
 bytes="$(stat -c %s "$PKG/acd_wasm_bg.wasm")"
 gz="$(gzip -9 -c "$PKG/acd_wasm_bg.wasm" | wc -c)"
-size="acd_wasm_bg.wasm: $bytes bytes ($((bytes / 1024)) KiB; gzip -9 $((gz / 1024)) KiB; goal < 300 KiB)"
+size="acd_wasm_bg.wasm (features: ${ACD_WASM_FEATURES:-gate,client}): $bytes bytes ($((bytes / 1024)) KiB; gzip -9 $((gz / 1024)) KiB; goal < 300 KiB)"
 mkdir -p "$TARGET_DIR"
 printf '%s\n' "$size" >"$TARGET_DIR/size.txt"
 log "wasm: $size"

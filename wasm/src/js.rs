@@ -286,7 +286,8 @@ pub fn from_json_like<T: DeserializeOwned>(
 /// Parses JSON text into `T`; the sentence is serde_json's, which names the
 /// offending member's type and position.
 pub fn parse_json_text<T: DeserializeOwned>(text: &str, what: &str) -> Result<T, Failure> {
-    serde_json::from_str(text).map_err(|error| Failure::argument(format!("{what}: {error}")))
+    serde_json::from_slice(text.as_bytes())
+        .map_err(|error| Failure::argument(format!("{what}: {error}")))
 }
 
 #[cfg(test)]

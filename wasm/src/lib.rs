@@ -19,12 +19,17 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+#[cfg(feature = "client")]
 pub mod client;
 pub mod error;
+#[cfg(feature = "gate")]
 pub mod gate;
 pub mod js;
+#[cfg(feature = "client")]
 pub mod lowlevel;
+#[cfg(feature = "client")]
 pub mod machines;
+#[cfg(feature = "client")]
 pub mod response;
 mod types;
 

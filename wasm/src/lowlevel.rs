@@ -184,3 +184,17 @@ impl JsRetryPlanner {
         )))
     }
 }
+
+/// The three specified operations (the core's JSON form), e.g. to extend
+/// into a `catalogue` member of a client or gate configuration.
+#[wasm_bindgen(js_name = standardCatalogue, unchecked_return_type = "unknown[]")]
+pub fn standard_catalogue() -> JsValue {
+    js::serde_to_js(&acd_core::model::Catalogue::standard())
+}
+
+/// `createAgentRun` (POST /agents/{agent_id}/runs, 30 per 60 s per agent),
+/// the operation the spec names without detail (the core's JSON form).
+#[wasm_bindgen(js_name = agentRunOperation)]
+pub fn agent_run_operation() -> JsValue {
+    js::serde_to_js(&acd_core::model::Catalogue::create_agent_run())
+}

@@ -4,7 +4,22 @@
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
-const TS_TYPES: &'static str = r#"
+const TS_COMMON: &'static str = r#"
+/** A limit's size. */
+export interface Quota { requests: number; window_ms: number }
+
+/** One problem with one parameter, as in a 400 `errors` array. */
+export interface ParamProblem { parameter: string; problem: string }
+
+/** Header forms accepted everywhere: [name, value] pairs, a Headers/Map, or a plain object. */
+export type HeadersInit =
+  | Iterable<[string, string | Uint8Array]>
+  | Record<string, string | Uint8Array>;
+"#;
+
+#[cfg(feature = "gate")]
+#[wasm_bindgen(typescript_custom_section)]
+const TS_GATE: &'static str = r#"
 /** A request as the gate sees it. */
 export interface GateRequestInit {
   /** HTTP method; default "GET". */
@@ -34,8 +49,6 @@ export interface CredentialInit extends CredentialRecordInit {
   secret: string;
 }
 
-/** A limit's size. */
-export interface Quota { requests: number; window_ms: number }
 
 /**
  * Gate configuration: the JSON document shared with the sandbox's --config
@@ -55,13 +68,11 @@ export interface GateConfig {
   index?: Record<string, unknown>;
 }
 
-/** One problem with one parameter, as in a 400 `errors` array. */
-export interface ParamProblem { parameter: string; problem: string }
+"#;
 
-/** Header forms accepted everywhere: [name, value] pairs, a Headers/Map, or a plain object. */
-export type HeadersInit =
-  | Iterable<[string, string | Uint8Array]>
-  | Record<string, string | Uint8Array>;
+#[cfg(feature = "client")]
+#[wasm_bindgen(typescript_custom_section)]
+const TS_CLIENT: &'static str = r#"
 
 /** One credential of a client (its secret is sent, never shown). */
 export interface ClientCredentialJson {
