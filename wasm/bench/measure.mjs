@@ -9,7 +9,7 @@
 import { execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Gate } from 'acd-wasm';
+import { Client, Gate } from 'acd-wasm';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const wasmFile = fileURLToPath(new URL('../pkg/acd_wasm_bg.wasm', import.meta.url));
@@ -56,10 +56,24 @@ const decideAndRespond = () => {
 if (decideAndRespond() !== 200) throw new Error('the gate workload did not take the 200 path');
 const gateJs = jsNsPerCall(native, decideAndRespond);
 
+const c = native.client;
+const client = new Client({ credentials: [c.credential] });
+const request = client.build({ operation: 'listTableRecords', path: { id: c.table }, params: { limit: c.limit } });
+const planAndInterpret = () => {
+  const plan = client.plan(request, c.now);
+  const page = client.interpret(request, c.response);
+  const result = (plan.plan === 'send_now' ? 1 : 0) + page.status;
+  page.free();
+  return result;
+};
+if (planAndInterpret() !== 201) throw new Error('the client workload did not plan send_now and read a page');
+const clientJs = jsNsPerCall(native, planAndInterpret);
+
 const bytes = statSync(wasmFile).size;
 const lines = [
   `wasm size: ${bytes} bytes (${(bytes / 1024).toFixed(1)} KiB) after wasm-opt -Oz`,
   `instantiate in Node (compile + instantiate, median of 7 fresh processes): ${instantiateMs().toFixed(1)} ms`,
+  `client plan + interpret: JS->wasm ${(clientJs / 1000).toFixed(2)} us, native Rust ${(c.ns_per_call / 1000).toFixed(2)} us, ratio ${(clientJs / c.ns_per_call).toFixed(2)}x`,
   `gate decide + respond: JS->wasm ${(gateJs / 1000).toFixed(2)} us, native Rust ${(g.ns_per_call / 1000).toFixed(2)} us, ratio ${(gateJs / g.ns_per_call).toFixed(2)}x`,
 ];
 console.log(lines.join('\n'));
