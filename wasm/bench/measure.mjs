@@ -58,10 +58,10 @@ const gateJs = jsNsPerCall(native, decideAndRespond);
 
 const c = native.client;
 const client = new Client({ credentials: [c.credential] });
-const request = client.build({ operation: 'listTableRecords', path: { id: c.table }, params: { limit: c.limit } });
+const pageRequest = client.build({ operation: 'listTableRecords', path: { id: c.table }, params: { limit: c.limit } });
 const planAndInterpret = () => {
-  const plan = client.plan(request, c.now);
-  const page = client.interpret(request, c.response);
+  const plan = client.plan(pageRequest, c.now);
+  const page = client.interpret(pageRequest, c.response);
   const result = (plan.plan === 'send_now' ? 1 : 0) + page.status;
   page.free();
   return result;

@@ -287,7 +287,9 @@ impl JsClient {
         #[wasm_bindgen(js_name = nowMs)] now_ms: f64,
     ) -> Result<JsValue, JsValue> {
         let now = js::millis_from_js(now_ms, "nowMs")?;
-        Ok(js::serde_to_js(&self.inner.plan(&request.inner, now)))
+        Ok(crate::response::plan_to_js(
+            &self.inner.plan(&request.inner, now),
+        ))
     }
 
     /// Records that `request` is sent at `nowMs` (call right before sending).

@@ -93,7 +93,9 @@ impl JsThrottle {
         #[wasm_bindgen(js_name = nowMs)] now_ms: f64,
     ) -> Result<JsValue, JsValue> {
         let now = js::millis_from_js(now_ms, "nowMs")?;
-        Ok(js::serde_to_js(&self.inner.plan(&request.inner, now)))
+        Ok(crate::response::plan_to_js(
+            &self.inner.plan(&request.inner, now),
+        ))
     }
 
     /// The core's JSON form of every model.

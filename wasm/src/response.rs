@@ -3,7 +3,7 @@
 
 use crate::error::Failure;
 use crate::js::{self, object};
-use acd_core::client::{ApiResponse, ClientError, RetryCause};
+use acd_core::client::{ApiResponse, ClientError, Plan, RetryCause, WaitReason};
 use js_sys::{Array, Object};
 use wasm_bindgen::prelude::*;
 
@@ -121,4 +121,26 @@ pub fn result_to_js(kind: &str, result: Result<ApiResponse, ClientError>) -> Obj
             ("error", Failure::from(&error).into()),
         ]),
     }
+}
+
+/// `{plan: "send_now"}` or `{plan: "wait_until", at, limit, reason}`: the
+/// core's JSON form, built directly (the throttle vectors check it).
+pub fn plan_to_js(plan: &Plan) -> JsValue {
+    match plan {
+        Plan::SendNow => object(&[("plan", "send_now".into())]),
+        Plan::WaitUntil { at, limit, reason } => object(&[
+            ("plan", "wait_until".into()),
+            ("at", js::u64_to_js(*at)),
+            ("limit", limit.as_str().into()),
+            (
+                "reason",
+                match reason {
+                    WaitReason::Quota => "quota",
+                    WaitReason::RetryAfter => "retry_after",
+                }
+                .into(),
+            ),
+        ]),
+    }
+    .into()
 }
