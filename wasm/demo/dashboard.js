@@ -76,7 +76,7 @@ function countdown(until) {
   const box = $('countdown');
   const limit = blockingLimit(Date.now());
   const why = limit
-    ? `the ${limit.name.replaceAll('_', ' ')} limit allows ${limit.limit} requests per ${limit.windowMs / 1000} s`
+    ? `the ${limit.name.replaceAll('_', ' ')} limit (${limit.limit} requests per window) is used up`
     : 'the rate limit';
   box.hidden = false;
   setState('waiting');
