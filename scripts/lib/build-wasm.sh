@@ -39,8 +39,9 @@ RAW="$TARGET_DIR/wasm32-unknown-unknown/$PROFILE/acd_wasm.wasm"
 [ -f "$RAW" ] || die "build produced no $RAW"
 
 # Skip the rest when neither the module nor the package sources changed.
-stamp="$( { sha256sum "$RAW" "$WASM_DIR"/js/* "$WASM_DIR/package.template.json" "$0";
-            echo "opt=${WITH_WASM_OPT:-1} features=${ACD_WASM_FEATURES:-all}"; } | sha256sum | cut -d' ' -f1)"
+stamp="$( { cat "$RAW" "$WASM_DIR"/js/* "$WASM_DIR/package.template.json" "${BASH_SOURCE[0]}";
+            echo "opt=${WITH_WASM_OPT:-1} features=${ACD_WASM_FEATURES:-all}"; } \
+          | sha256sum | cut -d' ' -f1)"
 if [ -f "$PKG/.stamp" ] && [ "$(cat "$PKG/.stamp")" = "$stamp" ]; then
   log "wasm: package up to date ($(cat "$TARGET_DIR/size.txt" 2>/dev/null || echo '?'))"
   exit 0
