@@ -226,9 +226,25 @@ impl JsClientRequest {
         Ok(())
     }
 
-    /// The core's JSON form of the request (as in the conformance vectors).
+    /// The core's JSON form with the credential header values (`X-API-Key`,
+    /// `Authorization`) shown as `<redacted>`, as the core's `Debug` shows
+    /// them: what `JSON.stringify` and loggers see.
     #[wasm_bindgen(js_name = toJSON)]
     pub fn to_json(&self) -> JsValue {
+        let mut shown = self.inner.clone();
+        for (name, value) in &mut shown.headers {
+            if name.eq_ignore_ascii_case("authorization") || name.eq_ignore_ascii_case("x-api-key")
+            {
+                *value = "<redacted>".into();
+            }
+        }
+        js::serde_to_js(&shown)
+    }
+
+    /// The core's JSON form exactly, credential included (the request as it
+    /// goes on the wire, as in the conformance vectors).
+    #[wasm_bindgen(js_name = toWireJSON)]
+    pub fn to_wire_json(&self) -> JsValue {
         js::serde_to_js(&self.inner)
     }
 }

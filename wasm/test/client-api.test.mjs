@@ -37,6 +37,8 @@ test('build validates with the gate sentences and builds the wire request', () =
   assert.equal(request.target, '/api/v1/tables/orders?limit=2');
   assert.equal(request.header('x-api-key'), 'acd_live_demo_ada');
   assert.equal(request.attempts, 0);
+  assert.ok(!JSON.stringify(request).includes('acd_live_demo_ada'), 'toJSON redacts the credential');
+  assert.ok(JSON.stringify(request.toWireJSON()).includes('acd_live_demo_ada'));
   assert.deepEqual(client.plan(request, T0), { plan: 'send_now' });
   assert.throws(() => client.build({ operation: 'listTableRecords', path: { id: 'o' }, params: { limit: 0 } }),
     (error) => {

@@ -32,7 +32,8 @@ function errorJson(error) {
 
 function result(run) {
   try {
-    return { ok: run().toJSON() };
+    const value = run();
+    return { ok: value.toWireJSON ? value.toWireJSON() : value.toJSON() };
   } catch (error) {
     return { error: errorJson(error) };
   }
