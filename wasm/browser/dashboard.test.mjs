@@ -1,6 +1,6 @@
 // The dashboard in a real browser: headless Chromium (Debian's, driven by
 // playwright-core) opens wasm/demo served by a running acd-sandbox, whose
-// configuration shortens the table-read window (5 reads per 3 s) so the test
+// configuration shortens the table-read window (5 reads per 5 s) so the test
 // pages past the limit in seconds. It asserts that no request got a 429,
 // that the countdown appeared, that the rows match the table, and that
 // errors are explained with their status; screenshots go to target/wasm/.
@@ -60,7 +60,7 @@ before(async () => {
   writeFileSync(config, JSON.stringify({
     credentials: [{ secret: KEY, type: 'api_key', user: 'ada' }],
     tables: [{ id: 'orders', owner: 'ada', records: rows }],
-    limits: { user_table_reads: { requests: 5, window_seconds: 3 } },
+    limits: { user_table_reads: { requests: 5, window_seconds: 5 } },
   }));
   baseUrl = await startSandbox(config, site);
   const require = createRequire(path.join(root, '.cache/node/'));
