@@ -1,9 +1,11 @@
 //! Error bodies the gate sends: the generic error response, the 400 body
-//! listing every parameter problem, and the 429 body.
+//! listing every parameter problem, the 429 body, and the 503 body of a
+//! limiter that cannot decide.
 
 use super::headers::Headers;
 use super::response::GateResponse;
-use crate::limit::{LimitCheck, StackDecision};
+use crate::limit::{LimitCheck, LimiterUnavailable, StackDecision};
+use crate::model::operation::DeprecationNotice;
 use crate::model::query::MAX_REPORTED_PROBLEMS;
 use crate::model::{ErrorBody, ParamProblem};
 use crate::UnixMillis;
@@ -76,4 +78,28 @@ pub(crate) fn too_many(
     )
     .with("limit", Value::String(name.to_owned()));
     error_response(headers, body)
+}
+
+/// The 503 answer when the limiter cannot decide and fails closed: no
+/// `RateLimit-*` headers (no limit was checked), `Retry-After` of at least
+/// one second, nothing charged.
+pub(crate) fn limiter_unavailable(
+    unavailable: LimiterUnavailable,
+    deprecation: Option<&DeprecationNotice>,
+    now: UnixMillis,
+) -> GateResponse {
+    let wait = crate::time::ceil_seconds(unavailable.retry_at.saturating_sub(now)).max(1);
+    let mut headers = Headers::json();
+    headers.push("Retry-After", wait.to_string());
+    headers.deprecation(deprecation);
+    error_response(
+        headers,
+        ErrorBody::new(
+            503,
+            format!(
+                "Rate limits cannot be checked right now (the limit store is unavailable); \
+                 retry in {wait} s."
+            ),
+        ),
+    )
 }

@@ -3,7 +3,7 @@
 
 use super::admitted::{resource_noun, Admitted, ResourceAnswer};
 use super::auth::{self, AuthFailure, Prefixes};
-use super::bodies::{error_response, invalid_body, too_many};
+use super::bodies::{error_response, invalid_body, limiter_unavailable, too_many};
 use super::config::{GateConfig, GateConfigError, CLIENT_IP_LIMIT_NAME, CREDENTIAL_LIMIT_NAME};
 use super::headers::Headers;
 use super::request::GateRequest;
@@ -247,8 +247,13 @@ impl Gate {
                 subject,
             })
             .collect();
-        let decision = self.limiter.acquire(&checks, now);
         let deprecation = self.deprecation_of(Some(operation));
+        let decision = match self.limiter.try_acquire(&checks, now) {
+            Ok(decision) => decision,
+            Err(unavailable) => {
+                return Decision::Respond(limiter_unavailable(unavailable, deprecation, now))
+            }
+        };
         let mut headers = Headers::json();
         headers.rate_limit(&decision, now);
         headers.deprecation(deprecation);
@@ -428,8 +433,13 @@ impl Gate {
             },
         };
         let checks = [check];
-        let decision = self.limiter.acquire(&checks, now);
         let deprecation = self.deprecation_of(operation);
+        let decision = match self.limiter.try_acquire(&checks, now) {
+            Ok(decision) => decision,
+            Err(unavailable) => {
+                return Decision::Respond(limiter_unavailable(unavailable, deprecation, now))
+            }
+        };
         if let StackDecision::Refused { .. } = decision {
             let mut fresh = Headers::json();
             fresh.rate_limit(&decision, now);
