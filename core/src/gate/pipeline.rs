@@ -70,7 +70,10 @@ pub enum ResourceAnswer {
 /// points and language bindings.
 #[derive(Debug, Clone)]
 pub struct Admitted {
-    operation: Operation,
+    operation_id: String,
+    envelope: Envelope,
+    /// The resource named in 404/403 sentences, e.g. `table`.
+    noun: &'static str,
     path_params: Vec<(String, String)>,
     params: Params,
     principal: Principal,
@@ -81,7 +84,7 @@ pub struct Admitted {
 impl Admitted {
     /// The operation's id, e.g. `listTableRecords`.
     pub fn operation_id(&self) -> &str {
-        &self.operation.id
+        &self.operation_id
     }
 
     /// The decoded path parameters, in template order.
@@ -112,12 +115,20 @@ impl Admitted {
         self.stable_egress
     }
 
+    fn first_path_param(&self) -> &str {
+        self.path_params
+            .first()
+            .map_or("", |(_, value)| value.as_str())
+    }
+
     /// Builds the response from the caller's answer.
     pub fn respond(self, answer: ResourceAnswer) -> GateResponse {
+        let id = self.first_path_param().to_owned();
+        let noun = self.noun;
         let mut headers = Headers(self.headers);
         match answer {
             ResourceAnswer::Found(payload) => {
-                let body = match self.operation.envelope {
+                let body = match self.envelope {
                     Envelope::Data => {
                         let mut body = Vec::with_capacity(payload.len() + 9);
                         body.extend_from_slice(b"{\"data\":");
@@ -133,26 +144,20 @@ impl Admitted {
                     body,
                 }
             }
-            ResourceAnswer::NotFound => {
-                let (noun, id) = resource_words(&self.operation, &self.path_params);
-                error_response(
-                    headers,
-                    ErrorBody::new(
-                        404,
-                        format!("No {noun} {id:?} exists that this credential can see."),
-                    ),
-                )
-            }
-            ResourceAnswer::Forbidden => {
-                let (noun, id) = resource_words(&self.operation, &self.path_params);
-                error_response(
-                    headers,
-                    ErrorBody::new(
-                        403,
-                        format!("This credential may not read the {noun} {id:?}."),
-                    ),
-                )
-            }
+            ResourceAnswer::NotFound => error_response(
+                headers,
+                ErrorBody::new(
+                    404,
+                    format!("No {noun} {id:?} exists that this credential can see."),
+                ),
+            ),
+            ResourceAnswer::Forbidden => error_response(
+                headers,
+                ErrorBody::new(
+                    403,
+                    format!("This credential may not read the {noun} {id:?}."),
+                ),
+            ),
             ResourceAnswer::Invalid(problems) => {
                 headers.0.retain(|(name, _)| name != "WWW-Authenticate");
                 error_response(headers, invalid_body(&problems))
@@ -161,21 +166,26 @@ impl Admitted {
     }
 }
 
-fn resource_words<'a>(
-    operation: &'a Operation,
-    params: &'a [(String, String)],
-) -> (&'a str, &'a str) {
-    let noun = operation
+/// The noun for a resource in sentences: the operation's first literal path
+/// segment, singular (`tables` → `table`); `resource` when it has none.
+fn resource_noun(operation: &Operation) -> &'static str {
+    let first = operation
         .path
         .segments()
         .iter()
         .find_map(|segment| match segment {
-            Segment::Literal(text) => Some(text.strip_suffix('s').unwrap_or(text)),
+            Segment::Literal(text) => Some(text.as_str()),
             Segment::Param(_) => None,
-        })
-        .unwrap_or("resource");
-    let id = params.first().map_or("", |(_, value)| value.as_str());
-    (noun, id)
+        });
+    match first {
+        Some("tables") => "table",
+        Some("connections") => "connection",
+        Some("agents") => "agent",
+        Some("runs") => "run",
+        Some("documents") => "document",
+        Some("databases") => "database",
+        _ => "resource",
+    }
 }
 
 fn error_response(headers: Headers, body: ErrorBody) -> GateResponse {
@@ -188,6 +198,10 @@ fn error_response(headers: Headers, body: ErrorBody) -> GateResponse {
 
 /// The 400 body: a sentence naming the first problems plus the `errors` array.
 fn invalid_body(problems: &[ParamProblem]) -> ErrorBody {
+    if problems.is_empty() {
+        return ErrorBody::new(400, "The request's parameters do not fit this resource.")
+            .with("errors", Value::Array(vec![]));
+    }
     let shown: Vec<String> = problems
         .iter()
         .take(3)
@@ -212,6 +226,15 @@ fn invalid_body(problems: &[ParamProblem]) -> ErrorBody {
         .map(|problem| serde_json::json!({"parameter": problem.parameter, "problem": problem.problem}))
         .collect();
     ErrorBody::new(400, detail).with("errors", Value::Array(errors))
+}
+
+/// The caller's answer in the two-step form, as a one-entry store.
+struct Answered(Option<CredentialRecord>);
+
+impl CredentialStore for Answered {
+    fn lookup(&self, _secret: &str) -> Option<CredentialRecord> {
+        self.0.clone()
+    }
 }
 
 /// How a request that ends before step 5 is counted.
@@ -269,6 +292,54 @@ impl Gate {
 
     /// Decides what to do with `request` at `now`.
     pub fn decide(&self, request: &GateRequest, now: UnixMillis) -> Decision {
+        self.decide_using(request, now, &*self.credentials)
+    }
+
+    /// Step one of the two-step form for credential stores the gate cannot
+    /// call itself (remote, async): the secret it would look up for
+    /// `request`, or `None` when it needs none (public operation, no or
+    /// malformed credential). Look it up, then call [`Gate::decide_answered`].
+    pub fn credential_to_look_up<'r>(&self, request: &'r GateRequest) -> Option<&'r str> {
+        let route = self
+            .router
+            .route(&self.config.catalogue, &request.method, &request.target);
+        let Route::Matched { operation, .. } = route else {
+            return None;
+        };
+        let operation = self.config.catalogue.operations().get(operation)?;
+        if operation.credential == CredentialPolicy::Public {
+            return None;
+        }
+        auth::extract(&request.headers, &self.prefixes())
+            .ok()
+            .flatten()
+            .map(|presented| presented.secret)
+    }
+
+    /// Step two: decides `request` with the caller's answer for the secret
+    /// named by [`Gate::credential_to_look_up`] (`None`: unknown credential).
+    pub fn decide_answered(
+        &self,
+        request: &GateRequest,
+        record: Option<CredentialRecord>,
+        now: UnixMillis,
+    ) -> Decision {
+        self.decide_using(request, now, &Answered(record))
+    }
+
+    fn prefixes(&self) -> Prefixes<'_> {
+        Prefixes {
+            api_key: &self.config.api_key_prefix,
+            oauth_token: &self.config.oauth_token_prefix,
+        }
+    }
+
+    fn decide_using(
+        &self,
+        request: &GateRequest,
+        now: UnixMillis,
+        store: &dyn CredentialStore,
+    ) -> Decision {
         let catalogue = &self.config.catalogue;
         let route = self
             .router
@@ -305,7 +376,7 @@ impl Gate {
         let Some(operation) = catalogue.operations().get(position) else {
             return Decision::Respond(self.internal_error());
         };
-        let record = match self.authenticate(request, operation, now) {
+        let record = match self.authenticate(request, operation, now, store) {
             Ok(record) => record,
             Err(response) => return Decision::Respond(response),
         };
@@ -389,7 +460,9 @@ impl Gate {
             },
         };
         let admitted = Admitted {
-            operation: operation.clone(),
+            operation_id: operation.id.clone(),
+            envelope: operation.envelope,
+            noun: resource_noun(operation),
             path_params,
             params,
             principal,
@@ -409,18 +482,15 @@ impl Gate {
         request: &GateRequest,
         operation: &Operation,
         now: UnixMillis,
+        store: &dyn CredentialStore,
     ) -> Result<Option<CredentialRecord>, GateResponse> {
         if operation.credential == CredentialPolicy::Public {
             return Ok(None);
         }
-        let prefixes = Prefixes {
-            api_key: &self.config.api_key_prefix,
-            oauth_token: &self.config.oauth_token_prefix,
-        };
+        let prefixes = self.prefixes();
         let failure = match auth::extract(&request.headers, &prefixes) {
             Ok(presented) => {
-                match auth::authenticate(presented, &operation.credential, &*self.credentials, now)
-                {
+                match auth::authenticate(presented, &operation.credential, store, now) {
                     Ok(record) => return Ok(Some(record)),
                     Err(failure) => failure,
                 }
@@ -466,7 +536,7 @@ impl Gate {
                 let record = auth::extract(&request.headers, &prefixes)
                     .ok()
                     .flatten()
-                    .and_then(|presented| self.credentials.lookup(presented.secret));
+                    .and_then(|presented| store.lookup(presented.secret));
                 match &record {
                     Some(record) => self.early_with(
                         request,
