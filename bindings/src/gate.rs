@@ -129,7 +129,12 @@ impl GateRequest {
     /// A request: `method`, the raw `target` bytes (path, then `?` and the
     /// raw query), headers in order, and the client's IP address.
     #[uniffi::constructor]
-    pub fn new(method: String, target: Vec<u8>, headers: Vec<Header>, client_ip: String) -> Arc<Self> {
+    pub fn new(
+        method: String,
+        target: Vec<u8>,
+        headers: Vec<Header>,
+        client_ip: String,
+    ) -> Arc<Self> {
         Arc::new(Self {
             inner: core_gate::GateRequest {
                 method,
@@ -157,7 +162,11 @@ impl GateRequest {
 
     /// The header names, in order (values are not exposed: they may be secret).
     pub fn header_names(&self) -> Vec<String> {
-        self.inner.headers.iter().map(|(name, _)| name.clone()).collect()
+        self.inner
+            .headers
+            .iter()
+            .map(|(name, _)| name.clone())
+            .collect()
     }
 }
 
@@ -173,7 +182,10 @@ pub struct Gate {
 impl Gate {
     /// A gate over a copy of `credentials` with the in-memory limiter.
     #[uniffi::constructor]
-    pub fn new(config: Arc<GateConfig>, credentials: Arc<Credentials>) -> Result<Arc<Self>, AcdError> {
+    pub fn new(
+        config: Arc<GateConfig>,
+        credentials: Arc<Credentials>,
+    ) -> Result<Arc<Self>, AcdError> {
         let table = credentials.table().clone();
         let inner = core_gate::Gate::in_memory(config.inner.clone(), table)?;
         Ok(Arc::new(Self { inner }))
@@ -190,14 +202,33 @@ impl Gate {
     /// Decides what to do with `request` at `now_ms` (Unix ms).
     pub fn decide(&self, request: Arc<GateRequest>, now_ms: i64) -> Result<Decision, AcdError> {
         let now = time::to_core("now_ms", now_ms)?;
-        Ok(match self.inner.decide(&request.inner, now) {
-            core_gate::Decision::Respond(response) => Decision::Respond {
-                response: response.into(),
-            },
-            core_gate::Decision::Resolve(admitted) => Decision::Resolve {
-                admitted: Arc::new(Admitted { inner: *admitted }),
-            },
-        })
+        Ok(decision(self.inner.decide(&request.inner, now)))
+    }
+
+    /// Step one of the two-step form, for credential stores the gate cannot
+    /// call itself (remote, async): the secret to look up for `request`, or
+    /// `None` when none is needed. Look it up, then call `decide_answered`.
+    pub fn credential_to_look_up(&self, request: Arc<GateRequest>) -> Option<String> {
+        self.inner
+            .credential_to_look_up(&request.inner)
+            .map(str::to_owned)
+    }
+
+    /// Step two: decides `request` at `now_ms` with the caller's answer for
+    /// the secret named by `credential_to_look_up` (`None`: unknown).
+    pub fn decide_answered(
+        &self,
+        request: Arc<GateRequest>,
+        record: Option<CredentialRecord>,
+        now_ms: i64,
+    ) -> Result<Decision, AcdError> {
+        let now = time::to_core("now_ms", now_ms)?;
+        let record = record.map(|record| record.to_core()).transpose()?;
+        Ok(decision(self.inner.decide_answered(
+            &request.inner,
+            record,
+            now,
+        )))
     }
 
     /// The configuration the gate runs with.
@@ -213,11 +244,33 @@ impl Gate {
     }
 }
 
+fn decision(decision: core_gate::Decision) -> Decision {
+    match decision {
+        core_gate::Decision::Respond(response) => Decision::Respond {
+            response: response.into(),
+        },
+        core_gate::Decision::Resolve(admitted) => Decision::Resolve {
+            admitted: Arc::new(Admitted { inner: *admitted }),
+        },
+    }
+}
+
 /// A request that passed every rule, waiting for the caller's answer.
-#[derive(Debug, uniffi::Object)]
+#[derive(uniffi::Object)]
 #[uniffi::export(Debug)]
 pub struct Admitted {
     inner: core_gate::Admitted,
+}
+
+impl std::fmt::Debug for Admitted {
+    /// The operation and path parameters; query values may be sensitive.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Admitted({}", self.inner.operation_id())?;
+        for (name, value) in self.inner.path_params() {
+            write!(f, ", {name}={value:?}")?;
+        }
+        f.write_str(")")
+    }
 }
 
 #[uniffi::export]
