@@ -8,6 +8,8 @@ fun main(args: Array<String>) {
     val vectors = File(args.getOrElse(0) { "tests/vectors" })
     val runner = Runner()
     registerGateVectors(runner, vectors)
+    registerGateApiTests(runner)
+    registerBoundaryTests(runner)
     println(runner.summary())
     exitProcess(if (runner.failed == 0) 0 else 1)
 }
