@@ -9,16 +9,22 @@
 //!   credential, authentication, scope, rate limits, validation, resource,
 //!   response bytes and headers).
 //! * [`limit`]: rate-limit bookkeeping behind the [`limit::RateLimiter`] seam.
+//! * [`client`]: the client role — requests, responses, proactive
+//!   throttling, retry planning, pagers and run polling.
+//! * [`sim`]: a virtual-time harness that runs client instances against a
+//!   real gate, with injected failures and checked invariants.
 //!
 //! Nothing in this crate opens a socket, reads a clock or sleeps: time is
 //! always an argument, in Unix milliseconds ([`UnixMillis`]).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod client;
 pub mod gate;
 pub mod http_date;
 pub mod limit;
 pub mod model;
+pub mod sim;
 pub mod time;
 
 pub use time::UnixMillis;

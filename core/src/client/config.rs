@@ -1,0 +1,212 @@
+//! Client configuration: where the API is, which credentials to use, the
+//! catalogue of operations, and the retry, budget and limit defaults.
+
+use super::budget::BudgetPolicy;
+use super::error::ClientError;
+use super::retry::RetryPolicy;
+use crate::limit::Quota;
+use crate::model::{Catalogue, CredentialKind, Secret};
+use serde::{Deserialize, Serialize};
+
+/// The spec's per-credential limit, assumed until the index or headers say
+/// otherwise: 100 requests per 60 s.
+pub const DEFAULT_CREDENTIAL_QUOTA: Quota = Quota::per_seconds(100, 60);
+/// The spec's per-client-IP limit of unauthenticated traffic: 100 per 60 s.
+pub const DEFAULT_CLIENT_IP_QUOTA: Quota = Quota::per_seconds(100, 60);
+/// Header name of idempotency keys (IETF draft `Idempotency-Key`).
+pub const IDEMPOTENCY_KEY_HEADER: &str = "Idempotency-Key";
+
+/// How API keys are sent.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApiKeyHeader {
+    /// `X-API-Key: <key>` (the default).
+    #[default]
+    XApiKey,
+    /// `Authorization: Bearer <key>`.
+    Bearer,
+}
+
+/// One credential the client may use. Its `Debug` never shows the secret.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClientCredential {
+    /// A non-secret name used to choose it per request and in limit keys.
+    pub id: String,
+    /// API key or OAuth token; decides the header it is sent in.
+    pub kind: CredentialKind,
+    /// The key or token.
+    pub secret: Secret,
+    /// The user it belongs to. Credentials of one user share that user's
+    /// limits (e.g. 5 table reads per minute) inside this client.
+    pub user: String,
+}
+
+impl ClientCredential {
+    /// An API key of `user`.
+    pub fn api_key(id: impl Into<String>, secret: impl Into<String>, user: &str) -> Self {
+        Self {
+            id: id.into(),
+            kind: CredentialKind::ApiKey,
+            secret: Secret::new(secret),
+            user: user.to_owned(),
+        }
+    }
+
+    /// An OAuth access token of `user`.
+    pub fn oauth_token(id: impl Into<String>, secret: impl Into<String>, user: &str) -> Self {
+        Self {
+            id: id.into(),
+            kind: CredentialKind::OAuthToken,
+            secret: Secret::new(secret),
+            user: user.to_owned(),
+        }
+    }
+}
+
+/// Everything a [`super::Client`] needs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ClientConfig {
+    /// The API's base URL, without a trailing slash (the index's `base_url`).
+    pub base_url: String,
+    /// The major version path segment, e.g. `v1`.
+    pub version: String,
+    /// The stable-egress URL, for `{stable_egress_url}/{version}/...`.
+    pub stable_egress_url: Option<String>,
+    /// The header that asks for stable egress.
+    pub stable_egress_header: String,
+    /// The operations the client can build.
+    pub catalogue: Catalogue,
+    /// Credentials; requests use the first unless they name another.
+    pub credentials: Vec<ClientCredential>,
+    /// How API keys are sent.
+    pub api_key_header: ApiKeyHeader,
+    /// Whether requests other than GET get an idempotency key automatically
+    /// (one per logical call, reused on every attempt), as Stripe's SDKs do.
+    pub auto_idempotency_keys: bool,
+    /// The per-credential limit assumed before the index or headers tell.
+    pub credential_quota: Quota,
+    /// The per-client-IP limit assumed for public operations.
+    pub client_ip_quota: Quota,
+    /// Retry rules.
+    pub retry: RetryPolicy,
+    /// The retry budget.
+    pub budget: BudgetPolicy,
+    /// Seed of the default random source (jitter, idempotency keys).
+    pub seed: u64,
+}
+
+impl Default for ClientConfig {
+    fn default() -> Self {
+        Self {
+            base_url: "http://127.0.0.1:8080".into(),
+            version: "v1".into(),
+            stable_egress_url: Some("http://127.0.0.1:8080/egress".into()),
+            stable_egress_header: "X-Stable-Egress".into(),
+            catalogue: Catalogue::standard(),
+            credentials: Vec::new(),
+            api_key_header: ApiKeyHeader::XApiKey,
+            auto_idempotency_keys: true,
+            credential_quota: DEFAULT_CREDENTIAL_QUOTA,
+            client_ip_quota: DEFAULT_CLIENT_IP_QUOTA,
+            retry: RetryPolicy::default(),
+            budget: BudgetPolicy::default(),
+            seed: 0,
+        }
+    }
+}
+
+impl ClientConfig {
+    /// The default configuration with one credential (builder form).
+    pub fn with_credential(mut self, credential: ClientCredential) -> Self {
+        self.credentials.push(credential);
+        self
+    }
+
+    /// Checks the values the client relies on.
+    pub fn check(&self) -> Result<(), ClientError> {
+        let fail = |field: &str, problem: &str| {
+            Err(ClientError::InvalidConfig {
+                field: field.to_owned(),
+                problem: problem.to_owned(),
+            })
+        };
+        if !is_http_url(&self.base_url) {
+            return fail(
+                "base_url",
+                "must be an absolute http(s) URL without a trailing slash, query or fragment",
+            );
+        }
+        if let Some(url) = &self.stable_egress_url {
+            if !is_http_url(url) {
+                return fail(
+                    "stable_egress_url",
+                    "must be an absolute http(s) URL without a trailing slash, query or fragment",
+                );
+            }
+        }
+        if self.version.is_empty() || self.version.contains(['/', '?', '#']) {
+            return fail("version", "must be one path segment such as v1");
+        }
+        if self.stable_egress_header.is_empty() {
+            return fail("stable_egress_header", "must not be empty");
+        }
+        for (position, credential) in self.credentials.iter().enumerate() {
+            if credential.id.is_empty() {
+                return fail("credentials", "every credential needs a non-empty id");
+            }
+            if self.credentials[..position]
+                .iter()
+                .any(|earlier| earlier.id == credential.id)
+            {
+                return fail("credentials", "credential ids must be unique");
+            }
+            let secret = credential.secret.expose();
+            if secret.is_empty() || !secret.bytes().all(|b| b.is_ascii_graphic()) {
+                return fail(
+                    "credentials",
+                    "a secret must be non-empty visible ASCII without spaces",
+                );
+            }
+        }
+        self.retry.check()
+    }
+}
+
+fn is_http_url(url: &str) -> bool {
+    let rest = url
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"));
+    rest.is_some_and(|rest| {
+        !rest.is_empty()
+            && !rest.starts_with('/')
+            && !url.ends_with('/')
+            && !url.contains(['?', '#', ' '])
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checks_urls_and_credentials() {
+        assert!(ClientConfig::default().check().is_ok());
+        let bad = ClientConfig {
+            base_url: "http://h/".into(),
+            ..ClientConfig::default()
+        };
+        assert!(
+            matches!(bad.check(), Err(ClientError::InvalidConfig { field, .. }) if field == "base_url")
+        );
+        let twice = ClientConfig::default()
+            .with_credential(ClientCredential::api_key("a", "acd_live_x", "ada"))
+            .with_credential(ClientCredential::api_key("a", "acd_live_y", "ada"));
+        assert!(twice.check().is_err());
+        let shown = format!(
+            "{:?}",
+            ClientCredential::api_key("a", "acd_live_secret", "ada")
+        );
+        assert!(!shown.contains("acd_live_secret"));
+    }
+}

@@ -1,0 +1,248 @@
+//! The client role's one public error type, [`ClientError`], and the reasons
+//! a retry planner gives up ([`GiveUpReason`]).
+//!
+//! Every variant is plain owned data (serialisable, so the conformance vectors
+//! and the language bindings see exactly the same values) and its message is a
+//! sentence a person can act on. Secrets never appear in either.
+
+use super::http::TransportFailure;
+use crate::model::ParamProblem;
+use crate::UnixMillis;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// Why the retry planner stopped retrying a logical call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[serde(tag = "reason", rename_all = "snake_case")]
+pub enum GiveUpReason {
+    /// The status is never retried (a 4xx other than 429): the request
+    /// itself has to change.
+    #[error("status {status} is not retried; change the request before sending it again")]
+    NotRetryable {
+        /// The HTTP status.
+        status: u16,
+    },
+    /// The request may have reached the server and is not idempotent.
+    #[error(
+        "the {method} request may already have been processed and carries no idempotency key, \
+         so retrying it could repeat its effect; give it an idempotency key to make retries safe"
+    )]
+    UnsafeToRetry {
+        /// The HTTP method.
+        method: String,
+    },
+    /// The policy's maximum number of attempts was reached.
+    #[error("all {attempts} attempts allowed by the retry policy were used")]
+    MaxAttempts {
+        /// Attempts made.
+        attempts: u32,
+    },
+    /// The next attempt would start after the overall deadline.
+    #[error(
+        "the next attempt (at {next_at} Unix ms) would start after the call's deadline \
+         ({deadline_at} Unix ms); raise RetryPolicy::deadline_ms to wait longer"
+    )]
+    Deadline {
+        /// When the call must be finished.
+        deadline_at: UnixMillis,
+        /// When the next attempt would have been sent.
+        next_at: UnixMillis,
+    },
+    /// The server asked for a longer wait than the caller accepts.
+    #[error(
+        "the server asked to retry at {retry_at} Unix ms ({wait_ms} ms from now), longer than \
+         the {max_wait_ms} ms RetryPolicy::max_retry_after_ms allows; retry after that time"
+    )]
+    RetryAfterTooLong {
+        /// The server's retry time.
+        retry_at: UnixMillis,
+        /// How long that is from the response.
+        wait_ms: u64,
+        /// The caller's maximum.
+        max_wait_ms: u64,
+    },
+    /// This client's retry budget is spent (many recent failures).
+    #[error(
+        "the client's retry budget is exhausted ({available} tokens left, this retry costs \
+         {cost}); the service is failing often, so retries stop until requests succeed again"
+    )]
+    BudgetExhausted {
+        /// Tokens left.
+        available: u32,
+        /// Tokens the retry would have cost.
+        cost: u32,
+    },
+}
+
+/// Everything that can go wrong in the client role, as one flat enum.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, thiserror::Error)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ClientError {
+    /// The operation id is not in the client's catalogue.
+    #[error(
+        "operation {operation:?} is not in this client's catalogue; check the spelling or add \
+         it with Catalogue::add"
+    )]
+    UnknownOperation {
+        /// The operation id asked for.
+        operation: String,
+    },
+    /// A path parameter of the template was not given.
+    #[error("operation {operation:?} needs the path parameter {param:?}; give it a value")]
+    MissingPathParam {
+        /// The operation.
+        operation: String,
+        /// The missing parameter.
+        param: String,
+    },
+    /// A path parameter was given that the template does not have, or was empty.
+    #[error("operation {operation:?} path parameter {param:?}: {problem}")]
+    BadPathParam {
+        /// The operation.
+        operation: String,
+        /// The parameter.
+        param: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// Query parameters failed the validators the gate uses.
+    #[error("{}", invalid_params_sentence(operation, problems))]
+    InvalidParams {
+        /// The operation.
+        operation: String,
+        /// Every problem found.
+        problems: Vec<ParamProblem>,
+    },
+    /// The operation needs a credential and none is configured.
+    #[error(
+        "operation {operation:?} needs a credential; add an API key or OAuth token to \
+         ClientConfig::credentials"
+    )]
+    NoCredential {
+        /// The operation.
+        operation: String,
+    },
+    /// The request named a credential the client does not have.
+    #[error("no credential with id {credential:?} is configured in ClientConfig::credentials")]
+    UnknownCredential {
+        /// The id asked for.
+        credential: String,
+    },
+    /// An OAuth token was chosen for an operation that accepts API keys only.
+    #[error(
+        "operation {operation:?} accepts API keys only, but credential {credential:?} is an \
+         OAuth token; choose an API key for this request"
+    )]
+    CredentialNotAccepted {
+        /// The operation.
+        operation: String,
+        /// The credential's id.
+        credential: String,
+    },
+    /// Stable egress was asked for where it is not available.
+    #[error("stable egress is not available for operation {operation:?}: {problem}")]
+    StableEgressUnavailable {
+        /// The operation.
+        operation: String,
+        /// Why.
+        problem: String,
+    },
+    /// A configuration value is unusable.
+    #[error("configuration `{field}`: {problem}")]
+    InvalidConfig {
+        /// The field.
+        field: String,
+        /// What is wrong and what is accepted.
+        problem: String,
+    },
+    /// The API answered with an Error body.
+    #[error("the API answered {status}: {detail}")]
+    Api {
+        /// The HTTP status.
+        status: u16,
+        /// The body's `detail` sentence.
+        detail: String,
+        /// Every other member of the body (e.g. the 400 `errors` array).
+        extra: Map<String, Value>,
+    },
+    /// The response broke the API's contract (wrong envelope, bad JSON…).
+    #[error("the response (status {status}) broke the API contract: {problem}")]
+    Protocol {
+        /// The HTTP status.
+        status: u16,
+        /// What was wrong with it.
+        problem: String,
+    },
+    /// The transport failed and the call was not (or no longer) retried.
+    #[error("the request failed in transport: {failure}")]
+    Transport {
+        /// How it failed.
+        failure: TransportFailure,
+    },
+    /// Retrying stopped; `last` is the final attempt's error.
+    #[error("gave up after {attempts} attempt(s): {reason}; last error: {last}")]
+    GaveUp {
+        /// Why retrying stopped.
+        reason: GiveUpReason,
+        /// Attempts made.
+        attempts: u32,
+        /// The final attempt's error.
+        last: Box<ClientError>,
+    },
+    /// A keyset pager met a record without a usable order value.
+    #[error(
+        "record {position} of the page has no usable value in column {column:?} (a string or \
+         number is needed to continue with `after`); page by offset for this column instead"
+    )]
+    KeysetValueMissing {
+        /// The order column.
+        column: String,
+        /// The record's position in its page.
+        position: usize,
+    },
+}
+
+fn invalid_params_sentence(operation: &str, problems: &[ParamProblem]) -> String {
+    let shown: Vec<String> = problems
+        .iter()
+        .take(3)
+        .map(|p| format!("{} {}", p.parameter, p.problem))
+        .collect();
+    let more = problems.len().saturating_sub(shown.len());
+    let tail = if more > 0 {
+        format!("; and {more} more")
+    } else {
+        String::new()
+    };
+    format!(
+        "the request to {operation:?} has {} invalid parameter{} (nothing was sent): {}{tail}",
+        problems.len(),
+        if problems.len() == 1 { "" } else { "s" },
+        shown.join("; ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_are_sentences_and_serialise_flat() {
+        let error = ClientError::InvalidParams {
+            operation: "listTableRecords".into(),
+            problems: vec![ParamProblem::new(
+                "limit",
+                "must be an integer from 1 to 5000; got \"0\"",
+            )],
+        };
+        assert_eq!(
+            error.to_string(),
+            "the request to \"listTableRecords\" has 1 invalid parameter (nothing was sent): \
+             limit must be an integer from 1 to 5000; got \"0\""
+        );
+        let json = serde_json::to_value(&error).unwrap();
+        assert_eq!(json["kind"], "invalid_params");
+        let back: ClientError = serde_json::from_value(json).unwrap();
+        assert_eq!(back, error);
+    }
+}

@@ -1,0 +1,446 @@
+//! Requests: [`RequestSpec`] says what to call, [`build_request`] turns it
+//! into an owned [`ClientRequest`] any transport can send.
+//!
+//! The URL is `base_url + /api/{version} + path` (each path value
+//! percent-encoded) `+ ?query`; the query is validated by the same validators
+//! the gate runs, so a bad page size fails here, before any I/O. The
+//! credential header follows the credential's kind; stable egress is asked for
+//! by header or by the `{stable_egress_url}/{version}/...` URL.
+
+use super::config::{ApiKeyHeader, ClientConfig, IDEMPOTENCY_KEY_HEADER};
+use super::error::ClientError;
+use super::random::RandomSource;
+use crate::gate::config::{CLIENT_IP_LIMIT_NAME, CREDENTIAL_LIMIT_NAME};
+use crate::limit::Quota;
+use crate::model::operation::Segment;
+use crate::model::query::{encode_component, validate_pairs};
+use crate::model::{CredentialKind, CredentialPolicy, LimitSubject, ParamRole};
+use crate::UnixMillis;
+use serde::{Deserialize, Serialize};
+
+/// How a request asks for the stable, allowlistable egress IP.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EgressMode {
+    /// The default path.
+    #[default]
+    Default,
+    /// The stable-egress header set to `true`.
+    Header,
+    /// The `{stable_egress_url}/{version}/...` URL.
+    Url,
+}
+
+/// What to call: an operation of the catalogue and its arguments.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RequestSpec {
+    /// The operation id, e.g. `listTableRecords`.
+    pub operation: String,
+    /// Path parameter values by name (decoded; they are encoded here).
+    pub path: Vec<(String, String)>,
+    /// Query parameters by wire name, in the order to send them.
+    pub query: Vec<(String, String)>,
+    /// Query parameters by role, resolved to the catalogue's names.
+    pub roles: Vec<(ParamRole, String)>,
+    /// The id of the credential to use; the first configured one if `None`.
+    pub credential: Option<String>,
+    /// Stable egress.
+    pub egress: EgressMode,
+    /// A JSON body.
+    pub body: Option<Vec<u8>>,
+    /// An idempotency key for this logical call (reused on every attempt).
+    pub idempotency_key: Option<String>,
+}
+
+impl RequestSpec {
+    /// A call of `operation` without arguments.
+    pub fn new(operation: impl Into<String>) -> Self {
+        Self {
+            operation: operation.into(),
+            ..Self::default()
+        }
+    }
+
+    /// `GET /api/v1` (getApiIndex).
+    pub fn get_api_index() -> Self {
+        Self::new(crate::model::catalogue::ids::GET_API_INDEX)
+    }
+
+    /// `GET /api/v1/tables/{id}` (listTableRecords).
+    pub fn list_table_records(table: impl Into<String>) -> Self {
+        Self::new(crate::model::catalogue::ids::LIST_TABLE_RECORDS).path("id", table)
+    }
+
+    /// `GET /api/v1/connections/{connection_id}/records` for `entity`.
+    pub fn list_connection_records(
+        connection: impl Into<String>,
+        entity: impl Into<String>,
+    ) -> Self {
+        Self::new(crate::model::catalogue::ids::LIST_CONNECTION_RECORDS)
+            .path("connection_id", connection)
+            .param(ParamRole::EntityId, entity)
+    }
+
+    /// Sets a path parameter.
+    pub fn path(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.path.push((name.into(), value.into()));
+        self
+    }
+
+    /// Adds a query parameter by its wire name.
+    pub fn query(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.query.push((name.into(), value.into()));
+        self
+    }
+
+    /// Adds a query parameter by role (`ParamRole::Limit` is the page size,
+    /// whatever the catalogue calls it).
+    pub fn param(mut self, role: ParamRole, value: impl Into<String>) -> Self {
+        self.roles.push((role, value.into()));
+        self
+    }
+
+    /// Chooses the credential by id.
+    pub fn credential(mut self, id: impl Into<String>) -> Self {
+        self.credential = Some(id.into());
+        self
+    }
+
+    /// Asks for stable egress.
+    pub fn egress(mut self, mode: EgressMode) -> Self {
+        self.egress = mode;
+        self
+    }
+
+    /// Sets a JSON body.
+    pub fn body(mut self, body: impl Into<Vec<u8>>) -> Self {
+        self.body = Some(body.into());
+        self
+    }
+
+    /// Sets the idempotency key of this logical call.
+    pub fn idempotency_key(mut self, key: impl Into<String>) -> Self {
+        self.idempotency_key = Some(key.into());
+        self
+    }
+}
+
+/// One limit a request counts against, as the client models it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LimitRef {
+    /// The state key, e.g. `credential:key-ada` or `user_table_reads:user:ada`.
+    pub key: String,
+    /// The limit's name as the gate calls it, e.g. `user_table_reads`.
+    pub name: String,
+    /// The size assumed until the index or headers say otherwise.
+    pub quota: Quota,
+}
+
+/// A request ready to send, plus what the client needs to plan around it.
+///
+/// Plain owned data. `Debug` hides credential headers; serialising it does
+/// not (it is the request to put on the wire).
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClientRequest {
+    /// The method, e.g. `GET`.
+    pub method: String,
+    /// The absolute URL.
+    pub url: String,
+    /// Headers to send, in order.
+    pub headers: Vec<(String, String)>,
+    /// The body, if any.
+    pub body: Option<Vec<u8>>,
+    /// The operation id.
+    pub operation_id: String,
+    /// The limits it counts against.
+    pub limits: Vec<LimitRef>,
+    /// The idempotency key, if it has one.
+    pub idempotency_key: Option<String>,
+    /// Advice about the request (e.g. `direction` without `order_by`).
+    pub warnings: Vec<String>,
+    /// Attempts sent so far (0 before the first).
+    pub attempts: u32,
+    /// When the first attempt was sent.
+    pub first_sent_at: Option<UnixMillis>,
+    /// Budget tokens the last retry of this call spent (refunded on success).
+    pub held_retry_cost: u32,
+}
+
+impl std::fmt::Debug for ClientRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let headers: Vec<(&str, &str)> = self
+            .headers
+            .iter()
+            .map(|(name, value)| {
+                let secret = name.eq_ignore_ascii_case("authorization")
+                    || name.eq_ignore_ascii_case("x-api-key");
+                (name.as_str(), if secret { "<redacted>" } else { value })
+            })
+            .collect();
+        f.debug_struct("ClientRequest")
+            .field("method", &self.method)
+            .field("url", &self.url)
+            .field("headers", &headers)
+            .field("operation_id", &self.operation_id)
+            .field("attempts", &self.attempts)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ClientRequest {
+    /// The path and query (what goes on an HTTP/1.1 request line).
+    pub fn target(&self) -> &str {
+        let after_scheme = self.url.split_once("://").map_or("", |(_, rest)| rest);
+        after_scheme.find('/').map_or("/", |at| &after_scheme[at..])
+    }
+
+    /// Whether repeating it cannot repeat an effect: a safe or idempotent
+    /// method (RFC 9110 §9.2.2), or an idempotency key.
+    pub fn is_idempotent(&self) -> bool {
+        matches!(
+            self.method.as_str(),
+            "GET" | "HEAD" | "OPTIONS" | "PUT" | "DELETE"
+        ) || self.idempotency_key.is_some()
+    }
+
+    /// The first value of header `name` (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        super::http::first_header(&self.headers, name)
+    }
+}
+
+/// Builds the request `spec` describes, validating it fully first.
+pub fn build_request(
+    config: &ClientConfig,
+    spec: &RequestSpec,
+    random: &mut dyn RandomSource,
+) -> Result<ClientRequest, ClientError> {
+    let operation =
+        config
+            .catalogue
+            .get(&spec.operation)
+            .ok_or_else(|| ClientError::UnknownOperation {
+                operation: spec.operation.clone(),
+            })?;
+    let op_id = || operation.id.clone();
+
+    // Path: every placeholder given, nothing else.
+    let mut path = String::new();
+    let mut path_values: Vec<(&str, &str)> = Vec::new();
+    for segment in operation.path.segments() {
+        match segment {
+            Segment::Literal(text) => {
+                path.push('/');
+                path.push_str(text);
+            }
+            Segment::Param(name) => {
+                let value = spec
+                    .path
+                    .iter()
+                    .find(|(given, _)| given == name)
+                    .map(|(_, value)| value.as_str())
+                    .ok_or_else(|| ClientError::MissingPathParam {
+                        operation: op_id(),
+                        param: name.clone(),
+                    })?;
+                if value.is_empty() {
+                    return Err(ClientError::BadPathParam {
+                        operation: op_id(),
+                        param: name.clone(),
+                        problem: "must not be empty".into(),
+                    });
+                }
+                path.push('/');
+                path.push_str(&encode_component(value));
+                path_values.push((name, value));
+            }
+        }
+    }
+    if let Some((name, _)) = spec
+        .path
+        .iter()
+        .find(|(given, _)| !operation.path.param_names().any(|n| n == given))
+    {
+        return Err(ClientError::BadPathParam {
+            operation: op_id(),
+            param: name.clone(),
+            problem: format!(
+                "is not in the path template {:?}",
+                operation.path.to_string()
+            ),
+        });
+    }
+
+    // Query: resolve roles, validate with the gate's validators, encode.
+    let mut pairs: Vec<(String, String)> = spec.query.clone();
+    for (role, value) in &spec.roles {
+        let spec_param = operation
+            .params
+            .iter()
+            .find(|param| param.role == *role)
+            .ok_or_else(|| ClientError::InvalidParams {
+                operation: op_id(),
+                problems: vec![crate::model::ParamProblem::new(
+                    format!("{role:?}"),
+                    "is not a parameter role of this operation",
+                )],
+            })?;
+        pairs.push((spec_param.name.clone(), value.clone()));
+    }
+    let params = validate_pairs(
+        pairs.iter().map(|(n, v)| (n.as_str(), v.as_str())),
+        &operation.params,
+    )
+    .map_err(|problems| ClientError::InvalidParams {
+        operation: op_id(),
+        problems,
+    })?;
+    let mut warnings = Vec::new();
+    if params.order_by().is_none() {
+        for (name, _) in &pairs {
+            let role = operation.params.iter().find(|p| &p.name == name);
+            if let Some(param) =
+                role.filter(|p| matches!(p.role, ParamRole::Direction | ParamRole::After))
+            {
+                warnings.push(format!(
+                    "{} has no effect without order_by; the server ignores it",
+                    param.name
+                ));
+            }
+        }
+    }
+    let query: Vec<String> = pairs
+        .iter()
+        .map(|(name, value)| format!("{}={}", encode_component(name), encode_component(value)))
+        .collect();
+
+    let mut headers: Vec<(String, String)> = vec![("Accept".into(), "application/json".into())];
+
+    // Credential.
+    let mut base = LimitRef {
+        key: CLIENT_IP_LIMIT_NAME.into(),
+        name: CLIENT_IP_LIMIT_NAME.into(),
+        quota: config.client_ip_quota,
+    };
+    let mut user = None;
+    if operation.credential != CredentialPolicy::Public {
+        let credential = match &spec.credential {
+            Some(id) => config
+                .credentials
+                .iter()
+                .find(|credential| &credential.id == id)
+                .ok_or_else(|| ClientError::UnknownCredential {
+                    credential: id.clone(),
+                })?,
+            None => config
+                .credentials
+                .first()
+                .ok_or_else(|| ClientError::NoCredential { operation: op_id() })?,
+        };
+        if operation.credential == CredentialPolicy::ApiKeyOnly
+            && credential.kind == CredentialKind::OAuthToken
+        {
+            return Err(ClientError::CredentialNotAccepted {
+                operation: op_id(),
+                credential: credential.id.clone(),
+            });
+        }
+        let secret = credential.secret.expose();
+        let header = match (credential.kind, config.api_key_header) {
+            (CredentialKind::ApiKey, ApiKeyHeader::XApiKey) => ("X-API-Key".into(), secret.into()),
+            _ => ("Authorization".into(), format!("Bearer {secret}")),
+        };
+        headers.push(header);
+        base = LimitRef {
+            key: format!("{CREDENTIAL_LIMIT_NAME}:{}", credential.id),
+            name: CREDENTIAL_LIMIT_NAME.into(),
+            quota: config.credential_quota,
+        };
+        user = Some(credential.user.as_str());
+    }
+
+    // Stable egress.
+    let unavailable = |problem: &str| ClientError::StableEgressUnavailable {
+        operation: op_id(),
+        problem: problem.to_owned(),
+    };
+    let root = match spec.egress {
+        EgressMode::Default => format!("{}/api/{}", config.base_url, config.version),
+        EgressMode::Header | EgressMode::Url if !operation.stable_egress => {
+            return Err(unavailable(
+                "the operation is not served through stable egress",
+            ))
+        }
+        EgressMode::Header => {
+            headers.push((config.stable_egress_header.clone(), "true".into()));
+            format!("{}/api/{}", config.base_url, config.version)
+        }
+        EgressMode::Url => match &config.stable_egress_url {
+            Some(url) => format!("{url}/{}", config.version),
+            None => {
+                return Err(unavailable(
+                    "no stable_egress_url is configured; set it or use EgressMode::Header",
+                ))
+            }
+        },
+    };
+    let mut url = root + &path;
+    if !query.is_empty() {
+        url.push('?');
+        url.push_str(&query.join("&"));
+    }
+
+    if spec.body.is_some() {
+        headers.push(("Content-Type".into(), "application/json".into()));
+    }
+    let idempotency_key = match &spec.idempotency_key {
+        Some(key) => Some(key.clone()),
+        None if config.auto_idempotency_keys
+            && !matches!(operation.method.as_str(), "GET" | "HEAD" | "OPTIONS") =>
+        {
+            Some(format!(
+                "{:016x}{:016x}",
+                random.next_u64(),
+                random.next_u64()
+            ))
+        }
+        None => None,
+    };
+    if let Some(key) = &idempotency_key {
+        headers.push((IDEMPOTENCY_KEY_HEADER.into(), key.clone()));
+    }
+
+    // Limits: the base one, then the operation's extra ones.
+    let mut limits = vec![base];
+    for extra in &operation.extra_limits {
+        let subject = match &extra.per {
+            LimitSubject::User => user.map(|user| format!("user:{user}")),
+            LimitSubject::PathParam(param) => path_values
+                .iter()
+                .find(|(name, _)| name == param)
+                .map(|(_, value)| format!("{param}:{value}")),
+        };
+        if let Some(subject) = subject {
+            limits.push(LimitRef {
+                key: format!("{}:{subject}", extra.name),
+                name: extra.name.clone(),
+                quota: extra.quota,
+            });
+        }
+    }
+
+    Ok(ClientRequest {
+        method: operation.method.clone(),
+        url,
+        headers,
+        body: spec.body.clone(),
+        operation_id: op_id(),
+        limits,
+        idempotency_key,
+        warnings,
+        attempts: 0,
+        first_sent_at: None,
+        held_retry_cost: 0,
+    })
+}

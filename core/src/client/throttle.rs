@@ -1,0 +1,377 @@
+//! Proactive throttling: a model of every limit the client's requests count
+//! against, so that [`Throttle::plan`] can say "send now" or "wait until T"
+//! before the server would have to answer 429.
+//!
+//! Each limit key (see [`LimitRef`]) starts from what the catalogue and
+//! configuration say (e.g. 5 per 60 s per user for table reads, 100 per 60 s
+//! per credential), learns from the index's `rate_limits`, counts the
+//! client's own sends, and reconciles with every response's headers. The gate
+//! reports only the tightest limit per response, so headers are attributed
+//! to one key: by policy name, else by the reported limit, else the key the
+//! client believes tightest (the gate's own rule).
+//!
+//! Before the server has told when a window ends, the model opens a window
+//! at the first send. That is conservative for an epoch-aligned fixed window
+//! (the server's window containing that send ends no later) and for GCRA.
+
+use super::ratelimit_headers::RateLimitHeaders;
+use super::request::{ClientRequest, LimitRef};
+use crate::limit::Quota;
+use crate::model::index::RateLimits;
+use crate::UnixMillis;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Models kept before idle ones (window over, nothing in flight, no block)
+/// are dropped; a dropped model starts again from its assumed quota.
+pub const MAX_MODELS: usize = 1_024;
+
+/// Where the model of a limit got its size from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LimitSource {
+    /// The catalogue or the client configuration.
+    Assumed,
+    /// The API index's `rate_limits`.
+    Index,
+    /// A response's headers.
+    Headers,
+}
+
+/// The client's model of one limit for one subject.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LimitModel {
+    /// The state key.
+    pub key: String,
+    /// The limit's name.
+    pub name: String,
+    /// Requests per window.
+    pub limit: u32,
+    /// Window length in ms.
+    pub window_ms: u64,
+    /// Requests left in the current window (sends in flight already taken).
+    pub remaining: u32,
+    /// End of the current window; `None` until a send opens one.
+    pub window_end: Option<UnixMillis>,
+    /// No send before this instant (from a 429's `Retry-After`).
+    pub blocked_until: UnixMillis,
+    /// Sends without an answer yet.
+    pub in_flight: u32,
+    /// Where `limit` and `window_ms` come from.
+    pub source: LimitSource,
+}
+
+impl LimitModel {
+    fn new(reference: &LimitRef, quota: Quota, source: LimitSource) -> Self {
+        Self {
+            key: reference.key.clone(),
+            name: reference.name.clone(),
+            limit: quota.requests,
+            window_ms: quota.window(),
+            remaining: quota.requests,
+            window_end: None,
+            blocked_until: 0,
+            in_flight: 0,
+            source,
+        }
+    }
+
+    /// Requests left at `at`, counting a window that has ended as full.
+    pub fn remaining_at(&self, at: UnixMillis) -> u32 {
+        match self.window_end {
+            Some(end) if at >= end => self.limit,
+            _ => self.remaining,
+        }
+    }
+
+    /// The first instant at or after `now` at which one more send fits.
+    pub fn ready_at(&self, now: UnixMillis) -> UnixMillis {
+        let start = now.max(self.blocked_until);
+        if self.remaining_at(start) > 0 {
+            return start;
+        }
+        match self.window_end {
+            Some(end) if end > start && self.limit > 0 => end,
+            // A limit of 0 never admits: look again one window later.
+            _ => start.saturating_add(self.window_ms.max(1)),
+        }
+    }
+
+    fn roll(&mut self, now: UnixMillis) {
+        if self.window_end.is_some_and(|end| now >= end) {
+            self.remaining = self.limit;
+            self.window_end = None;
+        }
+    }
+}
+
+/// Why a send has to wait.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WaitReason {
+    /// The limit's window is used up.
+    Quota,
+    /// The server said when to come back (`Retry-After`).
+    RetryAfter,
+}
+
+/// The throttle's answer for one request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "plan", rename_all = "snake_case")]
+pub enum Plan {
+    /// Every limit has room: send now.
+    SendNow,
+    /// Wait until `at`, because of limit `limit`.
+    WaitUntil {
+        /// The instant (caller's clock).
+        at: UnixMillis,
+        /// The key of the limit that needs the longest wait.
+        limit: String,
+        /// Why.
+        reason: WaitReason,
+    },
+}
+
+/// Models of every limit seen, keyed by [`LimitRef::key`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Throttle {
+    models: BTreeMap<String, LimitModel>,
+    learned: BTreeMap<String, Quota>,
+}
+
+impl Throttle {
+    /// An empty throttle.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The models, by key.
+    pub fn models(&self) -> impl Iterator<Item = &LimitModel> {
+        self.models.values()
+    }
+
+    /// The model of `key`, if the client has used it.
+    pub fn model(&self, key: &str) -> Option<&LimitModel> {
+        self.models.get(key)
+    }
+
+    fn fresh(&self, reference: &LimitRef) -> LimitModel {
+        match self.learned.get(&reference.name) {
+            Some(quota) => LimitModel::new(reference, *quota, LimitSource::Index),
+            None => LimitModel::new(reference, reference.quota, LimitSource::Assumed),
+        }
+    }
+
+    fn entry(&mut self, reference: &LimitRef) -> &mut LimitModel {
+        let learned = self.learned.get(&reference.name).copied();
+        self.models
+            .entry(reference.key.clone())
+            .or_insert_with(|| match learned {
+                Some(quota) => LimitModel::new(reference, quota, LimitSource::Index),
+                None => LimitModel::new(reference, reference.quota, LimitSource::Assumed),
+            })
+    }
+
+    /// Learns the index's advertised limit (`scope` names the limit; the
+    /// per-credential one when absent) for limits the headers have not
+    /// described yet.
+    pub fn learn_index(&mut self, limits: &RateLimits) {
+        let name = limits
+            .scope
+            .clone()
+            .unwrap_or_else(|| crate::gate::config::CREDENTIAL_LIMIT_NAME.into());
+        let quota = Quota {
+            requests: u32::try_from(limits.requests.max(0)).unwrap_or(u32::MAX),
+            window_ms: u64::try_from(limits.window_seconds.max(1))
+                .unwrap_or(u64::MAX / 1_000)
+                .saturating_mul(1_000),
+        };
+        for model in self.models.values_mut() {
+            if model.name == name && model.source == LimitSource::Assumed {
+                let used = model.limit.saturating_sub(model.remaining);
+                model.limit = quota.requests;
+                model.window_ms = quota.window();
+                model.remaining = quota.requests.saturating_sub(used);
+                model.source = LimitSource::Index;
+            }
+        }
+        self.learned.insert(name, quota);
+    }
+
+    /// "Send now" or "wait until T" for `request` at `now`.
+    pub fn plan(&self, request: &ClientRequest, now: UnixMillis) -> Plan {
+        self.plan_limits(&request.limits, now)
+    }
+
+    /// [`Throttle::plan`] for a list of limits.
+    pub fn plan_limits(&self, limits: &[LimitRef], now: UnixMillis) -> Plan {
+        let mut wait: Option<(UnixMillis, &LimitRef, WaitReason)> = None;
+        for reference in limits {
+            let (at, blocked_until) = match self.models.get(&reference.key) {
+                Some(model) => (model.ready_at(now), model.blocked_until),
+                // Never used: a full window, unless the limit admits nothing.
+                None => {
+                    let quota = self
+                        .learned
+                        .get(&reference.name)
+                        .unwrap_or(&reference.quota);
+                    let at = if quota.requests > 0 {
+                        now
+                    } else {
+                        now.saturating_add(quota.window())
+                    };
+                    (at, 0)
+                }
+            };
+            if at > now && wait.is_none_or(|(longest, _, _)| at > longest) {
+                let reason = if at == blocked_until {
+                    WaitReason::RetryAfter
+                } else {
+                    WaitReason::Quota
+                };
+                wait = Some((at, reference, reason));
+            }
+        }
+        match wait {
+            None => Plan::SendNow,
+            Some((at, reference, reason)) => Plan::WaitUntil {
+                at,
+                limit: reference.key.clone(),
+                reason,
+            },
+        }
+    }
+
+    /// Counts a send of a request with `limits` at `now`.
+    pub fn on_sent(&mut self, limits: &[LimitRef], now: UnixMillis) {
+        if self.models.len() >= MAX_MODELS {
+            self.models.retain(|_, model| {
+                model.in_flight > 0
+                    || model.blocked_until > now
+                    || model.window_end.is_some_and(|end| end > now)
+            });
+        }
+        for reference in limits {
+            let model = self.entry(reference);
+            model.roll(now);
+            if model.window_end.is_none() {
+                model.window_end = Some(now.saturating_add(model.window_ms));
+            }
+            model.remaining = model.remaining.saturating_sub(1);
+            model.in_flight = model.in_flight.saturating_add(1);
+        }
+    }
+
+    /// Reconciles with a response (`status`, parsed headers) at `now`.
+    pub fn on_response(
+        &mut self,
+        limits: &[LimitRef],
+        status: u16,
+        headers: &RateLimitHeaders,
+        now: UnixMillis,
+    ) {
+        for reference in limits {
+            let model = self.entry(reference);
+            model.in_flight = model.in_flight.saturating_sub(1);
+            model.roll(now);
+        }
+        let mut refused: Option<usize> = None;
+        for observation in &headers.observations {
+            let Some(index) = self.attribute(limits, observation, now) else {
+                continue;
+            };
+            let model = self.entry(&limits[index]);
+            if let Some(limit) = observation.limit {
+                model.limit = limit;
+            }
+            if let Some(window_ms) = observation.window_ms {
+                model.window_ms = window_ms.max(1);
+            }
+            model.remaining = observation.remaining.saturating_sub(model.in_flight);
+            model.window_end = Some(observation.reset_at);
+            model.source = LimitSource::Headers;
+            model.roll(now);
+            refused.get_or_insert(index);
+        }
+        if status == 429 {
+            let until = headers
+                .retry_at
+                .or_else(|| headers.observations.iter().map(|o| o.reset_at).max());
+            if let Some(until) = until {
+                match refused {
+                    // The refusing limit admits again at `until`: its window
+                    // is spent until then.
+                    Some(index) => {
+                        let model = self.entry(&limits[index]);
+                        model.blocked_until = model.blocked_until.max(until);
+                        model.remaining = 0;
+                        model.window_end = Some(until);
+                    }
+                    // Not known which limit refused: hold every limit of the
+                    // request until then, keeping what is known about each.
+                    None => {
+                        for reference in limits {
+                            let model = self.entry(reference);
+                            model.blocked_until = model.blocked_until.max(until);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reconciles with a transport failure: a connect failure never reached
+    /// the server, so its reservation is given back.
+    pub fn on_transport_failure(&mut self, limits: &[LimitRef], never_sent: bool, now: UnixMillis) {
+        for reference in limits {
+            let model = self.entry(reference);
+            model.in_flight = model.in_flight.saturating_sub(1);
+            model.roll(now);
+            if never_sent && model.window_end.is_some() {
+                model.remaining = model.remaining.saturating_add(1).min(model.limit);
+            }
+        }
+    }
+
+    /// Which of `limits` an observation describes.
+    fn attribute(
+        &self,
+        limits: &[LimitRef],
+        observation: &super::ratelimit_headers::LimitObservation,
+        now: UnixMillis,
+    ) -> Option<usize> {
+        if let Some(policy) = &observation.policy {
+            if let Some(index) = limits.iter().position(|r| &r.name == policy) {
+                return Some(index);
+            }
+        }
+        let models: Vec<LimitModel> = limits
+            .iter()
+            .map(|r| {
+                self.models
+                    .get(&r.key)
+                    .cloned()
+                    .unwrap_or_else(|| self.fresh(r))
+            })
+            .collect();
+        let matching: Vec<usize> = (0..limits.len())
+            .filter(|&i| observation.limit == Some(models[i].limit))
+            .collect();
+        if matching.len() == 1 {
+            return matching.first().copied();
+        }
+        let pool: Vec<usize> = if matching.is_empty() {
+            (0..limits.len()).collect()
+        } else {
+            matching
+        };
+        // The gate reports the tightest: least remaining, then latest reset.
+        pool.into_iter().min_by_key(|&i| {
+            let model = &models[i];
+            (
+                model.remaining_at(now),
+                std::cmp::Reverse(model.window_end.unwrap_or(0)),
+            )
+        })
+    }
+}

@@ -1,0 +1,145 @@
+//! The simulated server side of the engine: injected faults, the gate's
+//! decision with the dataset's resource answers, the `Date` header, delivery
+//! delays, and the check that a 429 was not avoidable.
+
+use super::config::FaultKind;
+use super::engine::{Engine, Event};
+use crate::client::{ClientRequest, HttpResponse, Outcome, TransportFailure};
+use crate::gate::config::{CLIENT_IP_LIMIT_NAME, CREDENTIAL_LIMIT_NAME};
+use crate::gate::{Decision, GateRequest, ResourceAnswer};
+use crate::model::ErrorBody;
+use crate::UnixMillis;
+use serde_json::Value;
+
+impl Engine {
+    fn pick_fault(&mut self, client: usize, now: UnixMillis) -> Option<FaultKind> {
+        let offset = self.offset(now);
+        let name = &self.config.clients[client].name;
+        let rule = self.config.faults.iter().find(|rule| {
+            (rule.from_ms..rule.until_ms).contains(&offset)
+                && rule.client.as_ref().is_none_or(|only| only == name)
+        })?;
+        let (per_mille, kind) = (rule.per_mille, rule.kind);
+        let draw = crate::client::random::uniform_inclusive(&mut self.random, 999);
+        (draw < u64::from(per_mille)).then_some(kind)
+    }
+
+    fn serve(
+        &mut self,
+        request: &GateRequest,
+        now: UnixMillis,
+        fail: Option<u16>,
+    ) -> (HttpResponse, bool) {
+        let (mut response, injected) = match self.gate.decide(request, now) {
+            Decision::Respond(response) => (response, false),
+            Decision::Resolve(admitted) => match fail {
+                Some(status) => {
+                    let mut response = admitted.respond(ResourceAnswer::NotFound);
+                    response.status = status;
+                    response.body =
+                        ErrorBody::new(status, "The backend failed (injected by the simulation).")
+                            .to_bytes();
+                    (response, true)
+                }
+                None => {
+                    let answer = self
+                        .config
+                        .dataset
+                        .answer(&admitted, self.config.start_ms, now);
+                    (admitted.respond(answer), false)
+                }
+            },
+        };
+        if self.config.date_header {
+            if let Some(date) = crate::http_date::format_http_date(now / 1_000) {
+                response.headers.push(("Date".into(), date));
+            }
+        }
+        (response.into(), injected)
+    }
+
+    pub(super) fn transmit(
+        &mut self,
+        client: usize,
+        job: usize,
+        request: &ClientRequest,
+        target: String,
+        now: UnixMillis,
+    ) {
+        let gate_request = GateRequest {
+            method: request.method.clone(),
+            target: target.into_bytes(),
+            headers: request
+                .headers
+                .iter()
+                .map(|(name, value)| (name.clone(), value.as_bytes().to_vec()))
+                .collect(),
+            client_ip: self.clients[client].ip.clone(),
+        };
+        let latency = self.config.latency_ms;
+        let (outcome, delay, injected) = match self.pick_fault(client, now) {
+            Some(FaultKind::Connect) => {
+                (Outcome::Transport(TransportFailure::Connect), latency, true)
+            }
+            Some(FaultKind::Timeout) => {
+                let _lost = self.serve(&gate_request, now, None);
+                (
+                    Outcome::Transport(TransportFailure::Timeout),
+                    self.config.timeout_ms,
+                    true,
+                )
+            }
+            Some(FaultKind::ServerError { status }) => {
+                let (response, injected) = self.serve(&gate_request, now, Some(status));
+                (Outcome::Response(response), latency, injected)
+            }
+            None => {
+                let (response, _) = self.serve(&gate_request, now, None);
+                (Outcome::Response(response), latency, false)
+            }
+        };
+        if injected {
+            self.faults_injected += 1;
+        }
+        self.schedule(
+            now.saturating_add(delay.max(1)),
+            Event::Deliver {
+                client,
+                job,
+                outcome,
+                injected,
+            },
+        );
+    }
+
+    pub(super) fn check_429(&mut self, client: usize, job: usize, response: &HttpResponse) {
+        self.clients[client].summary.responses_429 += 1;
+        let limit = ErrorBody::from_slice(&response.body)
+            .ok()
+            .and_then(|body| {
+                body.extra
+                    .get("limit")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            })
+            .unwrap_or_default();
+        let me = &self.clients[client];
+        let shared = self.clients.iter().enumerate().any(|(other, them)| {
+            other != client
+                && match limit.as_str() {
+                    CREDENTIAL_LIMIT_NAME => them
+                        .credential_ids
+                        .iter()
+                        .any(|id| me.credential_ids.contains(id)),
+                    CLIENT_IP_LIMIT_NAME => them.ip == me.ip,
+                    _ => them.users.iter().any(|user| me.users.contains(user)),
+                }
+        });
+        if !shared {
+            self.clients[client].summary.avoidable_429 += 1;
+            self.violations.push(format!(
+                "client {client} job {job} received an avoidable 429 from limit {limit:?}, which no other client shares"
+            ));
+        }
+    }
+}

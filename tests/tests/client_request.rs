@@ -1,0 +1,299 @@
+//! Client requests and responses against the real gate: what the client
+//! builds is what the gate routes, validation matches the gate's sentence
+//! for sentence, and deprecation headers surface once per operation.
+
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
+
+use acd_core::client::{
+    ApiKeyHeader, ApiResponse, Client, ClientConfig, ClientCredential, ClientError, EgressMode,
+    Handled, HttpResponse, Outcome, RequestSpec,
+};
+use acd_core::gate::demo::{ADA_KEY, ADA_TOKEN};
+use acd_core::gate::{Decision, Gate, GateConfig, GateRequest, ResourceAnswer};
+use acd_core::model::operation::DeprecationNotice;
+use acd_core::model::ParamRole;
+
+const NOW: u64 = 1_700_000_000_000;
+
+fn client_with(credentials: Vec<ClientCredential>) -> Client {
+    Client::new(ClientConfig {
+        credentials,
+        ..ClientConfig::default()
+    })
+    .unwrap()
+}
+
+fn ada() -> ClientCredential {
+    ClientCredential::api_key("main", ADA_KEY, "ada")
+}
+
+fn token() -> ClientCredential {
+    ClientCredential::oauth_token("token", ADA_TOKEN, "ada")
+}
+
+fn to_gate(request: &acd_core::client::ClientRequest) -> GateRequest {
+    GateRequest {
+        method: request.method.clone(),
+        target: request.target().as_bytes().to_vec(),
+        headers: request
+            .headers
+            .iter()
+            .map(|(n, v)| (n.clone(), v.as_bytes().to_vec()))
+            .collect(),
+        client_ip: "203.0.113.9".into(),
+    }
+}
+
+#[test]
+fn urls_encode_path_segments_and_query_values() {
+    let mut client = client_with(vec![ada()]);
+    let spec = RequestSpec::list_table_records("orders/2024 é")
+        .param(ParamRole::OrderBy, "created at")
+        .param(ParamRole::After, "a&b=c")
+        .param(ParamRole::Limit, "50");
+    let request = client.build(&spec).unwrap();
+    assert_eq!(
+        request.url,
+        "http://127.0.0.1:8080/api/v1/tables/orders%2F2024%20%C3%A9?order_by=created%20at&after=a%26b%3Dc&limit=50"
+    );
+    assert_eq!(request.header("X-API-Key"), Some(ADA_KEY));
+    assert_eq!(request.header("Accept"), Some("application/json"));
+    assert!(request.idempotency_key.is_none(), "GETs need no key");
+    assert_eq!(
+        request
+            .limits
+            .iter()
+            .map(|l| l.key.as_str())
+            .collect::<Vec<_>>(),
+        ["credential:main", "user_table_reads:user:ada"]
+    );
+    // The gate routes and decodes it back to the same values.
+    let gate = Gate::demo(GateConfig::default()).unwrap();
+    let Decision::Resolve(admitted) = gate.decide(&to_gate(&request), NOW) else {
+        panic!("admitted")
+    };
+    assert_eq!(admitted.path_param("id"), Some("orders/2024 é"));
+    assert_eq!(admitted.params().after(), Some("a&b=c"));
+    assert_eq!(admitted.params().order_by(), Some("created at"));
+}
+
+#[test]
+fn a_bad_page_size_fails_before_io_with_the_gates_own_sentence() {
+    let mut client = client_with(vec![ada()]);
+    let spec = RequestSpec::list_table_records("orders").param(ParamRole::Limit, "5001");
+    let ClientError::InvalidParams { problems, .. } = client.build(&spec).unwrap_err() else {
+        panic!("invalid params")
+    };
+    // The gate, asked the same thing, says the same thing.
+    let gate = Gate::demo(GateConfig::default()).unwrap();
+    let request = GateRequest::get("/api/v1/tables/orders?limit=5001", "203.0.113.9")
+        .header("X-API-Key", ADA_KEY);
+    let Decision::Respond(response) = gate.decide(&request, NOW) else {
+        panic!("refused")
+    };
+    let body: serde_json::Value = serde_json::from_slice(&response.body).unwrap();
+    assert_eq!(body["errors"][0]["problem"], problems[0].problem);
+    assert_eq!(
+        problems[0].problem,
+        "must be an integer from 1 to 5000; got \"5001\""
+    );
+    let unknown = client
+        .build(&RequestSpec::list_table_records("t").query("pagesize", "10"))
+        .unwrap_err();
+    assert!(unknown
+        .to_string()
+        .contains("pagesize is not a parameter of this operation"));
+}
+
+#[test]
+fn credentials_follow_their_kind_and_oauth_is_refused_for_connection_records() {
+    let mut client = client_with(vec![token(), ada()]);
+    let table = client.build(&RequestSpec::list_table_records("t")).unwrap();
+    assert_eq!(
+        table.header("Authorization"),
+        Some(format!("Bearer {ADA_TOKEN}").as_str())
+    );
+    let refused = client
+        .build(&RequestSpec::list_connection_records("c1", "e1"))
+        .unwrap_err();
+    assert_eq!(
+        refused,
+        ClientError::CredentialNotAccepted {
+            operation: "listConnectionRecords".into(),
+            credential: "token".into()
+        }
+    );
+    let with_key = client
+        .build(&RequestSpec::list_connection_records("c1", "e1").credential("main"))
+        .unwrap();
+    assert_eq!(with_key.header("X-API-Key"), Some(ADA_KEY));
+    // The index is public: no credential header at all.
+    let index = client.build(&RequestSpec::get_api_index()).unwrap();
+    assert_eq!(index.url, "http://127.0.0.1:8080/api/v1");
+    assert!(index.header("X-API-Key").is_none() && index.header("Authorization").is_none());
+    assert_eq!(index.limits[0].key, "client_ip");
+    let mut bearer = ClientConfig::default().with_credential(ada());
+    bearer.api_key_header = ApiKeyHeader::Bearer;
+    let request = Client::new(bearer)
+        .unwrap()
+        .build(&RequestSpec::list_table_records("t"))
+        .unwrap();
+    assert_eq!(
+        request.header("Authorization"),
+        Some(format!("Bearer {ADA_KEY}").as_str())
+    );
+    assert!(
+        !format!("{request:?}").contains(ADA_KEY),
+        "Debug hides credentials"
+    );
+    assert_eq!(
+        client_with(vec![]).build(&RequestSpec::list_table_records("t")),
+        Err(ClientError::NoCredential {
+            operation: "listTableRecords".into()
+        })
+    );
+}
+
+#[test]
+fn stable_egress_by_header_or_by_url_reaches_the_gate_as_stable_egress() {
+    let mut client = client_with(vec![ada()]);
+    let gate = Gate::demo(GateConfig::default()).unwrap();
+    for (mode, url) in [
+        (
+            EgressMode::Header,
+            "http://127.0.0.1:8080/api/v1/connections/c%201/records?entity_id=e",
+        ),
+        (
+            EgressMode::Url,
+            "http://127.0.0.1:8080/egress/v1/connections/c%201/records?entity_id=e",
+        ),
+    ] {
+        let request = client
+            .build(&RequestSpec::list_connection_records("c 1", "e").egress(mode))
+            .unwrap();
+        assert_eq!(request.url, url);
+        let Decision::Resolve(admitted) = gate.decide(&to_gate(&request), NOW) else {
+            panic!("admitted")
+        };
+        assert!(admitted.stable_egress());
+    }
+    let refused = client
+        .build(&RequestSpec::list_table_records("t").egress(EgressMode::Header))
+        .unwrap_err();
+    assert!(matches!(
+        refused,
+        ClientError::StableEgressUnavailable { .. }
+    ));
+}
+
+#[test]
+fn posts_get_one_idempotency_key_per_logical_call() {
+    let mut config = ClientConfig::default().with_credential(ada());
+    config
+        .catalogue
+        .add(acd_core::model::Catalogue::create_agent_run())
+        .unwrap();
+    let mut client = Client::new(config).unwrap();
+    let spec = RequestSpec::new("createAgentRun")
+        .path("agent_id", "a1")
+        .body(br#"{"input":"x"}"#.to_vec());
+    let first = client.build(&spec).unwrap();
+    let second = client.build(&spec).unwrap();
+    let key = first.idempotency_key.clone().unwrap();
+    assert_eq!(key.len(), 32);
+    assert_ne!(first.idempotency_key, second.idempotency_key);
+    assert_eq!(first.header("Idempotency-Key"), Some(key.as_str()));
+    assert_eq!(first.header("Content-Type"), Some("application/json"));
+    assert_eq!(first.limits[1].key, "agent_runs:agent_id:a1");
+    let given = client.build(&spec.clone().idempotency_key("mine")).unwrap();
+    assert_eq!(given.header("Idempotency-Key"), Some("mine"));
+}
+
+#[test]
+fn direction_without_order_by_is_sent_with_a_warning() {
+    let mut client = client_with(vec![ada()]);
+    let request = client
+        .build(&RequestSpec::list_table_records("t").param(ParamRole::Direction, "desc"))
+        .unwrap();
+    assert_eq!(
+        request.warnings,
+        ["direction has no effect without order_by; the server ignores it"]
+    );
+}
+
+#[test]
+fn deprecation_headers_become_one_notice_per_operation() {
+    let gate_config = GateConfig {
+        version_deprecation: Some(DeprecationNotice {
+            deprecated_at: 1_690_000_000,
+            sunset_at: Some(1_720_000_000),
+        }),
+        ..GateConfig::default()
+    };
+    let gate = Gate::demo(gate_config).unwrap();
+    let mut client = client_with(vec![ada()]);
+    for _ in 0..3 {
+        let mut request = client.build(&RequestSpec::list_table_records("t")).unwrap();
+        client.on_sent(&mut request, NOW);
+        let response = match gate.decide(&to_gate(&request), NOW) {
+            Decision::Resolve(admitted) => admitted.respond(ResourceAnswer::Found(b"[]".to_vec())),
+            Decision::Respond(response) => response,
+        };
+        let handled = client.on_outcome(&mut request, &Outcome::Response(response.into()), NOW);
+        assert!(matches!(
+            handled,
+            Handled::Finished(Ok(ApiResponse::Records { .. }))
+        ));
+    }
+    let notices = client.drain_notices();
+    assert_eq!(notices.len(), 1);
+    assert_eq!(notices[0].operation_id, "listTableRecords");
+    assert_eq!(notices[0].sunset_at, Some(1_720_000_000));
+    assert!(notices[0].malformed.is_empty());
+    assert!(client.drain_notices().is_empty());
+}
+
+#[test]
+fn an_index_response_teaches_the_throttle_the_advertised_limit() {
+    let mut gate_config = GateConfig::default();
+    gate_config.limits.credential = acd_core::limit::Quota::per_seconds(3, 60);
+    let gate = Gate::demo(gate_config).unwrap();
+    let mut client = client_with(vec![ada()]);
+    let mut index = client.build(&RequestSpec::get_api_index()).unwrap();
+    client.on_sent(&mut index, NOW);
+    let Decision::Respond(response) = gate.decide(&to_gate(&index), NOW) else {
+        panic!("the index needs no resource answer")
+    };
+    let handled = client.on_outcome(&mut index, &Outcome::Response(response.into()), NOW);
+    assert!(matches!(
+        handled,
+        Handled::Finished(Ok(ApiResponse::Index { .. }))
+    ));
+    // Before any authenticated response, the client already plans with 3/60 s.
+    let spec = RequestSpec::list_connection_records("c", "e");
+    for second in 0..3 {
+        let mut request = client.build(&spec).unwrap();
+        assert_eq!(
+            client.plan(&request, NOW + second),
+            acd_core::client::Plan::SendNow
+        );
+        client.on_sent(&mut request, NOW + second);
+    }
+    let request = client.build(&spec).unwrap();
+    assert!(matches!(
+        client.plan(&request, NOW + 3),
+        acd_core::client::Plan::WaitUntil { at, .. } if at == NOW + 60_000
+    ));
+}
+
+#[test]
+fn client_types_are_send_and_sync() {
+    fn check<T: Send + Sync>() {}
+    check::<Client>();
+    check::<acd_core::client::Pager>();
+    check::<acd_core::client::RunPoller>();
+    check::<acd_core::client::Call>();
+    check::<acd_core::client::ClientRequest>();
+    check::<ClientError>();
+    check::<HttpResponse>();
+}
