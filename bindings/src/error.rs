@@ -16,6 +16,10 @@ pub enum AcdError {
     /// An argument cannot be represented in the core (e.g. a negative time).
     #[error("{0}")]
     InvalidArgument(String),
+    /// The client refused to build a request (unknown operation, invalid
+    /// parameters, missing credential, ...), before any I/O.
+    #[error("{0}")]
+    Request(String),
 }
 
 impl From<GateConfigError> for AcdError {

@@ -8,6 +8,8 @@
 //! * [`time`]: instants as signed Unix milliseconds, checked on the way in.
 //! * [`gate_types`]: plain records and enums of the gate (responses,
 //!   decisions, answers, principals).
+//! * [`client_types`] / [`client`]: the client role (build, plan,
+//!   interpret, retry planning, throttle, header parsers).
 //! * [`gate`]: the objects: [`GateConfig`], [`Credentials`], [`GateRequest`],
 //!   [`Gate`] and [`Admitted`].
 //!
@@ -15,6 +17,8 @@
 
 uniffi::setup_scaffolding!("acd_ffi");
 
+pub mod client;
+pub mod client_types;
 pub mod error;
 pub mod gate;
 pub mod gate_types;
