@@ -48,6 +48,65 @@ pub struct QueryParam {
     pub value: String,
 }
 
+/// What a query parameter means, whatever the catalogue calls it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Enum)]
+pub enum ParamRole {
+    /// Records to skip.
+    Offset,
+    /// Page size.
+    Limit,
+    /// Order column.
+    OrderBy,
+    /// `asc` or `desc`.
+    Direction,
+    /// Lower bound of the order column.
+    After,
+    /// Connection entity.
+    EntityId,
+    /// Connection filter (JSON text).
+    Filter,
+}
+
+impl From<ParamRole> for acd_core::model::ParamRole {
+    fn from(role: ParamRole) -> Self {
+        match role {
+            ParamRole::Offset => Self::Offset,
+            ParamRole::Limit => Self::Limit,
+            ParamRole::OrderBy => Self::OrderBy,
+            ParamRole::Direction => Self::Direction,
+            ParamRole::After => Self::After,
+            ParamRole::EntityId => Self::EntityId,
+            ParamRole::Filter => Self::Filter,
+        }
+    }
+}
+
+impl TryFrom<acd_core::model::ParamRole> for ParamRole {
+    type Error = ();
+    fn try_from(role: acd_core::model::ParamRole) -> Result<Self, ()> {
+        use acd_core::model::ParamRole as R;
+        Ok(match role {
+            R::Offset => Self::Offset,
+            R::Limit => Self::Limit,
+            R::OrderBy => Self::OrderBy,
+            R::Direction => Self::Direction,
+            R::After => Self::After,
+            R::EntityId => Self::EntityId,
+            R::Filter => Self::Filter,
+            R::Custom => return Err(()),
+        })
+    }
+}
+
+/// A query parameter given by role rather than by name.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct RoleParam {
+    /// What it means.
+    pub role: ParamRole,
+    /// The value (unencoded).
+    pub value: String,
+}
+
 /// What to build: an operation, its parameters and options.
 #[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
 pub struct RequestSpec {
@@ -57,6 +116,8 @@ pub struct RequestSpec {
     pub path: Vec<PathParam>,
     /// Query parameters, in order.
     pub query: Vec<QueryParam>,
+    /// Query parameters by role (named by the catalogue), after `query`.
+    pub roles: Vec<RoleParam>,
     /// The id of the credential to use (default: the first configured).
     pub credential: Option<String>,
     /// Stable egress.
@@ -73,13 +134,70 @@ impl From<RequestSpec> for core_client::RequestSpec {
             operation: spec.operation,
             path: spec.path.into_iter().map(|p| (p.name, p.value)).collect(),
             query: spec.query.into_iter().map(|q| (q.name, q.value)).collect(),
-            roles: Vec::new(),
+            roles: spec
+                .roles
+                .into_iter()
+                .map(|r| (r.role.into(), r.value))
+                .collect(),
             credential: spec.credential,
             egress: spec.egress.into(),
             body: spec.body,
             idempotency_key: spec.idempotency_key,
         }
     }
+}
+
+impl From<core_client::RequestSpec> for RequestSpec {
+    fn from(spec: core_client::RequestSpec) -> Self {
+        Self {
+            operation: spec.operation,
+            path: spec
+                .path
+                .into_iter()
+                .map(|(name, value)| PathParam { name, value })
+                .collect(),
+            query: spec
+                .query
+                .into_iter()
+                .map(|(name, value)| QueryParam { name, value })
+                .collect(),
+            roles: spec
+                .roles
+                .into_iter()
+                .filter_map(|(role, value)| {
+                    ParamRole::try_from(role)
+                        .ok()
+                        .map(|role| RoleParam { role, value })
+                })
+                .collect(),
+            credential: spec.credential,
+            egress: match spec.egress {
+                core_client::EgressMode::Default => EgressMode::Default,
+                core_client::EgressMode::Header => EgressMode::Header,
+                core_client::EgressMode::Url => EgressMode::Url,
+            },
+            body: spec.body,
+            idempotency_key: spec.idempotency_key,
+        }
+    }
+}
+
+/// `GET /api/{version}` (getApiIndex), as the core spells it.
+#[uniffi::export]
+pub fn spec_get_api_index() -> RequestSpec {
+    core_client::RequestSpec::get_api_index().into()
+}
+
+/// `GET .../tables/{id}` (listTableRecords), as the core spells it.
+#[uniffi::export]
+pub fn spec_list_table_records(table: String) -> RequestSpec {
+    core_client::RequestSpec::list_table_records(table).into()
+}
+
+/// `GET .../connections/{connection_id}/records` for `entity`.
+#[uniffi::export]
+pub fn spec_list_connection_records(connection: String, entity: String) -> RequestSpec {
+    core_client::RequestSpec::list_connection_records(connection, entity).into()
 }
 
 /// A response as the caller's transport received it.
