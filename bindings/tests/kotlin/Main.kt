@@ -8,6 +8,7 @@ fun main(args: Array<String>) {
     val vectors = File(args.getOrElse(0) { "tests/vectors" })
     val runner = Runner()
     registerGateVectors(runner, vectors)
+    registerClientVectors(runner, vectors)
     registerGateApiTests(runner)
     registerBoundaryTests(runner)
     println(runner.summary())
