@@ -12,7 +12,7 @@ use acd_core::client as core_client;
 use acd_core::model::{Catalogue, Secret};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
@@ -106,11 +106,11 @@ impl ClientConfig {
 #[derive(uniffi::Object)]
 #[uniffi::export(Debug, Display)]
 pub struct ClientRequest {
-    inner: Mutex<core_client::ClientRequest>,
+    pub(crate) inner: Mutex<core_client::ClientRequest>,
 }
 
 impl ClientRequest {
-    fn new(inner: core_client::ClientRequest) -> Arc<Self> {
+    pub(crate) fn new(inner: core_client::ClientRequest) -> Arc<Self> {
         Arc::new(Self {
             inner: Mutex::new(inner),
         })
@@ -201,7 +201,7 @@ impl ClientRequest {
 #[derive(uniffi::Object)]
 #[uniffi::export(Debug)]
 pub struct Client {
-    inner: Mutex<core_client::Client>,
+    pub(crate) inner: Mutex<core_client::Client>,
 }
 
 impl std::fmt::Debug for Client {

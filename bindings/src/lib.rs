@@ -10,6 +10,7 @@
 //!   decisions, answers, principals).
 //! * [`client_types`] / [`client`]: the client role (build, plan,
 //!   interpret, retry planning, throttle, header parsers).
+//! * [`pager`]: the pager as a poll/handle state machine.
 //! * [`gate`]: the objects: [`GateConfig`], [`Credentials`], [`GateRequest`],
 //!   [`Gate`] and [`Admitted`].
 //!
@@ -22,6 +23,7 @@ pub mod client_types;
 pub mod error;
 pub mod gate;
 pub mod gate_types;
+pub mod pager;
 pub mod time;
 
 pub use error::AcdError;
