@@ -7,7 +7,7 @@ use super::headers::Headers;
 use super::request::GateRequest;
 use super::response::GateResponse;
 use super::route::{Route, Router};
-use crate::limit::{InMemoryLimiter, LimitCheck, RateLimiter, StackDecision};
+use crate::limit::{self, LimitAlgorithm, LimitCheck, LimiterConfig, RateLimiter, StackDecision};
 use crate::model::index::ApiIndex;
 use crate::model::operation::{DeprecationNotice, Segment};
 use crate::model::query::{decode_component, parse_query, MAX_REPORTED_PROBLEMS};
@@ -263,16 +263,24 @@ impl Gate {
         })
     }
 
-    /// A gate with in-memory credentials and the in-memory limiter.
+    /// A gate with in-memory credentials and the in-memory fixed-window
+    /// limiter.
     pub fn in_memory(
         config: GateConfig,
         credentials: InMemoryCredentials,
     ) -> Result<Self, GateConfigError> {
-        Self::new(
-            config,
-            Arc::new(credentials),
-            Arc::new(InMemoryLimiter::new()),
-        )
+        Self::in_memory_with(config, credentials, LimitAlgorithm::FixedWindow)
+    }
+
+    /// A gate with in-memory credentials and the in-memory limiter running
+    /// `algorithm` (default limiter configuration).
+    pub fn in_memory_with(
+        config: GateConfig,
+        credentials: InMemoryCredentials,
+        algorithm: LimitAlgorithm,
+    ) -> Result<Self, GateConfigError> {
+        let limiter = limit::in_memory(algorithm, LimiterConfig::default());
+        Self::new(config, Arc::new(credentials), limiter)
     }
 
     /// A gate with the demo credentials of [`super::demo`] (for examples and tests).

@@ -1,71 +1,118 @@
-//! The fixed-window algorithm as a pure transition on plain data.
+//! The fixed-window algorithm (the default) as a pure transition on plain data.
 //!
 //! Windows are aligned to the Unix epoch (`[k·w, (k+1)·w)`), so every gate
 //! instance and every store agrees on when a window resets, and
 //! `RateLimit-Remaining`/`RateLimit-Reset` mean exactly what the spec says.
+//! The state stores the window's *end*, so it tells by itself when it can be
+//! forgotten. The arithmetic is written out in the [module documentation of
+//! `limit`](super).
 
+use super::algorithm::{Algorithm, PackedState, Verdict};
 use super::Quota;
 use crate::UnixMillis;
 use serde::{Deserialize, Serialize};
 
-/// The state of one key: the start of its window and the requests counted in it.
+/// The fixed-window algorithm: at most `requests` per aligned window.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FixedWindow;
+
+/// A quota prepared for [`FixedWindow`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FixedWindowRule {
+    /// Requests per window (`0` refuses everything).
+    pub requests: u32,
+    /// Window length in ms, never zero.
+    pub window: u64,
+}
+
+/// The state of one key: the end of its window and the requests counted in it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FixedWindowState {
-    /// Start of the window `count` belongs to (Unix ms).
-    pub window_start: UnixMillis,
+    /// End of the window `count` belongs to (Unix ms, exclusive).
+    pub reset_at: UnixMillis,
     /// Requests admitted in that window.
     pub count: u32,
 }
 
-/// What the transition says about one request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct WindowVerdict {
-    /// Whether the request may pass.
-    pub admitted: bool,
-    /// Requests left in the window after this one (when admitted).
-    pub remaining: u32,
-    /// End of the current window.
-    pub reset_at: UnixMillis,
-    /// When refused: the first instant a request would be admitted.
-    pub retry_at: UnixMillis,
+/// The end of the aligned window containing `now` (saturating at the end
+/// of time).
+pub const fn aligned_end(now: UnixMillis, window: u64) -> UnixMillis {
+    (now - now % window).saturating_add(window)
 }
 
-impl FixedWindowState {
-    /// Looks at a request at `now` without changing anything; returns the
-    /// verdict and the state to store if the request is admitted.
-    ///
-    /// Time going backwards is treated as still inside the stored window, so
-    /// it can never reset a window early.
-    pub fn peek(self, quota: Quota, now: UnixMillis) -> (WindowVerdict, FixedWindowState) {
-        let window = quota.window();
-        let aligned = now - now % window;
-        let (window_start, used) = if aligned > self.window_start {
-            (aligned, 0)
-        } else {
-            (self.window_start, self.count)
-        };
-        let reset_at = window_start.saturating_add(window);
-        let admitted = used < quota.requests;
-        let verdict = WindowVerdict {
-            admitted,
-            remaining: if admitted {
-                quota.requests - used - 1
-            } else {
-                0
-            },
-            reset_at,
-            retry_at: if admitted { now } else { reset_at },
-        };
-        let next = FixedWindowState {
-            window_start,
-            count: if admitted { used + 1 } else { used },
-        };
-        (verdict, next)
+impl PackedState for FixedWindowState {
+    fn pack(self) -> (u64, u32) {
+        (self.reset_at, self.count)
     }
 
-    /// Whether this state can be forgotten at `now` (its window is over).
-    pub fn is_expired(&self, quota: Quota, now: UnixMillis) -> bool {
-        self.window_start.saturating_add(quota.window()) <= now
+    fn unpack(time: u64, extra: u32) -> Self {
+        Self {
+            reset_at: time,
+            count: extra,
+        }
+    }
+
+    fn expires_at(&self) -> UnixMillis {
+        self.reset_at
+    }
+}
+
+impl Algorithm for FixedWindow {
+    type State = FixedWindowState;
+    type Rule = FixedWindowRule;
+
+    fn rule(quota: Quota) -> FixedWindowRule {
+        FixedWindowRule {
+            requests: quota.requests,
+            window: quota.window(),
+        }
+    }
+
+    fn quota(rule: &FixedWindowRule) -> Quota {
+        Quota {
+            requests: rule.requests,
+            window_ms: rule.window,
+        }
+    }
+
+    #[inline]
+    fn decide(
+        rule: &FixedWindowRule,
+        state: FixedWindowState,
+        now: UnixMillis,
+    ) -> (Verdict, FixedWindowState) {
+        if rule.requests == 0 {
+            let end = aligned_end(now, rule.window);
+            return (Verdict::refused(end, end), state);
+        }
+        // Time going backwards (now < reset_at) stays in the stored window:
+        // a window never reopens early.
+        let (reset_at, used) = if now < state.reset_at {
+            (state.reset_at, state.count)
+        } else {
+            let end = aligned_end(now, rule.window);
+            if end > state.reset_at {
+                (end, 0)
+            } else {
+                // Only at the end of time, where the window cannot move on.
+                (state.reset_at, state.count)
+            }
+        };
+        if used < rule.requests {
+            let verdict = Verdict {
+                admitted: true,
+                remaining: rule.requests - used - 1,
+                reset_at,
+                retry_at: now,
+            };
+            let next = FixedWindowState {
+                reset_at,
+                count: used + 1,
+            };
+            (verdict, next)
+        } else {
+            (Verdict::refused(reset_at, reset_at), state)
+        }
     }
 }
 
@@ -73,24 +120,49 @@ impl FixedWindowState {
 mod tests {
     use super::*;
 
+    fn peek(quota: Quota, state: FixedWindowState, now: u64) -> (Verdict, FixedWindowState) {
+        FixedWindow::decide(&FixedWindow::rule(quota), state, now)
+    }
+
     #[test]
     fn counts_within_an_aligned_window_then_resets() {
         let quota = Quota::per_seconds(2, 60);
         let state = FixedWindowState::default();
-        let (first, state) = state.peek(quota, 61_000);
+        let (first, state) = peek(quota, state, 61_000);
         assert!(first.admitted);
         assert_eq!((first.remaining, first.reset_at), (1, 120_000));
-        let (second, state) = state.peek(quota, 119_999);
+        let (second, state) = peek(quota, state, 119_999);
         assert!(second.admitted);
         assert_eq!(second.remaining, 0);
-        let (third, unchanged) = state.peek(quota, 119_999);
+        let (third, unchanged) = peek(quota, state, 119_999);
         assert!(!third.admitted);
         assert_eq!((third.retry_at, unchanged), (120_000, state));
-        let (fourth, _) = state.peek(quota, 120_000);
+        let (fourth, _) = peek(quota, state, 120_000);
         assert!(fourth.admitted);
         // time going backwards stays in the stored window
-        let (back, _) = state.peek(quota, 1_000);
+        let (back, _) = peek(quota, state, 1_000);
         assert!(!back.admitted);
+    }
+
+    #[test]
+    fn limit_zero_refuses_until_the_next_boundary() {
+        let quota = Quota::per_seconds(0, 60);
+        let (verdict, state) = peek(quota, FixedWindowState::default(), 61_000);
+        assert_eq!(verdict, Verdict::refused(120_000, 120_000));
+        assert_eq!(state, FixedWindowState::default());
+    }
+
+    #[test]
+    fn end_of_time_never_reopens() {
+        let quota = Quota {
+            requests: 1,
+            window_ms: 1,
+        };
+        let (first, state) = peek(quota, FixedWindowState::default(), u64::MAX);
+        assert!(first.admitted);
+        let (second, _) = peek(quota, state, u64::MAX);
+        assert!(!second.admitted);
+        assert_eq!(state.expires_at(), u64::MAX);
     }
 
     #[test]
@@ -106,9 +178,9 @@ mod tests {
             },
         ] {
             for now in [0, 1, u64::MAX - 1, u64::MAX] {
-                let (verdict, state) = FixedWindowState::default().peek(quota, now);
+                let (verdict, state) = peek(quota, FixedWindowState::default(), now);
                 assert_eq!(verdict.admitted, quota.requests > 0);
-                let _ = state.peek(quota, now);
+                let _ = peek(quota, state, now);
             }
         }
     }

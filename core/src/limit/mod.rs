@@ -7,14 +7,77 @@
 //! tightest limit the request passed (least remaining; tie → the one that
 //! resets last) or the refusing limit and the instant it admits again.
 //!
-//! * [`fixed_window`]: the pure fixed-window transition (the default).
-//! * [`memory`]: the in-process keyed store.
+//! * [`algorithm`]: the [`Algorithm`] trait; [`fixed_window`] (the default)
+//!   and [`gcra`] implement it as pure transitions on 16-byte states.
+//! * [`stack`]: the all-or-none rule, written once, and the [`StateStore`]
+//!   seam where per-key state lives.
+//! * [`keyed`]: the in-process engine, a sharded bounded table
+//!   ([`KeyedLimiter`]); [`memory`]: the gate's limiter on top of it.
+//!
+//! # The arithmetic, exactly (for stores that mirror it, e.g. in Lua)
+//!
+//! All values are unsigned integers; `n` is the quota's requests, `w` its
+//! window in ms (`0` counts as `1`), `now` Unix ms. A key with no state has
+//! state `(0, 0)`. A store may forget a state once `expires_at <= now`
+//! (never when `expires_at` is `u64::MAX`).
+//!
+//! **Fixed window**, state `(reset_at, count)`, `expires_at = reset_at`:
+//!
+//! ```text
+//! if n == 0: refuse; reset_at = retry_at = now - now % w + w; state unchanged
+//! if now < reset_at:  (end, used) = (reset_at, count)          -- also time going backwards
+//! else: e = now - now % w + w (saturating)
+//!       (end, used) = e > reset_at ? (e, 0) : (reset_at, count)  -- the latter only at u64::MAX
+//! if used < n: admit; state = (end, used + 1); remaining = n - used - 1; reset = end
+//! else:        refuse; retry_at = end; remaining = 0; state unchanged
+//! ```
+//!
+//! **GCRA**, state `(tat_ms, tat_frac)` meaning TAT = `tat_ms + tat_frac/n`,
+//! `expires_at = tat_ms + (tat_frac > 0)`; emission interval `T = w/n` kept
+//! as `q = w / n`, `r = w % n`:
+//!
+//! ```text
+//! if n == 0: refuse; reset_at = retry_at = now + w; state unchanged
+//! f = min(tat_frac, n - 1)
+//! (b_ms, b_frac) = tat_ms >= now ? (tat_ms, f) : (now, 0)        -- max(TAT, now)
+//! x_frac = b_frac + r; x_ms = b_ms + q; if x_frac >= n: x_frac -= n; x_ms += 1
+//! if x_ms overflows u64: refuse; retry_at = u64::MAX
+//! d = x_ms - now
+//! if d < w or (d == w and x_frac == 0):                        -- X - now <= w
+//!     admit; state = (x_ms, x_frac)
+//!     remaining = ((w - d) * n - x_frac) / w   (128-bit product); reset = x_ms + (x_frac > 0)
+//! else:
+//!     refuse; retry_at = x_ms - w + (x_frac > 0); reset = tat_ms + (tat_frac > 0)
+//! ```
+//!
+//! Every product above except `remaining`'s fits 64 bits; a Lua mirror on
+//! doubles is exact while times stay below 2^53 ms (year 287 396).
+//!
+//! # Limit 0 and Retry-After
+//!
+//! A limit of `0` never admits and stores nothing. Its `retry_at` (hence
+//! `Retry-After` and `RateLimit-Reset`) is the next window boundary (fixed
+//! window) or one window away (GCRA): the earliest a changed configuration
+//! could take effect, not a promise of admission. For every limit `>= 1` the
+//! retry time is exact: a retry at `retry_at` is admitted if nothing else
+//! was counted meanwhile, one ms earlier is not (away from `u64::MAX`).
 
+pub mod algorithm;
 pub mod fixed_window;
+pub mod gcra;
+pub mod key;
+pub mod keyed;
 pub mod memory;
+pub mod stack;
+mod table;
 
-pub use fixed_window::FixedWindowState;
+pub use algorithm::{is_expired, Algorithm, PackedState, Verdict};
+pub use fixed_window::{FixedWindow, FixedWindowRule, FixedWindowState};
+pub use gcra::{Gcra, GcraRule, GcraState};
+pub use key::{KeyRef, LimitKey, LimitKeyRef};
+pub use keyed::{KeyedLimiter, LimiterConfig, StoreFull, WhenFull};
 pub use memory::InMemoryLimiter;
+pub use stack::{acquire, decide_stack, StateStore, StoreKey};
 
 use crate::UnixMillis;
 use serde::{Deserialize, Serialize};
@@ -117,4 +180,29 @@ impl StackDecision {
 pub trait RateLimiter: Send + Sync {
     /// Checks every limit in `checks` and charges all of them or none.
     fn acquire(&self, checks: &[LimitCheck<'_>], now: UnixMillis) -> StackDecision;
+}
+
+/// Which algorithm a limiter runs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LimitAlgorithm {
+    /// Aligned fixed windows (the default): headers mean exactly what the
+    /// spec says.
+    #[default]
+    FixedWindow,
+    /// GCRA: the same quotas, spread smoothly, no boundary bursts.
+    Gcra,
+}
+
+/// An in-memory limiter running `algorithm` with `config`, ready for the gate.
+pub fn in_memory(
+    algorithm: LimitAlgorithm,
+    config: LimiterConfig,
+) -> std::sync::Arc<dyn RateLimiter> {
+    match algorithm {
+        LimitAlgorithm::FixedWindow => {
+            std::sync::Arc::new(InMemoryLimiter::<FixedWindow>::with_config(config))
+        }
+        LimitAlgorithm::Gcra => std::sync::Arc::new(InMemoryLimiter::<Gcra>::with_config(config)),
+    }
 }

@@ -1,0 +1,89 @@
+//! The one trait every rate-limit algorithm implements, and the verdict it
+//! gives about one request.
+//!
+//! An algorithm is a pure transition on plain data: `(rule, state, now) ->
+//! (verdict, next state)`. It never reads a clock and never allocates, so the
+//! same arithmetic can run in process, in a Lua script next to the state, or
+//! in a test with a virtual clock.
+
+use super::Quota;
+use crate::UnixMillis;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use std::fmt::Debug;
+
+/// What an algorithm says about one request against one key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verdict {
+    /// Whether the request may pass (and was counted, if the caller stores
+    /// the next state).
+    pub admitted: bool,
+    /// Requests that would still be admitted right now, after this one when
+    /// admitted; `0` when refused.
+    pub remaining: u32,
+    /// When the key is fully replenished: the end of the fixed window, or
+    /// the instant a GCRA key is back to its full burst.
+    pub reset_at: UnixMillis,
+    /// When refused: the first instant at which the same request would be
+    /// admitted, provided nothing else is counted meanwhile. `now` when
+    /// admitted.
+    pub retry_at: UnixMillis,
+}
+
+impl Verdict {
+    /// A refusal with nothing remaining.
+    pub const fn refused(reset_at: UnixMillis, retry_at: UnixMillis) -> Self {
+        Self {
+            admitted: false,
+            remaining: 0,
+            reset_at,
+            retry_at,
+        }
+    }
+}
+
+/// A per-key state packed into the two integers every store keeps:
+/// a time (Unix ms) and a 32-bit companion.
+///
+/// Both built-in states have this shape, which is what lets the in-memory
+/// table keep 16 bytes per key besides the key and lets an external store
+/// keep two integers per key.
+pub trait PackedState: Copy + Default + PartialEq + Debug + Send + Sync + 'static {
+    /// The two integers `(time, extra)`.
+    fn pack(self) -> (u64, u32);
+    /// The state back from its two integers.
+    fn unpack(time: u64, extra: u32) -> Self;
+    /// From this instant on the state means the same as no state at all, so
+    /// a store may forget it (see [`is_expired`]). `u64::MAX` means never.
+    fn expires_at(&self) -> UnixMillis;
+}
+
+/// Whether a state that expires at `expires_at` may be forgotten at `now`.
+///
+/// A state expiring at the end of time (`u64::MAX`) is never forgotten:
+/// at that instant time cannot move on, so forgetting it would re-admit.
+pub const fn is_expired(expires_at: UnixMillis, now: UnixMillis) -> bool {
+    expires_at <= now && expires_at != UnixMillis::MAX
+}
+
+/// A rate-limit algorithm: a pure transition on a small plain-data state.
+///
+/// Implemented by zero-sized markers ([`super::FixedWindow`],
+/// [`super::Gcra`]); every function is associated, nothing holds data.
+pub trait Algorithm: Copy + Default + Debug + Send + Sync + 'static {
+    /// The per-key state: plain data, serialisable, 16 bytes in memory.
+    type State: PackedState + Serialize + DeserializeOwned;
+    /// A [`Quota`] prepared for this algorithm (divisions done once).
+    type Rule: Copy + Debug + PartialEq + Send + Sync + 'static;
+
+    /// Prepares `quota` (a window of `0` ms counts as `1`).
+    fn rule(quota: Quota) -> Self::Rule;
+
+    /// The quota a rule was prepared from (window never zero).
+    fn quota(rule: &Self::Rule) -> Quota;
+
+    /// The transition: what happens to a request at `now` against a key in
+    /// `state`. Returns the verdict and the state to store if the request is
+    /// admitted (the input state, unchanged, when refused).
+    fn decide(rule: &Self::Rule, state: Self::State, now: UnixMillis) -> (Verdict, Self::State);
+}

@@ -1,0 +1,375 @@
+//! One shard's key table: open addressing with Robin Hood linear probing,
+//! backward-shift deletion (no tombstones, so no rehash pauses under churn),
+//! any number of slots (not only powers of two), a load of at most 4/5 and
+//! a hard cap on entries.
+//!
+//! A slot is the key plus 16 bytes: the packed state `(time, extra)` and a
+//! 32-bit tag from the key's hash (`0` marks an empty slot). The tag picks the
+//! home slot (`tag · slots / 2³²`), so an entry's probe distance is known
+//! without hashing its key again, and it filters key comparisons.
+
+use super::algorithm::is_expired;
+use super::key::KeyRef;
+use crate::UnixMillis;
+
+/// One slot: a key and its packed state, or empty (`tag == 0`).
+#[derive(Debug, Default)]
+pub(crate) struct Slot<K> {
+    pub(crate) key: K,
+    pub(crate) time: u64,
+    pub(crate) extra: u32,
+    tag: u32,
+}
+
+/// The table of one shard.
+#[derive(Debug)]
+pub(crate) struct Table<K> {
+    slots: Vec<Slot<K>>,
+    len: usize,
+    /// Most entries ever held.
+    cap: usize,
+    /// Slots at full size: `ceil(cap · 5 / 4)` (load at most 4/5).
+    max_slots: usize,
+    /// Where the incremental sweep goes on.
+    cursor: usize,
+}
+
+/// Most rounds of one incremental sweep.
+pub(crate) const SWEEP_ROUNDS: usize = 4;
+
+/// The tag of a hash: its low 32 bits, never zero.
+#[inline]
+pub(crate) const fn tag_of(hash: u64) -> u32 {
+    (hash as u32) | 1
+}
+
+#[inline]
+fn home(tag: u32, slots: usize) -> usize {
+    ((u64::from(tag) * slots as u64) >> 32) as usize
+}
+
+#[inline]
+fn distance(tag: u32, at: usize, slots: usize) -> usize {
+    let home = home(tag, slots);
+    if at >= home {
+        at - home
+    } else {
+        at + slots - home
+    }
+}
+
+/// What a bounded scan for room found.
+pub(crate) struct Scan {
+    /// Entries removed because they had expired.
+    pub(crate) reclaimed: usize,
+    /// The live entry expiring soonest among those examined: (slot, expiry).
+    pub(crate) soonest: Option<(usize, UnixMillis)>,
+}
+
+impl<K: Default> Table<K> {
+    /// An empty table that will hold at most `cap` entries.
+    pub(crate) fn new(cap: usize) -> Self {
+        let max_slots = cap.saturating_mul(5).div_ceil(4).max(8);
+        Self {
+            slots: Vec::new(),
+            len: 0,
+            cap,
+            max_slots,
+            cursor: 0,
+        }
+    }
+
+    /// Entries held.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Most entries ever held.
+    pub(crate) fn cap(&self) -> usize {
+        self.cap
+    }
+
+    /// Whether one more entry fits under the cap.
+    pub(crate) fn has_room(&self, more: usize) -> bool {
+        self.len.saturating_add(more) <= self.cap
+    }
+
+    /// Bytes of slot storage allocated.
+    pub(crate) fn slot_bytes(&self) -> usize {
+        self.slots.capacity() * std::mem::size_of::<Slot<K>>()
+    }
+
+    /// The slot holding `key`, if any.
+    #[inline]
+    pub(crate) fn find<Q: KeyRef<K> + ?Sized>(&self, hash: u64, key: &Q) -> Option<usize> {
+        let n = self.slots.len();
+        if n == 0 {
+            return None;
+        }
+        let tag = tag_of(hash);
+        let mut at = home(tag, n);
+        let mut probed = 0;
+        loop {
+            let slot = self.slots.get(at)?;
+            if slot.tag == tag && key.matches(&slot.key) {
+                return Some(at);
+            }
+            // Empty, or a resident closer to its home than we are to ours:
+            // the key would have been placed here.
+            if slot.tag == 0 || distance(slot.tag, at, n) < probed {
+                return None;
+            }
+            probed += 1;
+            at += 1;
+            if at == n {
+                at = 0;
+            }
+            if probed > n {
+                return None;
+            }
+        }
+    }
+
+    /// The packed state at `at`.
+    #[inline]
+    pub(crate) fn state_at(&self, at: usize) -> Option<(u64, u32)> {
+        self.slots.get(at).map(|slot| (slot.time, slot.extra))
+    }
+
+    /// Overwrites the packed state at `at`.
+    #[inline]
+    pub(crate) fn set_at(&mut self, at: usize, (time, extra): (u64, u32)) {
+        if let Some(slot) = self.slots.get_mut(at) {
+            slot.time = time;
+            slot.extra = extra;
+        }
+    }
+
+    /// Inserts a key known to be absent. The caller has checked
+    /// [`Self::has_room`]; without room nothing is inserted.
+    pub(crate) fn insert(&mut self, hash: u64, key: K, (time, extra): (u64, u32)) {
+        if !self.has_room(1) {
+            return;
+        }
+        // Grow (doubling up to full size) past a 4/5 load.
+        if (self.len + 1) * 5 > self.slots.len() * 4 {
+            let grown = (self.slots.len() * 2).clamp(8, self.max_slots);
+            if grown > self.slots.len() {
+                self.resize(grown);
+            }
+        }
+        let mut carried = Slot {
+            key,
+            time,
+            extra,
+            tag: tag_of(hash),
+        };
+        self.place(&mut carried);
+        self.len += 1;
+    }
+
+    /// Robin Hood placement of `carried` into the current slots.
+    fn place(&mut self, carried: &mut Slot<K>) {
+        let n = self.slots.len();
+        if n == 0 {
+            return;
+        }
+        let mut at = home(carried.tag, n);
+        let mut probed = 0;
+        for _ in 0..n {
+            let Some(slot) = self.slots.get_mut(at) else {
+                return;
+            };
+            if slot.tag == 0 {
+                std::mem::swap(slot, carried);
+                return;
+            }
+            let resident = distance(slot.tag, at, n);
+            if resident < probed {
+                std::mem::swap(slot, carried);
+                probed = resident;
+            }
+            probed += 1;
+            at += 1;
+            if at == n {
+                at = 0;
+            }
+        }
+    }
+
+    fn resize(&mut self, slots: usize) {
+        let old = std::mem::replace(
+            &mut self.slots,
+            (0..slots).map(|_| Slot::default()).collect(),
+        );
+        for mut slot in old {
+            if slot.tag != 0 {
+                self.place(&mut slot);
+            }
+        }
+    }
+
+    /// Removes the entry at `at`, shifting its followers back.
+    pub(crate) fn remove_at(&mut self, at: usize) {
+        let n = self.slots.len();
+        match self.slots.get_mut(at) {
+            Some(slot) if slot.tag != 0 => *slot = Slot::default(),
+            _ => return,
+        }
+        self.len -= 1;
+        let mut hole = at;
+        loop {
+            let next = if hole + 1 == n { 0 } else { hole + 1 };
+            match self.slots.get(next) {
+                Some(slot) if slot.tag != 0 && distance(slot.tag, next, n) > 0 => {
+                    self.slots.swap(hole, next);
+                    hole = next;
+                }
+                _ => return,
+            }
+        }
+    }
+
+    /// The incremental sweep: once the table is at least half full, examines
+    /// `budget` slots from the cursor and removes entries expired at `now`;
+    /// while at least half of a round was expired it goes on, up to
+    /// [`SWEEP_ROUNDS`] rounds (so expired entries never pile up ahead of the
+    /// cursor). Returns how many it removed.
+    #[inline]
+    pub(crate) fn sweep(
+        &mut self,
+        budget: usize,
+        now: UnixMillis,
+        expires: impl Fn(u64, u32) -> UnixMillis,
+    ) -> usize {
+        let n = self.slots.len();
+        if budget == 0 || self.len * 2 < n {
+            return 0;
+        }
+        let mut at = if self.cursor < n { self.cursor } else { 0 };
+        let (mut removed, mut in_round, mut left_in_round) = (0, 0, budget);
+        let mut rounds = SWEEP_ROUNDS;
+        while let Some(slot) = self.slots.get(at) {
+            if slot.tag != 0 && is_expired(expires(slot.time, slot.extra), now) {
+                // The follower shifted into `at` is examined next.
+                self.remove_at(at);
+                removed += 1;
+                in_round += 1;
+            } else {
+                at += 1;
+                if at == n {
+                    at = 0;
+                }
+            }
+            left_in_round -= 1;
+            if left_in_round == 0 {
+                rounds -= 1;
+                if rounds == 0 || in_round * 2 < budget || self.len == 0 {
+                    break;
+                }
+                (in_round, left_in_round) = (0, budget);
+            }
+        }
+        self.cursor = at;
+        removed
+    }
+
+    /// Like [`Self::sweep`], and also reports the live entry expiring
+    /// soonest among those examined, leaving alone the keys `keep` names.
+    pub(crate) fn scan(
+        &mut self,
+        budget: usize,
+        now: UnixMillis,
+        expires: &impl Fn(u64, u32) -> UnixMillis,
+        keep: &impl Fn(&K) -> bool,
+    ) -> Scan {
+        let mut found = Scan {
+            reclaimed: 0,
+            soonest: None,
+        };
+        let n = self.slots.len();
+        if n == 0 || self.len == 0 {
+            return found;
+        }
+        for _ in 0..budget.min(n) {
+            if self.cursor >= n {
+                self.cursor = 0;
+            }
+            let at = self.cursor;
+            let Some(slot) = self.slots.get(at) else {
+                return found;
+            };
+            if slot.tag != 0 && !keep(&slot.key) {
+                let expiry = expires(slot.time, slot.extra);
+                if is_expired(expiry, now) {
+                    // The follower shifted into `at` is examined next.
+                    self.remove_at(at);
+                    found.reclaimed += 1;
+                    continue;
+                }
+                if found.soonest.is_none_or(|(_, best)| expiry < best) {
+                    found.soonest = Some((at, expiry));
+                }
+            }
+            self.cursor = at + 1;
+        }
+        found
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hash(key: u64) -> u64 {
+        key.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17)
+    }
+
+    #[test]
+    fn insert_find_remove_keep_every_other_key() {
+        let mut table: Table<u64> = Table::new(1_000);
+        for key in 0..1_000u64 {
+            assert_eq!(table.find(hash(key), &key), None);
+            table.insert(hash(key), key, (key, 1));
+        }
+        assert_eq!(table.len(), 1_000);
+        assert!(!table.has_room(1));
+        assert!(table.slot_bytes() <= 1_250 * std::mem::size_of::<Slot<u64>>());
+        for key in (0..1_000u64).step_by(2) {
+            let at = table.find(hash(key), &key).unwrap();
+            table.remove_at(at);
+        }
+        for key in 0..1_000u64 {
+            let found = table
+                .find(hash(key), &key)
+                .and_then(|at| table.state_at(at));
+            assert_eq!(found, (key % 2 == 1).then_some((key, 1)));
+        }
+    }
+
+    #[test]
+    fn sweep_reclaims_expired_entries_within_its_budget() {
+        let mut table: Table<u64> = Table::new(64);
+        for key in 0..64u64 {
+            table.insert(hash(key), key, (if key < 32 { 10 } else { 1_000 }, 0));
+        }
+        let mut removed = 0;
+        for _ in 0..100 {
+            let step = table.sweep(4, 500, |time, _| time);
+            assert!(step <= 4 * SWEEP_ROUNDS);
+            removed += step;
+        }
+        // The sweep rests once the table (80 slots) is less than half full.
+        assert!(table.len() < 40);
+        assert_eq!(removed, 64 - table.len());
+        // A scan is not gated: it reclaims the rest.
+        while table
+            .scan(80, 500, &|time, _| time, &|_: &u64| false)
+            .reclaimed
+            > 0
+        {}
+        assert_eq!(table.len(), 32);
+        let scan = table.scan(80, 500, &|time, _| time, &|_: &u64| false);
+        assert_eq!(scan.soonest.map(|(_, at)| at), Some(1_000));
+    }
+}
