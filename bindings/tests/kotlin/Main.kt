@@ -10,6 +10,7 @@ fun main(args: Array<String>) {
     registerGateVectors(runner, vectors)
     registerClientVectors(runner, vectors)
     registerGateApiTests(runner)
+    registerClientWithGateTests(runner)
     registerBoundaryTests(runner)
     println(runner.summary())
     exitProcess(if (runner.failed == 0) 0 else 1)
