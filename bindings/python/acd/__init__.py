@@ -9,5 +9,6 @@ conveniences (building headers and requests from plain Python values).
 """
 from ._ffi.acd_ffi import *  # noqa: F401,F403
 from ._helpers import gate_request as gate_request, header as header
+from . import _speedups as _speedups
 
 __version__ = "0.1.0"
