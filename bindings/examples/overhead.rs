@@ -3,7 +3,9 @@
 //! through acd-ffi's Rust API (the type conversions without a foreign
 //! language). Prints nanoseconds per round trip.
 //!
-//! `cargo run --release -p acd-ffi --example overhead -- [iterations]`
+//! `cargo run --release -p acd-ffi --example overhead -- [iterations] [core|ffi]`
+//! (with `core` or `ffi`, only that loop runs, once and without warm-up: for
+//! counting instructions with callgrind at two sizes).
 
 use acd_core::client::{Client, ClientConfig, ClientCredential, HttpResponse, RequestSpec};
 use std::hint::black_box;
@@ -78,6 +80,11 @@ fn main() -> Result<(), String> {
         .nth(1)
         .and_then(|n| n.parse().ok())
         .unwrap_or(200_000);
+    match std::env::args().nth(2).as_deref() {
+        Some("core") => return core_round_trips(iterations).map(drop),
+        Some("ffi") => return ffi_round_trips(iterations).map(drop),
+        _ => {}
+    }
     core_round_trips(iterations / 10)?; // warm up
     let core = core_round_trips(iterations)?;
     let ffi = ffi_round_trips(iterations)?;
