@@ -11,6 +11,7 @@ fun main(args: Array<String>) {
     registerClientVectors(runner, vectors)
     registerGateApiTests(runner)
     registerClientWithGateTests(runner)
+    registerClientApiTests(runner)
     registerBoundaryTests(runner)
     println(runner.summary())
     exitProcess(if (runner.failed == 0) 0 else 1)
