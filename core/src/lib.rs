@@ -13,6 +13,8 @@
 //!   throttling, retry planning, pagers and run polling.
 //! * [`sim`]: a virtual-time harness that runs client instances against a
 //!   real gate, with injected failures and checked invariants.
+//! * [`openapi`]: the OpenAPI 3.1 document of what a gate serves, generated
+//!   from the same catalogue the gate routes with.
 //!
 //! Nothing in this crate opens a socket, reads a clock or sleeps: time is
 //! always an argument, in Unix milliseconds ([`UnixMillis`]).
@@ -24,6 +26,7 @@ pub mod gate;
 pub mod http_date;
 pub mod limit;
 pub mod model;
+pub mod openapi;
 pub mod sim;
 pub mod time;
 

@@ -26,7 +26,9 @@
 //! assert_eq!(response.header("RateLimit-Remaining"), Some("4"));
 //! ```
 
+mod admitted;
 mod auth;
+mod bodies;
 pub mod config;
 pub mod demo;
 mod headers;
@@ -35,7 +37,8 @@ pub mod request;
 pub mod response;
 mod route;
 
+pub use admitted::{Admitted, ResourceAnswer};
 pub use config::{GateConfig, GateConfigError, IndexSettings, LimitSettings};
-pub use pipeline::{Admitted, Decision, Gate, ResourceAnswer};
+pub use pipeline::{Decision, Gate};
 pub use request::GateRequest;
 pub use response::GateResponse;

@@ -1,7 +1,9 @@
 //! The decision pipeline: [`Gate::decide`] and the caller's second step,
 //! [`Admitted::respond`].
 
+use super::admitted::{resource_noun, Admitted, ResourceAnswer};
 use super::auth::{self, AuthFailure, Prefixes};
+use super::bodies::{error_response, invalid_body, limiter_unavailable, too_many};
 use super::config::{GateConfig, GateConfigError, CLIENT_IP_LIMIT_NAME, CREDENTIAL_LIMIT_NAME};
 use super::headers::Headers;
 use super::request::GateRequest;
@@ -9,14 +11,13 @@ use super::response::GateResponse;
 use super::route::{Route, Router};
 use crate::limit::{self, LimitAlgorithm, LimitCheck, LimiterConfig, RateLimiter, StackDecision};
 use crate::model::index::ApiIndex;
-use crate::model::operation::{DeprecationNotice, Segment};
-use crate::model::query::{decode_component, parse_query, MAX_REPORTED_PROBLEMS};
+use crate::model::operation::DeprecationNotice;
+use crate::model::query::{decode_component, parse_query};
 use crate::model::{
-    CredentialPolicy, CredentialRecord, CredentialStore, Envelope, ErrorBody, InMemoryCredentials,
+    CredentialPolicy, CredentialRecord, CredentialStore, ErrorBody, InMemoryCredentials,
     LimitSubject, Operation, ParamProblem, Params, Principal,
 };
 use crate::UnixMillis;
-use serde_json::Value;
 use std::sync::Arc;
 
 /// The gate: configuration, credential store and limiter, shared by every
@@ -47,185 +48,6 @@ pub enum Decision {
     /// The request passed every rule; the caller looks the resource up and
     /// answers with [`Admitted::respond`].
     Resolve(Box<Admitted>),
-}
-
-/// The caller's answer about the resource of an admitted request.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ResourceAnswer {
-    /// The payload, as raw JSON bytes: the records array for reads. It is
-    /// wrapped (or passed through) without being parsed again.
-    Found(Vec<u8>),
-    /// The resource does not exist or is not visible to the principal (404).
-    NotFound,
-    /// The principal may not read it (403).
-    Forbidden,
-    /// Parameters that are well-formed but meaningless for this resource
-    /// (e.g. a filter the connection cannot apply) (400).
-    Invalid(Vec<ParamProblem>),
-}
-
-/// A request that passed every rule, waiting for the caller's resource answer.
-///
-/// Owns everything it needs (no lifetimes), so it can cross threads, `await`
-/// points and language bindings.
-#[derive(Debug, Clone)]
-pub struct Admitted {
-    operation_id: String,
-    envelope: Envelope,
-    /// The resource named in 404/403 sentences, e.g. `table`.
-    noun: &'static str,
-    path_params: Vec<(String, String)>,
-    params: Params,
-    principal: Principal,
-    stable_egress: bool,
-    headers: Vec<(String, String)>,
-}
-
-impl Admitted {
-    /// The operation's id, e.g. `listTableRecords`.
-    pub fn operation_id(&self) -> &str {
-        &self.operation_id
-    }
-
-    /// The decoded path parameters, in template order.
-    pub fn path_params(&self) -> &[(String, String)] {
-        &self.path_params
-    }
-
-    /// The decoded value of path parameter `name`.
-    pub fn path_param(&self, name: &str) -> Option<&str> {
-        self.path_params
-            .iter()
-            .find(|(candidate, _)| candidate == name)
-            .map(|(_, value)| value.as_str())
-    }
-
-    /// The validated query parameters, defaults applied.
-    pub fn params(&self) -> &Params {
-        &self.params
-    }
-
-    /// Who is asking.
-    pub fn principal(&self) -> &Principal {
-        &self.principal
-    }
-
-    /// Whether the caller asked for the stable-egress path (header or URL).
-    pub fn stable_egress(&self) -> bool {
-        self.stable_egress
-    }
-
-    fn first_path_param(&self) -> &str {
-        self.path_params
-            .first()
-            .map_or("", |(_, value)| value.as_str())
-    }
-
-    /// Builds the response from the caller's answer.
-    pub fn respond(self, answer: ResourceAnswer) -> GateResponse {
-        let id = self.first_path_param().to_owned();
-        let noun = self.noun;
-        let mut headers = Headers(self.headers);
-        match answer {
-            ResourceAnswer::Found(payload) => {
-                let body = match self.envelope {
-                    Envelope::Data => {
-                        let mut body = Vec::with_capacity(payload.len() + 9);
-                        body.extend_from_slice(b"{\"data\":");
-                        body.extend_from_slice(&payload);
-                        body.push(b'}');
-                        body
-                    }
-                    Envelope::Bare | Envelope::TopLevelArray => payload,
-                };
-                GateResponse {
-                    status: 200,
-                    headers: headers.0,
-                    body,
-                }
-            }
-            ResourceAnswer::NotFound => error_response(
-                headers,
-                ErrorBody::new(
-                    404,
-                    format!("No {noun} {id:?} exists that this credential can see."),
-                ),
-            ),
-            ResourceAnswer::Forbidden => error_response(
-                headers,
-                ErrorBody::new(
-                    403,
-                    format!("This credential may not read the {noun} {id:?}."),
-                ),
-            ),
-            ResourceAnswer::Invalid(problems) => {
-                headers.0.retain(|(name, _)| name != "WWW-Authenticate");
-                error_response(headers, invalid_body(&problems))
-            }
-        }
-    }
-}
-
-/// The noun for a resource in sentences: the operation's first literal path
-/// segment, singular (`tables` → `table`); `resource` when it has none.
-fn resource_noun(operation: &Operation) -> &'static str {
-    let first = operation
-        .path
-        .segments()
-        .iter()
-        .find_map(|segment| match segment {
-            Segment::Literal(text) => Some(text.as_str()),
-            Segment::Param(_) => None,
-        });
-    match first {
-        Some("tables") => "table",
-        Some("connections") => "connection",
-        Some("agents") => "agent",
-        Some("runs") => "run",
-        Some("documents") => "document",
-        Some("databases") => "database",
-        _ => "resource",
-    }
-}
-
-fn error_response(headers: Headers, body: ErrorBody) -> GateResponse {
-    GateResponse {
-        status: body.status.unwrap_or(500),
-        headers: headers.0,
-        body: body.to_bytes(),
-    }
-}
-
-/// The 400 body: a sentence naming the first problems plus the `errors` array.
-fn invalid_body(problems: &[ParamProblem]) -> ErrorBody {
-    if problems.is_empty() {
-        return ErrorBody::new(400, "The request's parameters do not fit this resource.")
-            .with("errors", Value::Array(vec![]));
-    }
-    let shown: Vec<String> = problems
-        .iter()
-        .take(3)
-        .map(|p| format!("{} {}", p.parameter, p.problem))
-        .collect();
-    let mut detail = format!(
-        "The request has {} invalid parameter{}: {}",
-        problems.len(),
-        if problems.len() == 1 { "" } else { "s" },
-        shown.join("; ")
-    );
-    if problems.len() > shown.len() {
-        detail.push_str(&format!(
-            "; and {} more (see errors)",
-            problems.len() - shown.len()
-        ));
-    }
-    detail.push('.');
-    let errors: Vec<Value> = problems
-        .iter()
-        .take(MAX_REPORTED_PROBLEMS)
-        .map(|problem| serde_json::json!({"parameter": problem.parameter, "problem": problem.problem}))
-        .collect();
-    ErrorBody::new(400, detail).with("errors", Value::Array(errors))
 }
 
 /// The caller's answer in the two-step form, as a one-entry store.
@@ -425,8 +247,13 @@ impl Gate {
                 subject,
             })
             .collect();
-        let decision = self.limiter.acquire(&checks, now);
         let deprecation = self.deprecation_of(Some(operation));
+        let decision = match self.limiter.try_acquire(&checks, now) {
+            Ok(decision) => decision,
+            Err(unavailable) => {
+                return Decision::Respond(limiter_unavailable(unavailable, deprecation, now))
+            }
+        };
         let mut headers = Headers::json();
         headers.rate_limit(&decision, now);
         headers.deprecation(deprecation);
@@ -606,8 +433,13 @@ impl Gate {
             },
         };
         let checks = [check];
-        let decision = self.limiter.acquire(&checks, now);
         let deprecation = self.deprecation_of(operation);
+        let decision = match self.limiter.try_acquire(&checks, now) {
+            Ok(decision) => decision,
+            Err(unavailable) => {
+                return Decision::Respond(limiter_unavailable(unavailable, deprecation, now))
+            }
+        };
         if let StackDecision::Refused { .. } = decision {
             let mut fresh = Headers::json();
             fresh.rate_limit(&decision, now);
@@ -654,35 +486,6 @@ impl Gate {
             ),
         )
     }
-}
-
-/// The 429 response: headers already carry the refusing limit's state.
-fn too_many(
-    headers: Headers,
-    decision: &StackDecision,
-    checks: &[LimitCheck<'_>],
-    now: UnixMillis,
-) -> GateResponse {
-    let StackDecision::Refused { refusing, retry_at } = decision else {
-        return error_response(
-            headers,
-            ErrorBody::new(500, "rate-limit state is inconsistent"),
-        );
-    };
-    let check = checks.get(refusing.index);
-    let name = check.map_or("rate", |check| check.name);
-    let window_seconds = check.map_or(0, |check| crate::time::ceil_seconds(check.quota.window()));
-    let wait = crate::time::ceil_seconds(retry_at.saturating_sub(now));
-    let body = ErrorBody::new(
-        429,
-        format!(
-            "Rate limit exceeded: the {name} limit allows {} requests per {window_seconds} s; \
-             retry in {wait} s.",
-            refusing.limit
-        ),
-    )
-    .with("limit", Value::String(name.to_owned()));
-    error_response(headers, body)
 }
 
 /// Path segments are percent-decoded strictly; `+` stays `+`.

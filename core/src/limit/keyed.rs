@@ -1,7 +1,7 @@
 //! The in-process keyed engine: a sharded, bounded, thread-safe table of
 //! per-key states driven by an [`Algorithm`].
 //!
-//! * **Shards**: `N` mutex-protected [`Table`]s; a key's shard comes from the
+//! * **Shards**: `N` mutex-protected `Table`s; a key's shard comes from the
 //!   high half of its (randomly seeded) hash. A stacked check locks the
 //!   shards it needs in ascending order, so it cannot deadlock.
 //! * **Bounded**: each shard holds at most `ceil(max_keys / N)` keys, 16

@@ -173,6 +173,17 @@ impl StackDecision {
     }
 }
 
+/// A limiter backed by an external store could not decide (the store is
+/// down, slow or answering nonsense) and its policy is to fail closed: the
+/// gate answers `503 Service Unavailable` with `Retry-After` instead of
+/// guessing. Nothing was charged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LimiterUnavailable {
+    /// When the limiter expects to be able to decide again (the gate sends
+    /// `Retry-After` up to it, at least one second).
+    pub retry_at: UnixMillis,
+}
+
 /// The seam between the gate and a rate-limit engine.
 ///
 /// Implementations must be all-or-none (see the module documentation) and
@@ -180,6 +191,18 @@ impl StackDecision {
 pub trait RateLimiter: Send + Sync {
     /// Checks every limit in `checks` and charges all of them or none.
     fn acquire(&self, checks: &[LimitCheck<'_>], now: UnixMillis) -> StackDecision;
+
+    /// What the gate calls: like [`acquire`](Self::acquire), but a limiter
+    /// whose store cannot answer may say so instead of deciding, and the
+    /// gate then answers 503. The default (every in-process limiter) always
+    /// decides.
+    fn try_acquire(
+        &self,
+        checks: &[LimitCheck<'_>],
+        now: UnixMillis,
+    ) -> Result<StackDecision, LimiterUnavailable> {
+        Ok(self.acquire(checks, now))
+    }
 }
 
 /// Which algorithm a limiter runs.

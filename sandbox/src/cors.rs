@@ -1,0 +1,74 @@
+//! CORS for a browser dashboard on another origin: preflights are answered
+//! here (never counted by the gate), and every other response lets the page
+//! read the rate-limit headers.
+//!
+//! A preflight is an `OPTIONS` request with `Origin` and
+//! `Access-Control-Request-Method`; any other `OPTIONS` goes to the gate
+//! (405 with `Allow`). Credentials travel in headers, not cookies, so
+//! `Access-Control-Allow-Origin: *` is enough and no origin is echoed.
+
+use crate::handler::App;
+use axum::extract::{Request, State};
+use axum::http::header::{
+    ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS, ACCESS_CONTROL_ALLOW_ORIGIN,
+    ACCESS_CONTROL_EXPOSE_HEADERS, ACCESS_CONTROL_MAX_AGE, ACCESS_CONTROL_REQUEST_METHOD, ORIGIN,
+};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
+use axum::middleware::Next;
+use axum::response::Response;
+use std::sync::Arc;
+
+/// Headers a page may read besides the CORS-safelisted ones.
+pub const EXPOSED_HEADERS: &str = "RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, \
+     Retry-After, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset, \
+     WWW-Authenticate, Allow, Deprecation, Sunset";
+
+/// Seconds a browser may cache a preflight answer.
+pub const PREFLIGHT_MAX_AGE: &str = "600";
+
+/// `Access-Control-Allow-Headers`: the credential headers and the
+/// stable-egress header.
+pub fn allow_headers(stable_egress_header: &str) -> HeaderValue {
+    HeaderValue::from_str(&format!("X-API-Key, Authorization, {stable_egress_header}"))
+        .unwrap_or_else(|_| HeaderValue::from_static("X-API-Key, Authorization, X-Stable-Egress"))
+}
+
+fn is_preflight(request: &Request) -> bool {
+    request.method() == Method::OPTIONS
+        && request.headers().contains_key(ORIGIN)
+        && request
+            .headers()
+            .contains_key(ACCESS_CONTROL_REQUEST_METHOD)
+}
+
+fn allow_any_origin(headers: &mut HeaderMap) {
+    headers.insert(ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static("*"));
+}
+
+/// The middleware: answers preflights, decorates everything else.
+pub async fn layer(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
+    if is_preflight(&request) {
+        let mut response = Response::default();
+        *response.status_mut() = StatusCode::NO_CONTENT;
+        let headers = response.headers_mut();
+        allow_any_origin(headers);
+        headers.insert(
+            ACCESS_CONTROL_ALLOW_METHODS,
+            HeaderValue::from_static("GET"),
+        );
+        headers.insert(ACCESS_CONTROL_ALLOW_HEADERS, app.allow_headers().clone());
+        headers.insert(
+            ACCESS_CONTROL_MAX_AGE,
+            HeaderValue::from_static(PREFLIGHT_MAX_AGE),
+        );
+        return response;
+    }
+    let mut response = next.run(request).await;
+    let headers = response.headers_mut();
+    allow_any_origin(headers);
+    headers.insert(
+        ACCESS_CONTROL_EXPOSE_HEADERS,
+        HeaderValue::from_static(EXPOSED_HEADERS),
+    );
+    response
+}

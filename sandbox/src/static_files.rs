@@ -1,0 +1,178 @@
+//! `--static DIR`: the files of DIR under `/demo/` (e.g. the browser
+//! dashboard), read-only.
+//!
+//! Path segments are percent-decoded strictly; a segment that is empty,
+//! starts with `.` (so `..` and hidden files), or holds `/`, `\` or NUL is
+//! refused, and the resolved file must still lie inside DIR once symbolic
+//! links are followed. A directory serves its `index.html`. Anything else is
+//! a JSON 404.
+
+use crate::handler::App;
+use axum::extract::State;
+use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE, LOCATION, X_CONTENT_TYPE_OPTIONS};
+use axum::http::{HeaderValue, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Largest file served, in bytes.
+pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// `/demo` → `/demo/`.
+pub async fn redirect() -> Response {
+    (
+        StatusCode::PERMANENT_REDIRECT,
+        [(LOCATION, HeaderValue::from_static("/demo/"))],
+    )
+        .into_response()
+}
+
+fn not_found() -> Response {
+    (
+        StatusCode::NOT_FOUND,
+        [(CONTENT_TYPE, HeaderValue::from_static("application/json"))],
+        r#"{"detail":"No such file under /demo/.","status":404}"#,
+    )
+        .into_response()
+}
+
+fn hex(byte: u8) -> Option<u8> {
+    char::from(byte)
+        .to_digit(16)
+        .and_then(|digit| u8::try_from(digit).ok())
+}
+
+/// Strict percent-decoding of one path segment (`+` stays `+`).
+fn decode_segment(raw: &str) -> Option<String> {
+    let bytes = raw.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while at < bytes.len() {
+        if bytes[at] == b'%' {
+            let high = hex(*bytes.get(at + 1)?)?;
+            let low = hex(*bytes.get(at + 2)?)?;
+            decoded.push(high * 16 + low);
+            at += 3;
+        } else {
+            decoded.push(bytes[at]);
+            at += 1;
+        }
+    }
+    String::from_utf8(decoded).ok()
+}
+
+/// The file a request path names, before symbolic links are resolved.
+pub fn resolve(root: &Path, request_path: &str) -> Option<PathBuf> {
+    let rest = request_path.strip_prefix("/demo/")?;
+    let mut path = root.to_path_buf();
+    let segments: Vec<&str> = rest.split('/').collect();
+    for (n, raw) in segments.iter().enumerate() {
+        if raw.is_empty() && n + 1 == segments.len() {
+            break;
+        }
+        let segment = decode_segment(raw)?;
+        if segment.is_empty() || segment.starts_with('.') || segment.contains(['/', '\\', '\0']) {
+            return None;
+        }
+        path.push(segment);
+    }
+    Some(path)
+}
+
+fn content_type(path: &Path) -> &'static str {
+    let extension = path
+        .extension()
+        .and_then(|extension| extension.to_str())
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    match extension.as_str() {
+        "html" | "htm" => "text/html; charset=utf-8",
+        "js" | "mjs" => "text/javascript; charset=utf-8",
+        "css" => "text/css; charset=utf-8",
+        "json" | "map" => "application/json",
+        "wasm" => "application/wasm",
+        "svg" => "image/svg+xml",
+        "png" => "image/png",
+        "ico" => "image/x-icon",
+        "txt" | "md" => "text/plain; charset=utf-8",
+        "ts" => "text/plain; charset=utf-8",
+        _ => "application/octet-stream",
+    }
+}
+
+async fn read(root: &Path, uri: &Uri) -> Option<(PathBuf, Vec<u8>)> {
+    let mut path = resolve(root, uri.path())?;
+    if tokio::fs::metadata(&path).await.ok()?.is_dir() {
+        path.push("index.html");
+    }
+    let path = tokio::fs::canonicalize(&path).await.ok()?;
+    if !path.starts_with(root) {
+        return None;
+    }
+    let metadata = tokio::fs::metadata(&path).await.ok()?;
+    if !metadata.is_file() || metadata.len() > MAX_FILE_BYTES {
+        return None;
+    }
+    let bytes = tokio::fs::read(&path).await.ok()?;
+    Some((path, bytes))
+}
+
+/// `GET /demo/...`.
+pub async fn serve(State(app): State<Arc<App>>, uri: Uri) -> Response {
+    let Some(root) = app.static_dir() else {
+        return not_found();
+    };
+    match read(root, &uri).await {
+        Some((path, bytes)) => (
+            [
+                (CONTENT_TYPE, HeaderValue::from_static(content_type(&path))),
+                (CACHE_CONTROL, HeaderValue::from_static("no-cache")),
+                (X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")),
+            ],
+            bytes,
+        )
+            .into_response(),
+        None => not_found(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolves_inside_the_root_only() {
+        let root = Path::new("/srv/demo");
+        assert_eq!(resolve(root, "/demo/"), Some(root.to_path_buf()));
+        assert_eq!(
+            resolve(root, "/demo/app/main.js"),
+            Some(root.join("app").join("main.js"))
+        );
+        assert_eq!(resolve(root, "/demo/a%20b.txt"), Some(root.join("a b.txt")));
+        for bad in [
+            "/demo/../etc/passwd",
+            "/demo/%2e%2e/etc/passwd",
+            "/demo/a/..",
+            "/demo/.env",
+            "/demo/a%2Fb",
+            "/demo/a%5Cb",
+            "/demo/a%00",
+            "/demo/%zz",
+            "/demo/%ff",
+            "/demo//x",
+            "/other/x",
+        ] {
+            assert_eq!(resolve(root, bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn content_types_by_extension() {
+        assert_eq!(
+            content_type(Path::new("index.html")),
+            "text/html; charset=utf-8"
+        );
+        assert_eq!(content_type(Path::new("a.WASM")), "application/wasm");
+        assert_eq!(content_type(Path::new("blob")), "application/octet-stream");
+    }
+}

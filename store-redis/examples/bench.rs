@@ -1,0 +1,201 @@
+//! Decisions per second through Redis (run by `scripts/bench-redis`, next to
+//! `redis-benchmark` of a plain INCR on the same server).
+//!
+//! ```text
+//! bench --url redis://127.0.0.1:6379 --mode serial|concurrent|pipelined
+//!       [--ops N] [--clients C] [--pipeline P] [--algorithm fw|gcra]
+//! ```
+//!
+//! Each decision is the gate's usual table-read stack: a credential limit
+//! and a per-user limit (two keys, one `EVALSHA`), spread over 1000
+//! credentials and 100 users, with quotas large enough that every request
+//! is admitted (the path that writes both keys). Prints one line:
+//! `decisions/s: <rate> (<mode>, <clients> clients, pipeline <P>, <ops> decisions)`.
+
+use acd_core::limit::{LimitAlgorithm, LimitCheck, Quota, StackDecision};
+use acd_redis::{parse_reply, RedisConfig, RedisLimiter};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Instant;
+
+const NOW: u64 = 1_700_000_000_000;
+
+struct Args {
+    url: String,
+    mode: String,
+    ops: usize,
+    clients: usize,
+    pipeline: usize,
+    algorithm: LimitAlgorithm,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut args = Args {
+        url: "redis://127.0.0.1:6379".to_owned(),
+        mode: "serial".to_owned(),
+        ops: 100_000,
+        clients: 1,
+        pipeline: 1,
+        algorithm: LimitAlgorithm::FixedWindow,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let value = it.next().ok_or_else(|| format!("{flag} needs a value"))?;
+        let number = || value.parse::<usize>().map_err(|e| format!("{flag}: {e}"));
+        match flag.as_str() {
+            "--url" => args.url = value.clone(),
+            "--mode" => args.mode = value.clone(),
+            "--ops" => args.ops = number()?,
+            "--clients" => args.clients = number()?.max(1),
+            "--pipeline" => args.pipeline = number()?.max(1),
+            "--algorithm" => {
+                args.algorithm = match value.as_str() {
+                    "fw" => LimitAlgorithm::FixedWindow,
+                    "gcra" => LimitAlgorithm::Gcra,
+                    other => return Err(format!("unknown algorithm {other}")),
+                }
+            }
+            other => return Err(format!("unknown flag {other}")),
+        }
+    }
+    Ok(args)
+}
+
+/// The subjects of decision `i`.
+fn subjects(i: usize) -> (String, String) {
+    (format!("key-{}", i % 1_000), format!("user-{}", i % 100))
+}
+
+fn checks<'a>(credential: &'a str, user: &'a str) -> [LimitCheck<'a>; 2] {
+    [
+        LimitCheck {
+            name: "credential",
+            quota: Quota::per_seconds(1_000_000_000, 60),
+            subject: credential,
+        },
+        LimitCheck {
+            name: "user_table_reads",
+            quota: Quota::per_seconds(1_000_000_000, 60),
+            subject: user,
+        },
+    ]
+}
+
+/// `ops` decisions, one round trip each, on the calling thread.
+fn serial(limiter: &RedisLimiter, first: usize, ops: usize) -> Result<(), String> {
+    for i in first..first + ops {
+        let (credential, user) = subjects(i);
+        match limiter.decide(&checks(&credential, &user), NOW + (i as u64 % 1_000)) {
+            Ok(StackDecision::Admitted { .. }) => {}
+            other => return Err(format!("decision {i}: {other:?}")),
+        }
+    }
+    Ok(())
+}
+
+/// `ops` decisions in pipelines of `depth` on one connection of its own.
+fn pipelined(
+    limiter: &RedisLimiter,
+    url: &str,
+    first: usize,
+    ops: usize,
+    depth: usize,
+) -> Result<(), String> {
+    let client = redis::Client::open(url).map_err(|e| e.to_string())?;
+    let mut con = client.get_connection().map_err(|e| e.to_string())?;
+    limiter.script().load(&mut con).map_err(|e| e.to_string())?;
+    let mut i = first;
+    while i < first + ops {
+        let batch = depth.min(first + ops - i);
+        let owned: Vec<(String, String)> = (i..i + batch).map(subjects).collect();
+        let mut pipe = redis::pipe();
+        for (n, (credential, user)) in owned.iter().enumerate() {
+            let prepared = limiter
+                .prepare(&checks(credential, user), NOW + ((i + n) as u64 % 1_000))
+                .map_err(|e| e.to_string())?;
+            pipe.add_command(prepared.evalsha(limiter.script()));
+        }
+        let replies: Vec<redis::Value> = pipe.query(&mut con).map_err(|e| e.to_string())?;
+        for ((credential, user), reply) in owned.iter().zip(&replies) {
+            match parse_reply(reply, &checks(credential, user)) {
+                Ok(StackDecision::Admitted { .. }) => {}
+                other => return Err(format!("pipelined decision: {other:?}")),
+            }
+        }
+        i += batch;
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args() {
+        Ok(args) => args,
+        Err(why) => {
+            eprintln!("bench: {why}");
+            return ExitCode::from(2);
+        }
+    };
+    let limiter = match RedisLimiter::new(RedisConfig {
+        namespace: format!("bench-{}", std::process::id()),
+        algorithm: args.algorithm,
+        connections: args.clients,
+        ..RedisConfig::new(args.url.clone())
+    }) {
+        Ok(limiter) => Arc::new(limiter),
+        Err(why) => {
+            eprintln!("bench: {why}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Err(why) = limiter.ping() {
+        eprintln!("bench: {why}");
+        return ExitCode::FAILURE;
+    }
+    // Warm up: connections, script cache, keys.
+    let warm = serial(&limiter, 0, 2_000);
+    if let Err(why) = warm {
+        eprintln!("bench: {why}");
+        return ExitCode::FAILURE;
+    }
+    let per_client = args.ops / args.clients;
+    let started = Instant::now();
+    let workers: Vec<_> = (0..args.clients)
+        .map(|c| {
+            let limiter = limiter.clone();
+            let (mode, url, depth) = (args.mode.clone(), args.url.clone(), args.pipeline);
+            std::thread::spawn(move || match mode.as_str() {
+                "pipelined" => pipelined(&limiter, &url, c * per_client, per_client, depth),
+                _ => serial(&limiter, c * per_client, per_client),
+            })
+        })
+        .collect();
+    for worker in workers {
+        match worker.join() {
+            Ok(Ok(())) => {}
+            Ok(Err(why)) => {
+                eprintln!("bench: {why}");
+                return ExitCode::FAILURE;
+            }
+            Err(_) => {
+                eprintln!("bench: a worker panicked");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    let total = per_client * args.clients;
+    let stats = limiter.stats();
+    if stats.fallback + stats.unavailable > 0 {
+        eprintln!("bench: some decisions did not go through Redis: {stats:?}");
+        return ExitCode::FAILURE;
+    }
+    println!(
+        "decisions/s: {:.0} ({}, {} clients, pipeline {}, {} decisions)",
+        total as f64 / elapsed,
+        args.mode,
+        args.clients,
+        args.pipeline,
+        total
+    );
+    ExitCode::SUCCESS
+}

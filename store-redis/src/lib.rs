@@ -1,0 +1,99 @@
+//! `acd-redis`: acd's rate limits kept in Redis, so that every gate instance
+//! behind a load balancer enforces the *same* "100 requests per 60 s per
+//! credential".
+//!
+//! [`RedisLimiter`] implements acd-core's
+//! [`RateLimiter`](acd_core::limit::RateLimiter), the seam the gate already
+//! uses; the in-memory limiter stays the embedded default. acd-core stays
+//! sans-IO: the Redis client (the `redis` crate) lives here only.
+//!
+//! ```no_run
+//! use acd_core::gate::{Gate, GateConfig};
+//! use acd_redis::{RedisConfig, RedisLimiter};
+//! use std::sync::Arc;
+//! let limiter = RedisLimiter::new(RedisConfig::new("redis://127.0.0.1:6379"))?;
+//! let gate = Gate::new(
+//!     GateConfig::default(),
+//!     Arc::new(acd_core::gate::demo::credentials()),
+//!     Arc::new(limiter),
+//! )?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # One round trip, atomic, all or none
+//!
+//! A stacked decision (credential + user + IP …) is one `EVALSHA` of
+//! [`script::STACK_LUA`] over all of the request's keys. The script loads
+//! every state, runs the same transition as acd-core (fixed window or GCRA,
+//! written out in `acd_core::limit`'s documentation) and the same
+//! all-or-none rule as `decide_stack`, and writes the states only when every
+//! limit admits: a refused request consumes nothing, exactly as in memory.
+//! `tests/differential.rs` runs random multi-key timelines through both
+//! engines and requires identical decisions, remaining counts, reset and
+//! retry times, and stored states. Keys share one hash tag per namespace,
+//! so one decision's keys are always in one Redis Cluster slot
+//! ([`keys`] explains why the tag is the namespace, not the key).
+//!
+//! # Time comes from the caller
+//!
+//! `now` is the gate's clock, passed to the script; Redis's clock is never
+//! read for a decision, so behaviour is deterministic and testable.
+//! Instances' clocks differ, though:
+//!
+//! * Fixed window: windows are aligned to the epoch in each caller's time.
+//!   A key's stored window only ever moves forward: an instance whose clock
+//!   is behind counts into the newer window another instance opened (the
+//!   transition keeps "time going backwards" in the stored window), so no
+//!   window admits more than its limit; with a skew of `d`, windows may
+//!   start up to `d` early and a slow instance reports a `RateLimit-Reset`
+//!   up to `d` too long.
+//! * GCRA: an instance whose clock is ahead by `d` sees `d` more credit, so
+//!   it may admit up to `ceil(d * requests / window)` requests early; one
+//!   behind refuses slightly more.
+//! * Expiry (below) tolerates skew up to [`RedisConfig::ttl_grace`].
+//!
+//! Keep clocks in sync (NTP keeps them within milliseconds) and set
+//! `ttl_grace` above the worst skew.
+//!
+//! # Expiry without a sweep
+//!
+//! Every write sets a relative TTL, `PX = (expiry - now) + grace`, where
+//! `expiry` is the end of the window (fixed window) or the instant the key
+//! is back to a full burst (GCRA), both in the caller's time: the TTL is a
+//! duration, so it does not matter that Redis's clock reads differently
+//! from the caller's (an absolute `PEXPIREAT` would). A state past its
+//! expiry means the same as no state, so Redis forgets it by itself and
+//! its memory stays bounded by the keys live in the last window. A key
+//! could be forgotten too early only if an instance whose clock is ahead by
+//! more than the grace wrote it last.
+//!
+//! # Faults
+//!
+//! Redis down, slow (beyond `io_timeout`), restarting (`LOADING`, flushed
+//! script cache: reloaded transparently) or answering garbage never panics
+//! and never hangs a request: a call waits at most `connect_timeout +
+//! io_timeout`. The [`FaultPolicy`] answers meanwhile: **fail open** (the
+//! default) decides with a per-process in-memory limiter; **fail closed**
+//! returns [`LimiterUnavailable`](acd_core::limit::LimiterUnavailable)
+//! from `try_acquire`, which the gate turns into `503` with `Retry-After`.
+//! The first failure logs one line (then one per failed reconnection
+//! attempt, and one on recovery) and starts a backoff: no request touches
+//! Redis until it has passed, then exactly one probes it; each failed probe
+//! doubles the wait (`backoff_min` … `backoff_max`). States written during
+//! an outage stay in that process; a restarted Redis without persistence
+//! starts every window afresh.
+
+pub mod config;
+pub mod error;
+pub mod event;
+mod health;
+pub mod keys;
+pub mod limiter;
+pub mod script;
+
+pub use config::{FaultPolicy, RedisConfig};
+pub use error::StoreError;
+pub use event::{stderr_sink, EventSink, StoreEvent};
+pub use keys::KeySpace;
+pub use limiter::{ConfigError, RedisLimiter, StoreStats};
+pub use script::{parse_reply, Prepared};

@@ -1,0 +1,191 @@
+-- acd: one stacked rate-limit decision, atomically, all or none.
+--
+-- The Lua mirror of acd_core::limit::decide_stack over FixedWindow or Gcra;
+-- the arithmetic is the one written out in acd_core::limit's documentation.
+-- A differential test (store-redis/tests/differential.rs) runs random
+-- timelines through both and requires identical answers.
+--
+-- KEYS[1..k]  the request's distinct state keys (one hash tag: one slot)
+-- ARGV[1]     algorithm: "fw" (fixed window) or "gcra"
+-- ARGV[2]     now, Unix ms: the caller's clock (Redis's clock is never read)
+-- ARGV[3]     grace, ms added to every TTL (covers clock skew between callers)
+-- ARGV[4]     m, the number of checks; check i (1..m) is ARGV[4+3i-2..4+3i]:
+--             key index into KEYS (1-based), requests n, window w (ms, >= 1)
+--
+-- The caller keeps now and w at most 2^51 ms, so every number below is an
+-- integer under 2^53 and exact in Lua's doubles.
+--
+-- State: a string "T:E" of two decimal integers; absent = "0:0".
+--   fixed window: T = end of the window (reset_at), E = requests counted
+--   GCRA:         T = TAT whole ms, E = TAT fraction in units of 1/n ms
+-- On admission every key is written with PX = (its expiry - now) + grace;
+-- on refusal nothing is written.
+--
+-- Reply {admitted, index, remaining, reset_at, retry_at}: admitted 1 with
+-- the tightest check passed (index 0-based) and retry_at = now; or admitted
+-- 0 with the refusing check that admits again last, remaining 0.
+
+local floor, fmod, match, format = math.floor, math.fmod, string.match, string.format
+local tonumber, call = tonumber, redis.call
+
+local MAX_T = 4503599627370496 -- 2^52: no state written by this script is later
+local MAX_E = 4294967295 -- u32::MAX
+local P19 = 524288 -- 2^19
+
+local algorithm = ARGV[1]
+local now = tonumber(ARGV[2])
+local grace = tonumber(ARGV[3])
+local m = tonumber(ARGV[4])
+
+-- Fixed window: returns admitted, remaining, reset_at, retry_at, next T, next E.
+local function fixed_window(n, w, t, c)
+  if n == 0 then
+    local e = now - fmod(now, w) + w
+    return false, 0, e, e
+  end
+  local reset, used
+  if now < t then
+    reset, used = t, c -- time going backwards stays in the stored window
+  else
+    local e = now - fmod(now, w) + w
+    if e > t then reset, used = e, 0 else reset, used = t, c end
+  end
+  if used < n then
+    return true, n - used - 1, reset, now, reset, used + 1
+  end
+  return false, 0, reset, reset
+end
+
+-- ceil((k*r + f) / n), exactly, for k, r, f, n < 2^32.
+local function ceil_kr(k, r, f, n)
+  local kh = floor(k / P19)
+  local kl = k - kh * P19
+  local a = kh * r -- < 2^45
+  local a1 = floor(a / n)
+  local a0 = a - a1 * n
+  local b = a0 * P19 + kl * r + f -- < 2^52 + 2^32
+  local b1 = floor(b / n)
+  local c = a1 * P19 + b1
+  if b - b1 * n > 0 then c = c + 1 end
+  return c
+end
+
+-- Whether k*w <= a*n - f, with w = q*n + r: (a - k*q)*n >= k*r + f.
+local function fits(k, n, q, r, a, f)
+  local left = a - k * q
+  if left < 0 then return false end
+  return left >= ceil_kr(k, r, f, n)
+end
+
+-- floor((a*n - f) / w) exactly: a double estimate (off by less than one),
+-- then corrected with exact comparisons.
+local function gcra_remaining(n, w, q, r, a, f)
+  local k = floor((a * n - f) / w)
+  if k < 0 then k = 0 end
+  if k > n then k = n end
+  while k > 0 and not fits(k, n, q, r, a, f) do k = k - 1 end
+  while k < n and fits(k + 1, n, q, r, a, f) do k = k + 1 end
+  return k
+end
+
+-- GCRA: returns admitted, remaining, reset_at, retry_at, next T, next E.
+local function gcra(n, w, t, e)
+  if n == 0 then
+    local at = now + w
+    return false, 0, at, at
+  end
+  local full = t
+  if e > 0 then full = t + 1 end
+  local f = e
+  if f > n - 1 then f = n - 1 end
+  local q = floor(w / n)
+  local r = w - q * n
+  local bm, bf
+  if t >= now then bm, bf = t, f else bm, bf = now, 0 end
+  local xf = bf + r
+  local xm = bm + q
+  if xf >= n then
+    xf = xf - n
+    xm = xm + 1
+  end
+  local d = xm - now
+  local up = 0
+  if xf > 0 then up = 1 end
+  if d < w or (d == w and xf == 0) then
+    return true, gcra_remaining(n, w, q, r, w - d, xf), xm + up, now, xm, xf
+  end
+  return false, 0, full, xm - w + up
+end
+
+local function garbage(key)
+  return redis.error_reply('ACDGARBAGE the state at key ' .. key ..
+    ' is not two integers "T:E"; delete the key or let it expire')
+end
+
+local step
+if algorithm == 'fw' then
+  step = fixed_window
+elseif algorithm == 'gcra' then
+  step = gcra
+else
+  return redis.error_reply('ACDARGS unknown algorithm')
+end
+
+-- Load every key's state (one MGET; a key of another type reads as absent
+-- and is replaced on admission: the namespace is this script's).
+local T, E, dirty = {}, {}, {}
+local values = call('MGET', unpack(KEYS))
+for j = 1, #KEYS do
+  local value = values[j]
+  if value then
+    local ts, es = match(value, '^(%d+):(%d+)$')
+    if ts == nil or #ts > 16 or #es > 10 then return garbage(KEYS[j]) end
+    local t, e = tonumber(ts), tonumber(es)
+    if t > MAX_T or e > MAX_E then return garbage(KEYS[j]) end
+    T[j], E[j] = t, e
+  else
+    T[j], E[j] = 0, 0
+  end
+end
+
+-- Decide every check against the tentative states.
+local best, best_rem, best_reset
+local refused, refused_reset, refused_retry
+for i = 1, m do
+  local at = 4 + 3 * (i - 1)
+  local j = tonumber(ARGV[at + 1])
+  local n = tonumber(ARGV[at + 2])
+  local w = tonumber(ARGV[at + 3])
+  if j == nil or T[j] == nil or n == nil or w == nil or w < 1 then
+    return redis.error_reply('ACDARGS malformed check ' .. i)
+  end
+  local ok, rem, reset, retry, nt, ne = step(n, w, T[j], E[j])
+  if ok then
+    T[j], E[j], dirty[j] = nt, ne, true
+    if best == nil or rem < best_rem or (rem == best_rem and reset > best_reset) then
+      best, best_rem, best_reset = i, rem, reset
+    end
+  elseif refused == nil or retry > refused_retry then
+    refused, refused_reset, refused_retry = i, reset, retry
+  end
+end
+
+if refused then
+  return {0, refused - 1, 0, refused_reset, refused_retry}
+end
+
+-- All admitted: save every changed state until just past its expiry.
+for j = 1, #KEYS do
+  if dirty[j] then
+    local expires = T[j]
+    if algorithm == 'gcra' and E[j] > 0 then expires = expires + 1 end
+    local ttl = expires - now + grace
+    if ttl < 1 then ttl = 1 end
+    call('SET', KEYS[j], format('%d:%d', T[j], E[j]),
+      'PX', format('%d', ttl))
+  end
+end
+if best == nil then
+  return {1, -1, 0, 0, now}
+end
+return {1, best - 1, best_rem, best_reset, now}
