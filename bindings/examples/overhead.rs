@@ -1,0 +1,94 @@
+//! The Rust side of the overhead measurement (bindings/bench/run): one
+//! client `plan` + `interpret` round trip, called on acd-core directly and
+//! through acd-ffi's Rust API (the type conversions without a foreign
+//! language). Prints nanoseconds per round trip.
+//!
+//! `cargo run --release -p acd-ffi --example overhead -- [iterations] [core|ffi]`
+//! (with `core` or `ffi`, only that loop runs, once and without warm-up: for
+//! counting instructions with callgrind at two sizes).
+
+use acd_core::client::{Client, ClientConfig, ClientCredential, HttpResponse, RequestSpec};
+use std::hint::black_box;
+use std::sync::Arc;
+use std::time::Instant;
+
+const NOW: u64 = 1_700_000_000_000;
+const BODY: &str = r#"{"data":[{"id":1,"name":"first"},{"id":2,"name":"second"}]}"#;
+
+fn core_round_trips(iterations: u32) -> Result<f64, String> {
+    let config = ClientConfig::default().with_credential(ClientCredential::api_key(
+        "main",
+        "acd_live_demo_ada",
+        "ada",
+    ));
+    let mut client = Client::new(config).map_err(|e| e.to_string())?;
+    let request = client
+        .build(&RequestSpec::list_table_records("orders"))
+        .map_err(|e| e.to_string())?;
+    let response = HttpResponse::new(200, BODY)
+        .header("Content-Type", "application/json")
+        .header("RateLimit-Limit", "5")
+        .header("RateLimit-Remaining", "4")
+        .header("RateLimit-Reset", "60");
+    let started = Instant::now();
+    for _ in 0..iterations {
+        black_box(client.plan(black_box(&request), NOW));
+        let _ = black_box(client.interpret(black_box(&request), black_box(&response)));
+    }
+    Ok(started.elapsed().as_nanos() as f64 / f64::from(iterations))
+}
+
+fn ffi_round_trips(iterations: u32) -> Result<f64, String> {
+    use acd_ffi::client::{Client, ClientConfig};
+    use acd_ffi::client_types::{spec_list_table_records, HttpResponse};
+    use acd_ffi::gate_types::{CredentialKind, ResponseHeader};
+    let config = ClientConfig::new().with_credential(
+        "main".into(),
+        CredentialKind::ApiKey,
+        "acd_live_demo_ada".into(),
+        "ada".into(),
+    );
+    let client = Client::new(config).map_err(|e| e.to_string())?;
+    let request = client
+        .build(spec_list_table_records("orders".into()))
+        .map_err(|e| e.to_string())?;
+    let header = |name: &str, value: &str| ResponseHeader {
+        name: name.into(),
+        value: value.into(),
+    };
+    let response = HttpResponse {
+        status: 200,
+        headers: vec![
+            header("Content-Type", "application/json"),
+            header("RateLimit-Limit", "5"),
+            header("RateLimit-Remaining", "4"),
+            header("RateLimit-Reset", "60"),
+        ],
+        body: BODY.as_bytes().to_vec(),
+    };
+    let now = i64::try_from(NOW).map_err(|e| e.to_string())?;
+    let started = Instant::now();
+    for _ in 0..iterations {
+        let _ = black_box(client.plan(Arc::clone(&request), now));
+        black_box(client.interpret(Arc::clone(&request), black_box(response.clone())));
+    }
+    Ok(started.elapsed().as_nanos() as f64 / f64::from(iterations))
+}
+
+fn main() -> Result<(), String> {
+    let iterations: u32 = std::env::args()
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(200_000);
+    match std::env::args().nth(2).as_deref() {
+        Some("core") => return core_round_trips(iterations).map(drop),
+        Some("ffi") => return ffi_round_trips(iterations).map(drop),
+        _ => {}
+    }
+    core_round_trips(iterations / 10)?; // warm up
+    let core = core_round_trips(iterations)?;
+    let ffi = ffi_round_trips(iterations)?;
+    println!("rust core: {core:.0} ns per plan+interpret");
+    println!("rust acd-ffi API (no foreign call): {ffi:.0} ns per plan+interpret");
+    Ok(())
+}
