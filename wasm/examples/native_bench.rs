@@ -1,0 +1,113 @@
+//! The native half of `wasm/bench/measure.mjs`: times the same calls the
+//! JavaScript half makes through the wasm package, here as plain Rust, and
+//! prints one JSON object (the workload it used and nanoseconds per call).
+//!
+//! `cargo run --release -p acd-wasm --example native_bench`
+//!
+//! A measurement, not a test: nothing here asserts a duration.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use acd_core::client::{Client, ClientConfig, ClientCredential, HttpResponse, Plan, RequestSpec};
+use acd_core::gate::{Decision, Gate, GateConfig, GateRequest, ResourceAnswer};
+use acd_core::model::ParamRole;
+use std::hint::black_box;
+use std::time::Instant;
+
+/// Iterations per round and rounds; the median round is reported.
+const ITERATIONS: u32 = 20_000;
+const ROUNDS: usize = 15;
+
+const TARGET: &str = "/api/v1/tables/orders?limit=50&offset=100&order_by=created&direction=asc";
+const PAYLOAD: &str = r#"[{"id":1,"name":"first"},{"id":2,"name":"second"}]"#;
+const NOW: u64 = 1_700_000_000_000;
+const ADA: &str = acd_core::gate::demo::ADA_KEY;
+
+fn config() -> GateConfig {
+    let mut config = GateConfig::default();
+    // Limits large enough that every iteration takes the full 200 path.
+    config.limits.credential.requests = u32::MAX;
+    if let Some(tables) = config.catalogue.get_mut("listTableRecords") {
+        for limit in &mut tables.extra_limits {
+            limit.quota.requests = u32::MAX;
+        }
+    }
+    config
+}
+
+fn decide_and_respond(gate: &Gate, request: &GateRequest) -> u16 {
+    match gate.decide(request, NOW) {
+        Decision::Respond(response) => response.status,
+        Decision::Resolve(admitted) => {
+            admitted
+                .respond(ResourceAnswer::Found(PAYLOAD.as_bytes().to_vec()))
+                .status
+        }
+    }
+}
+
+fn median_ns_per_call(mut call: impl FnMut() -> u16) -> f64 {
+    let mut rounds: Vec<f64> = (0..ROUNDS)
+        .map(|_| {
+            let start = Instant::now();
+            for _ in 0..ITERATIONS {
+                black_box(call());
+            }
+            start.elapsed().as_nanos() as f64 / f64::from(ITERATIONS)
+        })
+        .collect();
+    rounds.sort_by(f64::total_cmp);
+    rounds[ROUNDS / 2]
+}
+
+fn main() {
+    let config = config();
+    let config_json = serde_json::to_value(&config).unwrap();
+    let gate = Gate::demo(config).unwrap();
+    let request =
+        GateRequest::get(TARGET, "203.0.113.7").header("X-API-Key", acd_core::gate::demo::ADA_KEY);
+    assert_eq!(decide_and_respond(&gate, &request), 200);
+    let gate_ns = median_ns_per_call(|| decide_and_respond(&gate, black_box(&request)));
+    let mut client = Client::new(
+        ClientConfig::default().with_credential(ClientCredential::api_key("main", ADA, "ada")),
+    )
+    .unwrap();
+    let spec = RequestSpec::list_table_records("orders").param(ParamRole::Limit, "2");
+    let request = client.build(&spec).unwrap();
+    let response = HttpResponse::new(200, format!(r#"{{"data":{PAYLOAD}}}"#))
+        .header("Content-Type", "application/json")
+        .header("RateLimit-Limit", "5")
+        .header("RateLimit-Remaining", "4")
+        .header("RateLimit-Reset", "60");
+    let plan_and_interpret = || {
+        let plan = client.plan(black_box(&request), NOW);
+        let page = client.interpret(&request, black_box(&response)).unwrap();
+        u16::from(plan == Plan::SendNow) + page.status()
+    };
+    assert_eq!(plan_and_interpret(), 201);
+    let client_ns = median_ns_per_call(plan_and_interpret);
+    let report = serde_json::json!({
+        "iterations": ITERATIONS,
+        "rounds": ROUNDS,
+        "gate": {
+            "config": config_json,
+            "target": TARGET,
+            "api_key": ADA,
+            "payload": PAYLOAD,
+            "now": NOW,
+            "ns_per_call": gate_ns,
+        },
+        "client": {
+            "credential": {"id": "main", "kind": "api_key", "secret": ADA, "user": "ada"},
+            "table": "orders",
+            "limit": 2,
+            "response": {
+                "status": response.status,
+                "headers": response.headers,
+                "body": String::from_utf8_lossy(&response.body),
+            },
+            "now": NOW,
+            "ns_per_call": client_ns,
+        },
+    });
+    println!("{report}");
+}

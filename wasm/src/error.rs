@@ -1,0 +1,210 @@
+//! Errors on their way to JavaScript.
+//!
+//! Every failure leaves Rust as an instance of one of the `Error` subclasses
+//! defined in `js/errors.js` (`AcdConfigError`, `AcdArgumentError`, ...), with
+//! the core's sentence as `message`, a machine-readable `code`, and, where
+//! useful, extra members (`status`, `problems`, ...). The sentences come from
+//! acd-core (or say which JavaScript argument was wrong); none of them ever
+//! contains a credential.
+
+use acd_core::client::ClientError;
+use serde_json::{Map, Value};
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(module = "/js/errors.js")]
+extern "C" {
+    /// `createAcdError(className, code, message, details)` from `js/errors.js`.
+    #[wasm_bindgen(js_name = createAcdError)]
+    fn create_acd_error(class_name: &str, code: &str, message: &str, details: JsValue) -> JsValue;
+}
+
+/// Which JavaScript class an error becomes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorClass {
+    /// A gate configuration or credential table was refused.
+    Config,
+    /// A JavaScript argument had the wrong type or value.
+    Argument,
+    /// An object was used after it was spent (e.g. answered twice).
+    State,
+    /// The API answered with an Error body.
+    Api,
+    /// A response broke the API's contract.
+    Protocol,
+    /// A request could not be built (it was never sent).
+    Request,
+    /// The transport failed and the call was not retried (further).
+    Transport,
+}
+
+impl ErrorClass {
+    /// The class name in `js/errors.js`.
+    pub fn js_name(self) -> &'static str {
+        match self {
+            ErrorClass::Config => "AcdConfigError",
+            ErrorClass::Argument => "AcdArgumentError",
+            ErrorClass::State => "AcdStateError",
+            ErrorClass::Api => "AcdApiError",
+            ErrorClass::Protocol => "AcdProtocolError",
+            ErrorClass::Request => "AcdRequestError",
+            ErrorClass::Transport => "AcdTransportError",
+        }
+    }
+}
+
+/// Machine-readable error codes (the `code` member in JavaScript). Client
+/// errors use their kind in upper case (`API`, `PROTOCOL`, `INVALID_PARAMS`,
+/// `GAVE_UP`, ...).
+pub mod codes {
+    /// The gate configuration or the credential table is invalid.
+    pub const INVALID_CONFIG: &str = "INVALID_CONFIG";
+    /// An argument has the wrong type or an out-of-range value.
+    pub const INVALID_ARGUMENT: &str = "INVALID_ARGUMENT";
+    /// An admitted request was answered twice.
+    pub const ALREADY_ANSWERED: &str = "ALREADY_ANSWERED";
+}
+
+/// An error on its way to JavaScript: class, code, sentence and details.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failure {
+    /// The JavaScript class.
+    pub class: ErrorClass,
+    /// The machine-readable code.
+    pub code: String,
+    /// The sentence (becomes `message`).
+    pub message: String,
+    /// Extra members copied onto the error object (a JSON object), if any.
+    pub details: Option<Value>,
+}
+
+impl Failure {
+    /// A failure without details.
+    pub fn new(class: ErrorClass, code: &str, message: impl Into<String>) -> Self {
+        Self {
+            class,
+            code: code.to_owned(),
+            message: message.into(),
+            details: None,
+        }
+    }
+
+    /// An [`ErrorClass::Argument`] failure with code `INVALID_ARGUMENT`.
+    pub fn argument(message: impl Into<String>) -> Self {
+        Self::new(ErrorClass::Argument, codes::INVALID_ARGUMENT, message)
+    }
+
+    /// Attaches extra members (a JSON object).
+    pub fn with_details(mut self, details: Value) -> Self {
+        self.details = Some(details);
+        self
+    }
+}
+
+/// The class a client error becomes: a retry that gave up takes the class
+/// of its last attempt's error.
+fn client_class(error: &ClientError) -> ErrorClass {
+    match error {
+        ClientError::Api { .. } => ErrorClass::Api,
+        ClientError::Protocol { .. } => ErrorClass::Protocol,
+        ClientError::Transport { .. } => ErrorClass::Transport,
+        ClientError::InvalidConfig { .. } => ErrorClass::Config,
+        ClientError::GaveUp { last, .. } => client_class(last),
+        _ => ErrorClass::Request,
+    }
+}
+
+/// The innermost error (the last attempt's, for a retry that gave up).
+fn innermost(error: &ClientError) -> &ClientError {
+    match error {
+        ClientError::GaveUp { last, .. } => innermost(last),
+        other => other,
+    }
+}
+
+impl From<&ClientError> for Failure {
+    /// The core's sentence; `code` is the kind in upper case; `data` is the
+    /// core's JSON form (as in the conformance vectors); `status`, `detail`,
+    /// `extra` and `problems` are copied to the top when the error has them.
+    fn from(error: &ClientError) -> Self {
+        let data = serde_json::to_value(error).unwrap_or(Value::Null);
+        let code = data
+            .get("kind")
+            .and_then(Value::as_str)
+            .unwrap_or("client")
+            .to_ascii_uppercase();
+        let mut details = Map::new();
+        match innermost(error) {
+            ClientError::Api {
+                status,
+                detail,
+                extra,
+            } => {
+                details.insert("status".into(), Value::from(*status));
+                details.insert("detail".into(), Value::from(detail.as_str()));
+                details.insert("extra".into(), Value::Object(extra.clone()));
+            }
+            ClientError::Protocol { status, .. } => {
+                details.insert("status".into(), Value::from(*status));
+            }
+            ClientError::InvalidParams { problems, .. } => {
+                details.insert(
+                    "problems".into(),
+                    serde_json::to_value(problems).unwrap_or(Value::Null),
+                );
+            }
+            _ => {}
+        }
+        details.insert("data".into(), data);
+        Failure {
+            class: client_class(error),
+            code,
+            message: error.to_string(),
+            details: Some(Value::Object(details)),
+        }
+    }
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} [{}]: {}",
+            self.class.js_name(),
+            self.code,
+            self.message
+        )
+    }
+}
+
+impl From<Failure> for JsValue {
+    fn from(failure: Failure) -> JsValue {
+        let details = match &failure.details {
+            Some(value) => crate::js::json_to_js(value),
+            None => JsValue::UNDEFINED,
+        };
+        create_acd_error(
+            failure.class.js_name(),
+            &failure.code,
+            &failure.message,
+            details,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failures_name_their_class_and_code() {
+        let failure = Failure::argument("nowMs must be a number");
+        assert_eq!(
+            failure.to_string(),
+            "AcdArgumentError [INVALID_ARGUMENT]: nowMs must be a number"
+        );
+        let state = Failure::new(ErrorClass::State, codes::ALREADY_ANSWERED, "twice")
+            .with_details(serde_json::json!({"a": 1}));
+        assert_eq!(state.class.js_name(), "AcdStateError");
+        assert!(state.details.is_some());
+    }
+}
