@@ -95,6 +95,17 @@ impl ClientConfig {
         Ok(Arc::new(Self { inner }))
     }
 
+    /// A copy whose catalogue also has `getRun` (`GET /runs/{run_id}`, a
+    /// single `data` object; the operation the simulation and pollers use).
+    pub fn with_get_run(&self) -> Result<Arc<Self>, AcdError> {
+        let mut inner = self.inner.clone();
+        inner
+            .catalogue
+            .add(acd_core::sim::run_operation())
+            .map_err(|error| AcdError::Config(error.to_string()))?;
+        Ok(Arc::new(Self { inner }))
+    }
+
     /// The base URL.
     pub fn base_url(&self) -> String {
         self.inner.base_url.clone()

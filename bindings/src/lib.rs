@@ -10,7 +10,8 @@
 //!   decisions, answers, principals).
 //! * [`client_types`] / [`client`]: the client role (build, plan,
 //!   interpret, retry planning, throttle, header parsers).
-//! * [`pager`]: the pager as a poll/handle state machine.
+//! * [`pager`] / [`poller`]: the pager and the run poller as poll/handle
+//!   state machines.
 //! * [`gate`]: the objects: [`GateConfig`], [`Credentials`], [`GateRequest`],
 //!   [`Gate`] and [`Admitted`].
 //!
@@ -24,6 +25,7 @@ pub mod error;
 pub mod gate;
 pub mod gate_types;
 pub mod pager;
+pub mod poller;
 pub mod time;
 
 pub use error::AcdError;

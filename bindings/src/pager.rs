@@ -55,6 +55,20 @@ pub enum Step {
     Done,
 }
 
+/// The boundary's step for a core step.
+pub(crate) fn step_from(step: core_client::Step) -> Step {
+    match step {
+        core_client::Step::Send(request) => Step::Send {
+            request: ClientRequest::new(*request),
+        },
+        core_client::Step::WaitUntil(at) => Step::WaitUntil {
+            at_ms: time::from_core(at),
+        },
+        core_client::Step::AwaitingResponse => Step::AwaitingResponse,
+        core_client::Step::Done => Step::Done,
+    }
+}
+
 /// What one outcome did to the pager.
 #[derive(Debug, Clone, PartialEq, Eq, uniffi::Enum)]
 pub enum PagerEvent {
@@ -126,16 +140,7 @@ impl Pager {
     pub fn poll(&self, client: Arc<Client>, now_ms: i64) -> Result<Step, AcdError> {
         let now = time::to_core("now_ms", now_ms)?;
         let mut client = lock(&client.inner);
-        Ok(match lock(&self.inner).poll(&mut client, now)? {
-            core_client::Step::Send(request) => Step::Send {
-                request: ClientRequest::new(*request),
-            },
-            core_client::Step::WaitUntil(at) => Step::WaitUntil {
-                at_ms: time::from_core(at),
-            },
-            core_client::Step::AwaitingResponse => Step::AwaitingResponse,
-            core_client::Step::Done => Step::Done,
-        })
+        Ok(step_from(lock(&self.inner).poll(&mut client, now)?))
     }
 
     /// Hands over how the page request ended; `None` when nothing was in flight.

@@ -12,6 +12,7 @@ fun main(args: Array<String>) {
     registerGateApiTests(runner)
     registerClientWithGateTests(runner)
     registerClientApiTests(runner)
+    registerPollerTests(runner)
     registerBoundaryTests(runner)
     println(runner.summary())
     exitProcess(if (runner.failed == 0) 0 else 1)
