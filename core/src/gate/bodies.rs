@@ -5,9 +5,9 @@
 use super::headers::Headers;
 use super::response::GateResponse;
 use crate::limit::{LimitCheck, LimiterUnavailable, StackDecision};
+use crate::model::header_names::RETRY_AFTER;
 use crate::model::operation::DeprecationNotice;
-use crate::model::query::MAX_REPORTED_PROBLEMS;
-use crate::model::{ErrorBody, ParamProblem};
+use crate::model::ErrorBody;
 use crate::UnixMillis;
 use serde_json::Value;
 
@@ -17,38 +17,6 @@ pub(crate) fn error_response(headers: Headers, body: ErrorBody) -> GateResponse 
         headers: headers.0,
         body: body.to_bytes(),
     }
-}
-
-/// The 400 body: a sentence naming the first problems plus the `errors` array.
-pub(crate) fn invalid_body(problems: &[ParamProblem]) -> ErrorBody {
-    if problems.is_empty() {
-        return ErrorBody::new(400, "The request's parameters do not fit this resource.")
-            .with("errors", Value::Array(vec![]));
-    }
-    let shown: Vec<String> = problems
-        .iter()
-        .take(3)
-        .map(|p| format!("{} {}", p.parameter, p.problem))
-        .collect();
-    let mut detail = format!(
-        "The request has {} invalid parameter{}: {}",
-        problems.len(),
-        if problems.len() == 1 { "" } else { "s" },
-        shown.join("; ")
-    );
-    if problems.len() > shown.len() {
-        detail.push_str(&format!(
-            "; and {} more (see errors)",
-            problems.len() - shown.len()
-        ));
-    }
-    detail.push('.');
-    let errors: Vec<Value> = problems
-        .iter()
-        .take(MAX_REPORTED_PROBLEMS)
-        .map(|problem| serde_json::json!({"parameter": problem.parameter, "problem": problem.problem}))
-        .collect();
-    ErrorBody::new(400, detail).with("errors", Value::Array(errors))
 }
 
 /// The 429 response: headers already carry the refusing limit's state.
@@ -90,7 +58,7 @@ pub(crate) fn limiter_unavailable(
 ) -> GateResponse {
     let wait = crate::time::ceil_seconds(unavailable.retry_at.saturating_sub(now)).max(1);
     let mut headers = Headers::json();
-    headers.push("Retry-After", wait.to_string());
+    headers.push(RETRY_AFTER, wait.to_string());
     headers.deprecation(deprecation);
     error_response(
         headers,

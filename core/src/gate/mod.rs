@@ -38,7 +38,7 @@ pub mod response;
 mod route;
 
 pub use admitted::{Admitted, ResourceAnswer};
-pub use config::{GateConfig, GateConfigError, IndexSettings, LimitSettings};
+pub use config::{GateConfig, GateConfigError, IndexSettings};
 pub use pipeline::{Decision, Gate};
 pub use request::GateRequest;
 pub use response::GateResponse;

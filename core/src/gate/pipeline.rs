@@ -1,21 +1,25 @@
 //! The decision pipeline: [`Gate::decide`] and the caller's second step,
 //! [`Admitted::respond`].
 
-use super::admitted::{resource_noun, Admitted, ResourceAnswer};
-use super::auth::{self, AuthFailure, Prefixes};
-use super::bodies::{error_response, invalid_body, limiter_unavailable, too_many};
-use super::config::{GateConfig, GateConfigError, CLIENT_IP_LIMIT_NAME, CREDENTIAL_LIMIT_NAME};
+use super::admitted::{Admitted, ResourceAnswer};
+use super::auth::{self, AuthFailure};
+use super::bodies::{error_response, limiter_unavailable, too_many};
+use super::config::{GateConfig, GateConfigError};
 use super::headers::Headers;
 use super::request::GateRequest;
 use super::response::GateResponse;
 use super::route::{Route, Router};
 use crate::limit::{self, LimitAlgorithm, LimitCheck, LimiterConfig, RateLimiter, StackDecision};
+use crate::model::header_names::ALLOW;
 use crate::model::index::ApiIndex;
+use crate::model::limits::{
+    CredentialFacts, RequestFacts, CLIENT_IP_LIMIT_NAME, CREDENTIAL_LIMIT_NAME,
+};
 use crate::model::operation::DeprecationNotice;
 use crate::model::query::{decode_component, parse_query};
 use crate::model::{
-    CredentialPolicy, CredentialRecord, CredentialStore, ErrorBody, InMemoryCredentials,
-    LimitSubject, Operation, ParamProblem, Params, Principal,
+    CredentialPolicy, CredentialRecord, CredentialStore, ErrorBody, InMemoryCredentials, Operation,
+    ParamProblem, Params, Principal,
 };
 use crate::UnixMillis;
 use std::sync::Arc;
@@ -140,7 +144,7 @@ impl Gate {
         if operation.credential == CredentialPolicy::Public {
             return None;
         }
-        auth::extract(&request.headers, &self.prefixes())
+        auth::extract(&request.headers, &self.config.prefixes())
             .ok()
             .flatten()
             .map(|presented| presented.secret)
@@ -155,13 +159,6 @@ impl Gate {
         now: UnixMillis,
     ) -> Decision {
         self.decide_using(request, now, &Answered(record))
-    }
-
-    fn prefixes(&self) -> Prefixes<'_> {
-        Prefixes {
-            api_key: &self.config.api_key_prefix,
-            oauth_token: &self.config.oauth_token_prefix,
-        }
     }
 
     fn decide_using(
@@ -192,7 +189,7 @@ impl Gate {
             }
             Route::MethodNotAllowed { allow, detail } => {
                 let mut headers = Headers::json();
-                headers.push("Allow", allow);
+                headers.push(ALLOW, allow);
                 return self.early_with(
                     request,
                     None,
@@ -211,42 +208,27 @@ impl Gate {
             Err(response) => return Decision::Respond(response),
         };
 
-        // Step 5: every limit that applies, all or none.
-        let mut subjects: Vec<(&str, crate::limit::Quota, String)> = Vec::new();
-        match &record {
-            Some(record) => subjects.push((
-                CREDENTIAL_LIMIT_NAME,
-                self.config.limits.credential,
-                record.id.clone(),
-            )),
-            None => subjects.push((
-                CLIENT_IP_LIMIT_NAME,
-                self.config.limits.client_ip,
-                request.client_ip.clone(),
-            )),
-        }
-        for extra in &operation.extra_limits {
-            let subject = match &extra.per {
-                LimitSubject::User => record.as_ref().map(|r| r.user.clone()),
-                LimitSubject::PathParam(name) => operation
-                    .path
-                    .param_names()
-                    .position(|candidate| candidate == name)
-                    .and_then(|at| raw_params.get(at))
-                    .map(|raw| String::from_utf8_lossy(raw).into_owned()),
-            };
-            if let Some(subject) = subject {
-                subjects.push((&extra.name, extra.quota, subject));
+        // Path parameters are decoded first: limits count decoded values.
+        let mut problems = Vec::new();
+        let mut path_params = Vec::new();
+        for (name, raw) in operation.path.param_names().zip(&raw_params) {
+            match decode_path_segment(raw) {
+                Ok(value) => path_params.push((name.to_owned(), value)),
+                Err(problem) => problems.push(ParamProblem::new(name, problem)),
             }
         }
-        let checks: Vec<LimitCheck<'_>> = subjects
-            .iter()
-            .map(|(name, quota, subject)| LimitCheck {
-                name,
-                quota: *quota,
-                subject,
-            })
-            .collect();
+
+        // Step 5: every limit that applies, all or none.
+        let limits = self.config.limits.applicable(&RequestFacts {
+            operation,
+            credential: record.as_ref().map(|record| CredentialFacts {
+                id: &record.id,
+                user: &record.user,
+            }),
+            client_ip: &request.client_ip,
+            path_params: &path_params,
+        });
+        let checks: Vec<LimitCheck<'_>> = limits.iter().map(|limit| limit.check()).collect();
         let deprecation = self.deprecation_of(Some(operation));
         let decision = match self.limiter.try_acquire(&checks, now) {
             Ok(decision) => decision,
@@ -262,14 +244,6 @@ impl Gate {
         }
 
         // Step 6: every parameter problem.
-        let mut problems = Vec::new();
-        let mut path_params = Vec::new();
-        for (name, raw) in operation.path.param_names().zip(&raw_params) {
-            match decode_path_segment(raw) {
-                Ok(value) => path_params.push((name.to_owned(), value)),
-                Err(problem) => problems.push(ParamProblem::new(name, problem)),
-            }
-        }
         let mut stable_egress = via_egress;
         if operation.stable_egress {
             match self.stable_egress_header(request) {
@@ -285,7 +259,10 @@ impl Gate {
             }
         };
         if !problems.is_empty() {
-            return Decision::Respond(error_response(headers, invalid_body(&problems)));
+            return Decision::Respond(error_response(
+                headers,
+                ErrorBody::invalid_params(&problems),
+            ));
         }
 
         let principal = match record {
@@ -297,7 +274,7 @@ impl Gate {
         let admitted = Admitted {
             operation_id: operation.id.clone(),
             envelope: operation.envelope,
-            noun: resource_noun(operation),
+            noun: operation.noun().to_owned(),
             path_params,
             params,
             principal,
@@ -322,7 +299,7 @@ impl Gate {
         if operation.credential == CredentialPolicy::Public {
             return Ok(None);
         }
-        let prefixes = self.prefixes();
+        let prefixes = self.config.prefixes();
         let failure = match auth::extract(&request.headers, &prefixes) {
             Ok(presented) => {
                 match auth::authenticate(presented, &operation.credential, store, now) {

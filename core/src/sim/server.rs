@@ -5,8 +5,8 @@
 use super::config::FaultKind;
 use super::engine::{Engine, Event};
 use crate::client::{ClientRequest, HttpResponse, Outcome, TransportFailure};
-use crate::gate::config::{CLIENT_IP_LIMIT_NAME, CREDENTIAL_LIMIT_NAME};
 use crate::gate::{Decision, GateRequest, ResourceAnswer};
+use crate::model::limits::{CLIENT_IP_LIMIT_NAME, CREDENTIAL_LIMIT_NAME};
 use crate::model::ErrorBody;
 use crate::UnixMillis;
 use serde_json::Value;
