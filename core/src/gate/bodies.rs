@@ -4,8 +4,11 @@
 
 use super::headers::Headers;
 use super::response::GateResponse;
-use crate::limit::{LimitCheck, LimiterUnavailable, StackDecision};
-use crate::model::header_names::RETRY_AFTER;
+use crate::limit::{LimiterUnavailable, StackDecision};
+use crate::model::header_names::{
+    RATELIMIT_LIMIT, RATELIMIT_REMAINING, RATELIMIT_RESET, RETRY_AFTER,
+};
+use crate::model::limits::AppliedLimit;
 use crate::model::operation::DeprecationNotice;
 use crate::model::ErrorBody;
 use crate::UnixMillis;
@@ -23,7 +26,7 @@ pub(crate) fn error_response(headers: Headers, body: ErrorBody) -> GateResponse 
 pub(crate) fn too_many(
     headers: Headers,
     decision: &StackDecision,
-    checks: &[LimitCheck<'_>],
+    checks: &[AppliedLimit],
     now: UnixMillis,
 ) -> GateResponse {
     let StackDecision::Refused { refusing, retry_at } = decision else {
@@ -33,7 +36,7 @@ pub(crate) fn too_many(
         );
     };
     let check = checks.get(refusing.index);
-    let name = check.map_or("rate", |check| check.name);
+    let name = check.map_or("rate", |check| check.name.as_str());
     let window_seconds = check.map_or(0, |check| crate::time::ceil_seconds(check.quota.window()));
     let wait = crate::time::ceil_seconds(retry_at.saturating_sub(now));
     let body = ErrorBody::new(
@@ -48,16 +51,25 @@ pub(crate) fn too_many(
     error_response(headers, body)
 }
 
-/// The 503 answer when the limiter cannot decide and fails closed: no
-/// `RateLimit-*` headers (no limit was checked), `Retry-After` of at least
-/// one second, nothing charged.
+/// The 503 answer when the limiter cannot decide and fails closed:
+/// `Retry-After` of at least one second, nothing charged. Every response
+/// carries `RateLimit-*`: as no limit could be read, they describe the
+/// request's base limit (`quota` requests) as spent until the retry time
+/// (`Remaining: 0`, `Reset` = `Retry-After`), which tells a throttling
+/// client the same as `Retry-After`.
 pub(crate) fn limiter_unavailable(
     unavailable: LimiterUnavailable,
+    quota: Option<u32>,
     deprecation: Option<&DeprecationNotice>,
     now: UnixMillis,
 ) -> GateResponse {
     let wait = crate::time::ceil_seconds(unavailable.retry_at.saturating_sub(now)).max(1);
     let mut headers = Headers::json();
+    if let Some(quota) = quota {
+        headers.push(RATELIMIT_LIMIT, quota.to_string());
+        headers.push(RATELIMIT_REMAINING, "0");
+        headers.push(RATELIMIT_RESET, wait.to_string());
+    }
     headers.push(RETRY_AFTER, wait.to_string());
     headers.deprecation(deprecation);
     error_response(

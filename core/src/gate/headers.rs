@@ -12,7 +12,7 @@ use crate::time::ceil_seconds;
 use crate::UnixMillis;
 
 /// Response headers under construction.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct Headers(pub(crate) Vec<(String, String)>);
 
 impl Headers {

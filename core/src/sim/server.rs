@@ -31,8 +31,8 @@ impl Engine {
         fail: Option<u16>,
     ) -> (HttpResponse, bool) {
         let (mut response, injected) = match self.gate.decide(request, now) {
-            Decision::Respond(response) => (response, false),
-            Decision::Resolve(admitted) => match fail {
+            Decision::Reply(response) => (response, false),
+            Decision::FetchResource(admitted) => match fail {
                 Some(status) => {
                     let mut response = admitted.respond(ResourceAnswer::NotFound);
                     response.status = status;
