@@ -13,7 +13,8 @@ pub type OperationId = String;
 pub enum CredentialPolicy {
     /// No credential needed; callers are counted per client IP.
     Public,
-    /// API keys only (`X-API-Key`, or a bearer token with the key prefix).
+    /// API keys only, in the `X-API-Key` header only (the spec documents
+    /// these operations "with the API key form only").
     ApiKeyOnly,
     /// API keys, or OAuth tokens holding `scope` when one is named.
     #[serde(rename = "api_key_or_oauth")]
