@@ -121,6 +121,7 @@ impl Default for IndexSettings {
 
 /// Why a configuration was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum GateConfigError {
     /// A field is empty or malformed.
     #[error("gate configuration `{field}`: {problem}")]

@@ -10,6 +10,7 @@ pub type OperationId = String;
 /// Which credentials an operation accepts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum CredentialPolicy {
     /// No credential needed; callers are counted per client IP.
     Public,
@@ -27,6 +28,7 @@ pub enum CredentialPolicy {
 /// How a successful payload is sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Envelope {
     /// Wrapped as `{"data": <payload>}`.
     Data,
@@ -39,6 +41,7 @@ pub enum Envelope {
 /// Whom an extra limit counts against.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", content = "name", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum LimitSubject {
     /// The authenticated user (shared by all of that user's credentials).
     User,

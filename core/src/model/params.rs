@@ -38,6 +38,7 @@ pub enum ParamRole {
 /// The type and bounds of one parameter.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ParamKind {
     /// A non-negative integer in canonical decimal form within `min..=max`.
     Integer {

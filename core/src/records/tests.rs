@@ -128,7 +128,10 @@ fn integers_past_2_pow_53_order_exactly_and_after_compares_them_exactly() {
 fn integers_and_floats_compare_by_exact_value() {
     let big = |text: &str| serde_json::from_str::<Value>(text).unwrap();
     let order = |a: &str, b: &str| compare_values(Some(&big(a)), Some(&big(b)));
-    assert_eq!(order("9007199254740993", "9007199254740992.0"), Ordering::Greater);
+    assert_eq!(
+        order("9007199254740993", "9007199254740992.0"),
+        Ordering::Greater
+    );
     assert_eq!(order("1", "1.0"), Ordering::Equal);
     assert_eq!(order("0", "-0.0"), Ordering::Equal);
     assert_eq!(order("-1", "-0.5"), Ordering::Less);
