@@ -15,6 +15,7 @@ TOOLS=(
   "openapi-typescript 7.13.0"
   "openapi-fetch 0.17.0"
   "typescript 5.9.3"
+  "@types/node 20.19.43"
 )
 for tool in "${TOOLS[@]}"; do
   read -r pkg ver <<<"$tool"
