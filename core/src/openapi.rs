@@ -329,7 +329,9 @@ fn parameters(config: &GateConfig, operation: &Operation, options: &OpenApiOptio
                 // A string whose content is JSON (OpenAPI 3.1 / JSON Schema
                 // `contentMediaType`), not `content: application/json`:
                 // client generators keep string parameters, while many drop
-                // parameters described by a media type.
+                // parameters described by a media type. No `maxLength`: the
+                // bound is in bytes (a character count cannot state it), so
+                // the description gives it.
                 let content_schema = options
                     .json_param_schemas
                     .get(&spec.name)
@@ -338,7 +340,6 @@ fn parameters(config: &GateConfig, operation: &Operation, options: &OpenApiOptio
                 parameter["schema"] = json!({
                     "type": "string",
                     "minLength": 1,
-                    "maxLength": max_bytes,
                     "contentMediaType": "application/json",
                     "contentSchema": content_schema,
                 });

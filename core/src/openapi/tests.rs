@@ -182,7 +182,7 @@ fn parameters_follow_the_catalogue_and_options() {
             "description": "Filter understood by the connection, as JSON. A JSON text \
                 (percent-encoded in the query), at most 8192 bytes, nested at most 32 deep.",
             "schema": {
-                "type": "string", "minLength": 1, "maxLength": 8192,
+                "type": "string", "minLength": 1,
                 "contentMediaType": "application/json",
                 "contentSchema": {"type": "object"}
             },
