@@ -11,38 +11,14 @@ use acd_core::client::{
     Transmit, WaitReason, MAX_MODELS,
 };
 use acd_core::gate::demo::ADA_KEY;
-use acd_core::model::Catalogue;
-
-const NOW: u64 = 1_700_000_000_000;
-
-fn config() -> ClientConfig {
-    let mut config = ClientConfig {
-        seed: Some(3),
-        ..ClientConfig::default()
-    }
-    .with_credential(ClientCredential::api_key("main", ADA_KEY, "ada"));
-    config
-        .catalogue
-        .add(acd_core::sim::run_operation())
-        .unwrap();
-    config.catalogue.add(Catalogue::create_agent_run()).unwrap();
-    config
-}
+use acd_tests::client_support::{self, events, respond, NOW};
 
 fn client() -> Client {
-    Client::new(config(), Entropy::from_seed(0)).unwrap()
-}
-
-fn respond(status: u16, body: &str) -> Outcome {
-    Outcome::Response(HttpResponse::new(status, body))
-}
-
-fn events(client: &mut Client) -> Vec<(CallId, Event)> {
-    std::iter::from_fn(|| client.poll_event()).collect()
+    client_support::client().expect("a valid configuration")
 }
 
 fn send(client: &mut Client, now: u64) -> Transmit {
-    client.poll_transmit(now).expect("a request to send")
+    client_support::send(client, now).expect("a request to send")
 }
 
 #[test]
@@ -461,104 +437,4 @@ fn the_throttle_keeps_a_bounded_number_of_idle_models() {
             .unwrap();
     }
     assert!(client.throttle().models().count() <= MAX_MODELS + 2);
-}
-
-/// A POST that timed out: what the driver does with it.
-fn post_after_timeout(config: ClientConfig) -> (Vec<Event>, Option<Transmit>) {
-    let mut client = Client::new(config, Entropy::from_seed(0)).unwrap();
-    let id = client
-        .start(RequestSpec::new("createAgentRun").path("agent_id", "a1"))
-        .unwrap();
-    let first = send(&mut client, NOW);
-    client
-        .handle(
-            id,
-            Outcome::Transport(acd_core::client::TransportFailure::Timeout),
-            NOW + 5_000,
-        )
-        .unwrap();
-    let got = events(&mut client).into_iter().map(|(_, e)| e).collect();
-    let retry = client
-        .poll_timeout()
-        .and_then(|at| client.poll_transmit(at));
-    if let Some(retry) = &retry {
-        assert_eq!(
-            retry.request, first.request,
-            "the same key on every attempt"
-        );
-    }
-    (got, retry)
-}
-
-#[test]
-fn a_post_that_may_have_been_delivered_is_retried_only_with_both_opt_ins() {
-    // Default: no key, no retry.
-    let (got, retry) = post_after_timeout(config());
-    let [Event::Failed(ClientError::GaveUp { reason, .. })] = got.as_slice() else {
-        panic!("a give-up, got {got:?}")
-    };
-    assert_eq!(
-        reason,
-        &GiveUpReason::UnsafeToRetry {
-            method: "POST".into()
-        }
-    );
-    assert!(retry.is_none());
-    // The client opts in but the operation does not honour keys: the same.
-    let mut keys_on = config();
-    keys_on.idempotency_keys = true;
-    assert!(post_after_timeout(keys_on.clone()).1.is_none());
-    // Both opt in: a key, and the retry carries it.
-    keys_on
-        .catalogue
-        .get_mut("createAgentRun")
-        .unwrap()
-        .honours_idempotency_key = true;
-    let (got, retry) = post_after_timeout(keys_on);
-    assert!(
-        matches!(
-            got.as_slice(),
-            [Event::Waiting {
-                reason: WaitReason::Backoff { attempt: 2 },
-                ..
-            }]
-        ),
-        "{got:?}"
-    );
-    let retry = retry.expect("retried");
-    assert!(retry.request.header("Idempotency-Key").is_some());
-}
-
-#[test]
-fn a_post_refused_with_429_is_retried_without_a_key() {
-    let mut client = client();
-    let id = client
-        .start(RequestSpec::new("createAgentRun").path("agent_id", "a1"))
-        .unwrap();
-    send(&mut client, NOW);
-    let refused =
-        HttpResponse::new(429, r#"{"detail":"slow","status":429}"#).header("Retry-After", "2");
-    client.handle(id, Outcome::Response(refused), NOW).unwrap();
-    let got = events(&mut client);
-    assert!(
-        matches!(
-            got.as_slice(),
-            [(
-                _,
-                Event::Waiting {
-                    reason: WaitReason::RetryAfter,
-                    ..
-                }
-            )]
-        ),
-        "{got:?}"
-    );
-    let at = client.poll_timeout().unwrap();
-    assert!(at >= NOW + 2_000);
-    assert!(client
-        .poll_transmit(at)
-        .unwrap()
-        .request
-        .idempotency_key
-        .is_none());
 }
