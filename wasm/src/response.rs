@@ -102,6 +102,8 @@ pub fn cause_to_js(cause: &RetryCause) -> JsValue {
             ("type", "transport".into()),
             ("failure", js::serde_to_js(failure)),
         ]),
+        // A cause added later: the core's JSON form.
+        other => return js::serde_to_js(other),
     }
     .into()
 }
