@@ -102,6 +102,8 @@ pub fn cause_to_js(cause: &RetryCause) -> JsValue {
             ("type", "transport".into()),
             ("failure", js::serde_to_js(failure)),
         ]),
+        // A cause added later: the core's JSON form.
+        other => return js::serde_to_js(other),
     }
     .into()
 }
@@ -134,9 +136,10 @@ pub fn plan_to_js(plan: &Plan) -> JsValue {
             ("limit", limit.as_str().into()),
             (
                 "reason",
+                // The throttle plans only quota and Retry-After waits.
                 match reason {
                     WaitReason::Quota => "quota",
-                    WaitReason::RetryAfter => "retry_after",
+                    _ => "retry_after",
                 }
                 .into(),
             ),

@@ -8,14 +8,6 @@ use crate::limit::Quota;
 use crate::model::{Catalogue, CredentialKind, Secret};
 use serde::{Deserialize, Serialize};
 
-/// The spec's per-credential limit, assumed until the index or headers say
-/// otherwise: 100 requests per 60 s.
-pub const DEFAULT_CREDENTIAL_QUOTA: Quota = Quota::per_seconds(100, 60);
-/// The spec's per-client-IP limit of unauthenticated traffic: 100 per 60 s.
-pub const DEFAULT_CLIENT_IP_QUOTA: Quota = Quota::per_seconds(100, 60);
-/// Header name of idempotency keys (IETF draft `Idempotency-Key`).
-pub const IDEMPOTENCY_KEY_HEADER: &str = "Idempotency-Key";
-
 /// How API keys are sent.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -81,19 +73,34 @@ pub struct ClientConfig {
     pub credentials: Vec<ClientCredential>,
     /// How API keys are sent.
     pub api_key_header: ApiKeyHeader,
-    /// Whether requests other than GET get an idempotency key automatically
-    /// (one per logical call, reused on every attempt), as Stripe's SDKs do.
-    pub auto_idempotency_keys: bool,
-    /// The per-credential limit assumed before the index or headers tell.
+    /// Opt-in for servers that honour `Idempotency-Key`: when `true`, a
+    /// request whose method is not safe (e.g. POST) and whose operation says
+    /// it honours the key ([`crate::model::Operation::honours_idempotency_key`])
+    /// gets a UUIDv4 key automatically, one per logical call, reused on every
+    /// attempt; such a request is then retried even after it may have been
+    /// delivered. Default `false`: the spec does not promise that servers
+    /// honour the key, so a POST that may have been delivered (timeout,
+    /// broken connection, 5xx) is not retried. A 429 is always retried,
+    /// since the server refused the request.
+    pub idempotency_keys: bool,
+    /// The per-credential limit assumed before the index or headers tell
+    /// (default: the spec's 100 per 60 s).
     pub credential_quota: Quota,
     /// The per-client-IP limit assumed for public operations.
     pub client_ip_quota: Quota,
+    /// Whether calls wait for the client's model of every limit before
+    /// sending (default `true`). `false` gives a naive client that only
+    /// honours `Retry-After` (the simulation's baseline).
+    pub proactive_throttle: bool,
     /// Retry rules.
     pub retry: RetryPolicy,
     /// The retry budget.
     pub budget: BudgetPolicy,
-    /// Seed of the default random source (jitter, idempotency keys).
-    pub seed: u64,
+    /// A fixed seed for jitter and idempotency keys (tests, vectors, the
+    /// simulation). When set it wins over the [`super::Entropy`] given to
+    /// [`super::Client::new`]; leave it `None` (the default) in production so
+    /// that no two processes share jitter or keys.
+    pub seed: Option<u64>,
 }
 
 impl Default for ClientConfig {
@@ -106,12 +113,13 @@ impl Default for ClientConfig {
             catalogue: Catalogue::standard(),
             credentials: Vec::new(),
             api_key_header: ApiKeyHeader::XApiKey,
-            auto_idempotency_keys: true,
-            credential_quota: DEFAULT_CREDENTIAL_QUOTA,
-            client_ip_quota: DEFAULT_CLIENT_IP_QUOTA,
+            idempotency_keys: false,
+            credential_quota: crate::model::limits::CREDENTIAL_LIMIT,
+            client_ip_quota: crate::model::limits::CLIENT_IP_LIMIT,
+            proactive_throttle: true,
             retry: RetryPolicy::default(),
             budget: BudgetPolicy::default(),
-            seed: 0,
+            seed: None,
         }
     }
 }

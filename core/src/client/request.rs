@@ -7,15 +7,16 @@
 //! credential header follows the credential's kind; stable egress is asked for
 //! by header or by the `{stable_egress_url}/{version}/...` URL.
 
-use super::config::{ApiKeyHeader, ClientConfig, IDEMPOTENCY_KEY_HEADER};
+use super::config::{ApiKeyHeader, ClientConfig};
 use super::error::ClientError;
-use super::random::RandomSource;
+use super::random::KeyStream;
 use crate::limit::Quota;
-use crate::model::limits::{CLIENT_IP_LIMIT_NAME, CREDENTIAL_LIMIT_NAME};
+use crate::model::credential::{is_credential_header, REDACTED};
+use crate::model::header_names::{AUTHORIZATION, IDEMPOTENCY_KEY, X_API_KEY};
+use crate::model::limits::{CredentialFacts, LimitSettings, RequestFacts, CLIENT_IP_LIMIT_NAME};
 use crate::model::operation::Segment;
 use crate::model::query::{encode_component, validate_pairs};
-use crate::model::{CredentialKind, CredentialPolicy, LimitSubject, ParamRole};
-use crate::UnixMillis;
+use crate::model::{CredentialKind, CredentialPolicy, ParamRole};
 use serde::{Deserialize, Serialize};
 
 /// How a request asks for the stable, allowlistable egress IP.
@@ -129,7 +130,7 @@ impl RequestSpec {
 /// One limit a request counts against, as the client models it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LimitRef {
-    /// The state key, e.g. `credential:key-ada` or `user_table_reads:user:ada`.
+    /// The state key, e.g. `credential:main` or `user_table_reads:ada` (name and subject).
     pub key: String,
     /// The limit's name as the gate calls it, e.g. `user_table_reads`.
     pub name: String,
@@ -139,9 +140,11 @@ pub struct LimitRef {
 
 /// A request ready to send, plus what the client needs to plan around it.
 ///
-/// Plain owned data. `Debug` hides credential headers; serialising it does
-/// not (it is the request to put on the wire).
-#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// Immutable wire data: the driver keeps each call's attempt state itself.
+/// `Debug` and the default serde form (`Serialize`) replace credential header
+/// values with `<redacted>`; [`ClientRequest::to_wire_json`] is the explicitly
+/// named form that keeps every byte, for a transport in another language.
+#[derive(Clone, PartialEq, Eq, Deserialize)]
 pub struct ClientRequest {
     /// The method, e.g. `GET`.
     pub method: String,
@@ -159,31 +162,78 @@ pub struct ClientRequest {
     pub idempotency_key: Option<String>,
     /// Advice about the request (e.g. `direction` without `order_by`).
     pub warnings: Vec<String>,
-    /// Attempts sent so far (0 before the first).
-    pub attempts: u32,
-    /// When the first attempt was sent.
-    pub first_sent_at: Option<UnixMillis>,
-    /// Budget tokens the last retry of this call spent (refunded on success).
-    pub held_retry_cost: u32,
+}
+
+/// `headers` with every credential value replaced by [`REDACTED`] (the
+/// model's credential-header rule).
+pub fn redact_headers(headers: &[(String, String)]) -> Vec<(&str, &str)> {
+    headers
+        .iter()
+        .map(|(name, value)| {
+            let shown = if is_credential_header(name) {
+                REDACTED
+            } else {
+                value.as_str()
+            };
+            (name.as_str(), shown)
+        })
+        .collect()
+}
+
+#[derive(Serialize)]
+struct RequestShape<'a, H: Serialize> {
+    method: &'a str,
+    url: &'a str,
+    headers: H,
+    body: &'a Option<Vec<u8>>,
+    operation_id: &'a str,
+    limits: &'a [LimitRef],
+    idempotency_key: &'a Option<String>,
+    warnings: &'a [String],
+}
+
+impl ClientRequest {
+    fn shape<H: Serialize>(&self, headers: H) -> RequestShape<'_, H> {
+        RequestShape {
+            method: &self.method,
+            url: &self.url,
+            headers,
+            body: &self.body,
+            operation_id: &self.operation_id,
+            limits: &self.limits,
+            idempotency_key: &self.idempotency_key,
+            warnings: &self.warnings,
+        }
+    }
+
+    /// The request as JSON with every header byte kept, credentials included:
+    /// the form to hand to a transport. Never log it.
+    pub fn to_wire_json(&self) -> String {
+        serde_json::to_string(&self.shape(&self.headers)).unwrap_or_default()
+    }
+
+    /// The request as a JSON value with every header byte kept (see
+    /// [`ClientRequest::to_wire_json`]).
+    pub fn to_wire_value(&self) -> serde_json::Value {
+        serde_json::to_value(self.shape(&self.headers)).unwrap_or_default()
+    }
+}
+
+impl Serialize for ClientRequest {
+    /// The redacted form: credential header values are `<redacted>`.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.shape(redact_headers(&self.headers))
+            .serialize(serializer)
+    }
 }
 
 impl std::fmt::Debug for ClientRequest {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let headers: Vec<(&str, &str)> = self
-            .headers
-            .iter()
-            .map(|(name, value)| {
-                let secret = name.eq_ignore_ascii_case("authorization")
-                    || name.eq_ignore_ascii_case("x-api-key");
-                (name.as_str(), if secret { "<redacted>" } else { value })
-            })
-            .collect();
         f.debug_struct("ClientRequest")
             .field("method", &self.method)
             .field("url", &self.url)
-            .field("headers", &headers)
+            .field("headers", &redact_headers(&self.headers))
             .field("operation_id", &self.operation_id)
-            .field("attempts", &self.attempts)
             .finish_non_exhaustive()
     }
 }
@@ -195,8 +245,9 @@ impl ClientRequest {
         after_scheme.find('/').map_or("/", |at| &after_scheme[at..])
     }
 
-    /// Whether repeating it cannot repeat an effect: a safe or idempotent
-    /// method (RFC 9110 §9.2.2), or an idempotency key.
+    /// Whether repeating it cannot repeat an effect: an idempotent method
+    /// (RFC 9110 §9.2.2), or an idempotency key (given by the caller, or
+    /// added because the client and the operation both opted in).
     pub fn is_idempotent(&self) -> bool {
         matches!(
             self.method.as_str(),
@@ -210,11 +261,16 @@ impl ClientRequest {
     }
 }
 
+/// Whether `method` is safe (RFC 9110 §9.2.1): it never gets a key.
+fn is_safe_method(method: &str) -> bool {
+    matches!(method, "GET" | "HEAD" | "OPTIONS")
+}
+
 /// Builds the request `spec` describes, validating it fully first.
 pub fn build_request(
     config: &ClientConfig,
     spec: &RequestSpec,
-    random: &mut dyn RandomSource,
+    keys: &mut KeyStream,
 ) -> Result<ClientRequest, ClientError> {
     let operation =
         config
@@ -318,12 +374,7 @@ pub fn build_request(
     let mut headers: Vec<(String, String)> = vec![("Accept".into(), "application/json".into())];
 
     // Credential.
-    let mut base = LimitRef {
-        key: CLIENT_IP_LIMIT_NAME.into(),
-        name: CLIENT_IP_LIMIT_NAME.into(),
-        quota: config.client_ip_quota,
-    };
-    let mut user = None;
+    let mut sender: Option<CredentialFacts<'_>> = None;
     if operation.credential != CredentialPolicy::Public {
         let credential = match &spec.credential {
             Some(id) => config
@@ -353,16 +404,14 @@ pub fn build_request(
             _ => config.api_key_header,
         };
         let header = match (credential.kind, header_form) {
-            (CredentialKind::ApiKey, ApiKeyHeader::XApiKey) => ("X-API-Key".into(), secret.into()),
-            _ => ("Authorization".into(), format!("Bearer {secret}")),
+            (CredentialKind::ApiKey, ApiKeyHeader::XApiKey) => (X_API_KEY.into(), secret.into()),
+            _ => (AUTHORIZATION.into(), format!("Bearer {secret}")),
         };
         headers.push(header);
-        base = LimitRef {
-            key: format!("{CREDENTIAL_LIMIT_NAME}:{}", credential.id),
-            name: CREDENTIAL_LIMIT_NAME.into(),
-            quota: config.credential_quota,
-        };
-        user = Some(credential.user.as_str());
+        sender = Some(CredentialFacts {
+            id: &credential.id,
+            user: &credential.user,
+        });
     }
 
     // Stable egress.
@@ -401,39 +450,46 @@ pub fn build_request(
     }
     let idempotency_key = match &spec.idempotency_key {
         Some(key) => Some(key.clone()),
-        None if config.auto_idempotency_keys
-            && !matches!(operation.method.as_str(), "GET" | "HEAD" | "OPTIONS") =>
+        None if config.idempotency_keys
+            && operation.honours_idempotency_key
+            && !is_safe_method(&operation.method) =>
         {
-            Some(format!(
-                "{:016x}{:016x}",
-                random.next_u64(),
-                random.next_u64()
-            ))
+            Some(keys.next_key())
         }
         None => None,
     };
     if let Some(key) = &idempotency_key {
-        headers.push((IDEMPOTENCY_KEY_HEADER.into(), key.clone()));
+        headers.push((IDEMPOTENCY_KEY.into(), key.clone()));
     }
 
-    // Limits: the base one, then the operation's extra ones.
-    let mut limits = vec![base];
-    for extra in &operation.extra_limits {
-        let subject = match &extra.per {
-            LimitSubject::User => user.map(|user| format!("user:{user}")),
-            LimitSubject::PathParam(param) => path_values
-                .iter()
-                .find(|(name, _)| name == param)
-                .map(|(_, value)| format!("{param}:{value}")),
-        };
-        if let Some(subject) = subject {
-            limits.push(LimitRef {
-                key: format!("{}:{subject}", extra.name),
-                name: extra.name.clone(),
-                quota: extra.quota,
-            });
-        }
-    }
+    // Limits: the model's rule, from the decoded values this request sends.
+    let settings = LimitSettings {
+        credential: config.credential_quota,
+        client_ip: config.client_ip_quota,
+    };
+    let path_params: Vec<(String, String)> = path_values
+        .iter()
+        .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+        .collect();
+    let limits = settings
+        .applicable(&RequestFacts {
+            operation,
+            credential: sender,
+            client_ip: "",
+            path_params: &path_params,
+        })
+        .into_iter()
+        .map(|applied| LimitRef {
+            // The client's own address is one bucket: its key is the name.
+            key: if applied.name == CLIENT_IP_LIMIT_NAME {
+                applied.name.clone()
+            } else {
+                format!("{}:{}", applied.name, applied.subject)
+            },
+            name: applied.name,
+            quota: applied.quota,
+        })
+        .collect();
 
     Ok(ClientRequest {
         method: operation.method.clone(),
@@ -444,8 +500,5 @@ pub fn build_request(
         limits,
         idempotency_key,
         warnings,
-        attempts: 0,
-        first_sent_at: None,
-        held_retry_cost: 0,
     })
 }

@@ -169,6 +169,7 @@ impl Catalogue {
             stable_egress: false,
             needs_resource: false,
             deprecation: None,
+            honours_idempotency_key: false,
             noun: None,
         };
         let tables = Operation {
@@ -208,6 +209,7 @@ impl Catalogue {
             stable_egress: false,
             needs_resource: true,
             deprecation: None,
+            honours_idempotency_key: false,
             noun: Some("table".into()),
         };
         let connections = Operation {
@@ -240,6 +242,7 @@ impl Catalogue {
             stable_egress: true,
             needs_resource: true,
             deprecation: None,
+            honours_idempotency_key: false,
             noun: Some("connection".into()),
         };
         Self::new(vec![index, tables, connections])
@@ -332,6 +335,7 @@ impl Catalogue {
             stable_egress: false,
             needs_resource: true,
             deprecation: None,
+            honours_idempotency_key: false,
             noun: Some("agent".into()),
         }
     }

@@ -218,6 +218,10 @@ pub struct Operation {
     pub needs_resource: bool,
     /// Set when this operation is deprecated.
     pub deprecation: Option<DeprecationNotice>,
+    /// Whether the server de-duplicates requests by `Idempotency-Key`
+    /// (a client with `idempotency_keys` on sends one only then).
+    #[serde(default)]
+    pub honours_idempotency_key: bool,
     /// The resource its path names, as 404/403 sentences say it (e.g.
     /// `table`); see [`Operation::noun`].
     #[serde(default, skip_serializing_if = "Option::is_none")]

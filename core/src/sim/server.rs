@@ -4,12 +4,25 @@
 
 use super::config::FaultKind;
 use super::engine::{Engine, Event};
-use crate::client::{ClientRequest, HttpResponse, Outcome, TransportFailure};
-use crate::gate::{Decision, GateRequest, ResourceAnswer};
+use crate::client::{CallId, ClientRequest, HttpResponse, Outcome, TransportFailure};
+use crate::gate::{Decision, GateRequest, GateResponse, ResourceAnswer};
 use crate::model::limits::{CLIENT_IP_LIMIT_NAME, CREDENTIAL_LIMIT_NAME};
 use crate::model::ErrorBody;
 use crate::UnixMillis;
 use serde_json::Value;
+
+/// A gate's response as the client's transport would receive it (the bridge
+/// between the two roles lives here, where both meet, so `client` never
+/// imports `gate`).
+impl From<GateResponse> for HttpResponse {
+    fn from(response: GateResponse) -> Self {
+        Self {
+            status: response.status,
+            headers: response.headers,
+            body: response.body,
+        }
+    }
+}
 
 impl Engine {
     fn pick_fault(&mut self, client: usize, now: UnixMillis) -> Option<FaultKind> {
@@ -20,7 +33,7 @@ impl Engine {
                 && rule.client.as_ref().is_none_or(|only| only == name)
         })?;
         let (per_mille, kind) = (rule.per_mille, rule.kind);
-        let draw = crate::client::random::uniform_inclusive(&mut self.random, 999);
+        let draw = crate::client::uniform_inclusive(&mut self.random, 999);
         (draw < u64::from(per_mille)).then_some(kind)
     }
 
@@ -61,7 +74,7 @@ impl Engine {
     pub(super) fn transmit(
         &mut self,
         client: usize,
-        job: usize,
+        call: CallId,
         request: &ClientRequest,
         target: String,
         now: UnixMillis,
@@ -105,7 +118,7 @@ impl Engine {
             now.saturating_add(delay.max(1)),
             Event::Deliver {
                 client,
-                job,
+                call,
                 outcome,
                 injected,
             },
