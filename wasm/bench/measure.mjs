@@ -9,7 +9,7 @@
 import { execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Client, Gate } from 'acd-wasm';
+import { Client, Gate } from 'acd';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const wasmFile = fileURLToPath(new URL('../pkg/acd_wasm_bg.wasm', import.meta.url));
@@ -39,7 +39,7 @@ function jsNsPerCall(native, call) {
 }
 
 const native = JSON.parse(execFileSync('cargo',
-  ['run', '--release', '--quiet', '-p', 'acd-wasm', '--example', 'native_bench'],
+  ['run', '--release', '--quiet', '-p', 'acd', '--example', 'native_bench'],
   { cwd: root }).toString());
 
 const g = native.gate;

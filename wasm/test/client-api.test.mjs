@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import {
   Admitted, AcdApiError, AcdConfigError, AcdRequestError, AcdTransportError, ApiResponse, Call,
   Client, ClientRequest, Gate, Pager, RunPoller, agentRunOperation, standardCatalogue,
-} from 'acd-wasm';
+} from 'acd';
 
 const T0 = 1_700_000_000_000;
 const ADA = { id: 'main', kind: 'api_key', secret: 'acd_live_demo_ada', user: 'ada' };

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import {
   Client, RetryPlanner, Throttle, parseDeprecation, parseRateLimitHeaders, standardCatalogue,
   agentRunOperation, AcdError,
-} from 'acd-wasm';
+} from 'acd';
 import { vectorFiles } from './vectors.mjs';
 
 /** Whether `expected` is contained in `actual` (the README's rule). */

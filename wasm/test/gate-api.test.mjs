@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import {
   Gate, Admitted, GateResponse, AcdError, AcdArgumentError, AcdConfigError, AcdStateError,
   nowMs, version,
-} from 'acd-wasm';
-import * as errorsEntry from 'acd-wasm/errors';
+} from 'acd';
+import * as errorsEntry from 'acd/errors';
 
 const T0 = 1_700_000_000_000;
 const ADA = 'acd_live_demo_ada';

@@ -4,8 +4,8 @@
 import init, {
   Admitted, AcdApiError, AcdError, AcdErrorCode, Gate, GateConfig, GateRequestInit, GateResponse,
   nowMs,
-} from 'acd-wasm';
-import { AcdStateError } from 'acd-wasm/errors';
+} from 'acd';
+import { AcdStateError } from 'acd/errors';
 
 export async function serveOne(request: GateRequestInit): Promise<GateResponse> {
   await init(); // browsers: fetches acd_wasm_bg.wasm next to the module; Node: already done

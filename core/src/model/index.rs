@@ -211,6 +211,7 @@ impl ApiIndex {
     /// Parses and validates an index document strictly.
     pub fn from_json(bytes: &[u8]) -> Result<Self, IndexError> {
         let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+        #[cfg(feature = "field-paths")]
         let index: ApiIndex =
             serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
                 let path = error.path().to_string();
@@ -222,6 +223,12 @@ impl ApiIndex {
                     },
                     problem: error.into_inner().to_string(),
                 }
+            })?;
+        #[cfg(not(feature = "field-paths"))]
+        let index: ApiIndex =
+            serde::Deserialize::deserialize(&mut deserializer).map_err(|error| IndexError {
+                path: "(document)".into(),
+                problem: error.to_string(),
             })?;
         deserializer.end().map_err(|error| IndexError {
             path: "(document)".into(),
