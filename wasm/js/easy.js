@@ -83,16 +83,20 @@ export class AcdClient {
     this.#clock = options.clock ?? systemClock;
     this.#transport = options.transport ?? fetchTransport({ timers: this.#timers });
     this.#onEvent = options.onEvent ?? null;
-    /** Table records: `iter<T>(table, options)`. */
+    const table = (name, opts) => (driver) => driver.startTablePager(name, withoutSignal(opts));
+    const connection = (name, entityId, opts) =>
+      (driver) => driver.startConnectionPager(name, entityId, withoutSignal(opts));
+    /** Table records: `iter<T>(table, options)` (rows), `pages<T>(...)` (pages). */
     this.tables = Object.freeze({
-      iter: (table, opts = {}) => this.#records(
-        (driver) => driver.startTablePager(table, withoutSignal(opts)), opts.signal),
+      iter: (name, opts = {}) => this.#rows(this.#pages(table(name, opts), opts.signal)),
+      pages: (name, opts = {}) => this.#pages(table(name, opts), opts.signal),
     });
-    /** Connection records: `iter<T>(connection, entityId, options)`. */
+    /** Connection records: `iter<T>(connection, entityId, options)`, `pages<T>(...)`. */
     this.connections = Object.freeze({
-      iter: (connection, entityId, opts = {}) => this.#records(
-        (driver) => driver.startConnectionPager(connection, entityId, withoutSignal(opts)),
-        opts.signal),
+      iter: (name, entityId, opts = {}) =>
+        this.#rows(this.#pages(connection(name, entityId, opts), opts.signal)),
+      pages: (name, entityId, opts = {}) =>
+        this.#pages(connection(name, entityId, opts), opts.signal),
     });
     /** Agent runs: `wait(runId, options)` resolves to the terminal run. */
     this.runs = Object.freeze({
@@ -129,13 +133,22 @@ export class AcdClient {
     this.#driver.free();
   }
 
-  async* #records(starter, signal) {
+  /** The limits the client tracks, at the clock's now (for limit bars). */
+  limits() {
+    return this.#driver.limits(this.#clock.now());
+  }
+
+  async* #rows(pages) {
+    for await (const page of pages) yield* page.records;
+  }
+
+  async* #pages(starter, signal) {
     const call = this.#begin(starter, signal);
     let finished = false;
     try {
       for (;;) {
         const event = await this.#next(call);
-        if (event.type === 'page') yield* event.records;
+        if (event.type === 'page') yield { records: event.records, page: event.page, last: event.last };
         else if (event.type === 'failed') { finished = true; throw event.error; }
         else if (event.type === 'done') { finished = true; return; }
       }
