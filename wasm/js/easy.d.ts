@@ -48,10 +48,10 @@ export interface WaitingEvent {
 /** A deprecation notice for an operation. */
 export interface DeprecationEvent {
   readonly type: 'deprecation';
-  readonly operation: string;
-  /** A sentence for people. */
-  readonly message: string;
-  /** The core's JSON form of the warning. */
+  readonly operationId: string;
+  /** When the operation stops working (Unix ms), if announced. */
+  readonly sunsetAt?: UnixMillis;
+  /** The core's JSON form of the warning (links, the raw Deprecation value). */
   readonly warning: unknown;
 }
 

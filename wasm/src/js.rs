@@ -318,9 +318,13 @@ pub fn parse_json_text<T: DeserializeOwned>(text: &str, what: &str) -> Result<T,
 /// Members whose values are wire documents or caller data, kept verbatim.
 const VERBATIM_MEMBERS: [&str; 3] = ["index", "tables", "connections"];
 
+/// Members whose string values name a variant (`apiKey` for `api_key`).
+const VARIANT_MEMBERS: [&str; 3] = ["kind", "api_key_header", "egress"];
+
 /// Renames every camelCase member name of `value` to snake_case
 /// (`windowMs` to `window_ms`), recursively, except inside wire documents
-/// and caller data ([`VERBATIM_MEMBERS`]). Snake_case names stay as they are.
+/// and caller data ([`VERBATIM_MEMBERS`]), and the variant names of
+/// [`VARIANT_MEMBERS`] (`apiKey` to `api_key`). Snake_case stays as it is.
 pub fn snake_case_keys(value: &mut Value) {
     match value {
         Value::Array(items) => items.iter_mut().for_each(snake_case_keys),
@@ -328,7 +332,11 @@ pub fn snake_case_keys(value: &mut Value) {
             let taken = std::mem::take(members);
             for (name, mut member) in taken {
                 let name = snake_case(&name);
-                if !VERBATIM_MEMBERS.contains(&name.as_str()) {
+                if let (true, Value::String(variant)) =
+                    (VARIANT_MEMBERS.contains(&name.as_str()), &member)
+                {
+                    member = Value::String(snake_case(variant));
+                } else if !VERBATIM_MEMBERS.contains(&name.as_str()) {
                     snake_case_keys(&mut member);
                 }
                 members.insert(name, member);
@@ -402,6 +410,7 @@ mod tests {
             "baseUrl": "http://x",
             "limits": {"credential": {"requests": 5, "windowMs": 60000}},
             "catalogue": [{"extraLimits": []}],
+            "credentials": [{"kind": "apiKey", "user": "someUser"}],
             "index": {"rateLimits": 1},
             "already_snake": true
         });
@@ -412,6 +421,7 @@ mod tests {
                 "base_url": "http://x",
                 "limits": {"credential": {"requests": 5, "window_ms": 60000}},
                 "catalogue": [{"extra_limits": []}],
+                "credentials": [{"kind": "api_key", "user": "someUser"}],
                 "index": {"rateLimits": 1},
                 "already_snake": true
             })
