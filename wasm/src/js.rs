@@ -319,7 +319,7 @@ pub fn parse_json_text<T: DeserializeOwned>(text: &str, what: &str) -> Result<T,
 const VERBATIM_MEMBERS: [&str; 3] = ["index", "tables", "connections"];
 
 /// Members whose string values name a variant (`apiKey` for `api_key`).
-const VARIANT_MEMBERS: [&str; 3] = ["kind", "api_key_header", "egress"];
+const VARIANT_MEMBERS: [&str; 4] = ["kind", "type", "api_key_header", "egress"];
 
 /// Renames every camelCase member name of `value` to snake_case
 /// (`windowMs` to `window_ms`), recursively, except inside wire documents
