@@ -215,8 +215,13 @@ export class AcdClient {
     const call = this.#calls.get(transmit.id);
     this.#transport.send(transmit.request, call?.signal).then(
       (outcome) => {
-        if (!this.#calls.has(transmit.id)) return;
-        this.#driver.handle(transmit.id, outcome, this.#clock.now());
+        // A cancelled call's answer still updates the throttle (the driver
+        // keeps it as an orphan); the driver emits nothing more for it.
+        try {
+          this.#driver.handle(transmit.id, outcome, this.#clock.now());
+        } catch (error) {
+          if (this.#calls.has(transmit.id)) throw error;
+        }
         this.#pump();
       },
       () => { this.#cancel(transmit.id); }, // aborted by the caller's signal

@@ -1,6 +1,6 @@
 // Types of the testing helpers ("acd/testing").
 import type { Admitted, Gate, GateResponse } from '../pkg/acd_wasm.js';
-import type { Outcome, Timers, Transport, WireRequest } from './transport.js';
+import type { Timers, Transport, WireRequest } from './transport.js';
 
 /** A clock and timer source in virtual time. */
 export declare class VirtualClock implements Timers {
@@ -45,4 +45,3 @@ export interface GateTransport extends Transport {
 /** A transport that hands each request to `gate`. */
 export declare function gateTransport(gate: Gate, options?: GateTransportOptions): GateTransport;
 
-export type { Outcome };

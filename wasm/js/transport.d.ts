@@ -1,4 +1,5 @@
 // Types of the fetch transport (transport.js).
+import type { Outcome } from '../pkg/acd_wasm.js';
 
 /** A request as the driver hands it out: what to put on the wire. */
 export interface WireRequest {
@@ -14,23 +15,6 @@ export interface WireRequest {
 
 /** How a transport failed, by what it tells about delivery. */
 export type TransportFailureKind = 'connect' | 'timeout' | 'interrupted';
-
-/** An HTTP response as the driver takes it. */
-export interface ResponseOutcome {
-  readonly type?: 'response';
-  readonly status: number;
-  readonly headers: Array<[string, string]>;
-  readonly body: Uint8Array;
-}
-
-/** A transport failure as the driver takes it. */
-export interface TransportOutcome {
-  readonly type: 'transport';
-  readonly failure: TransportFailureKind;
-}
-
-/** How one attempt ended. */
-export type Outcome = ResponseOutcome | TransportOutcome;
 
 /** Sends one request; rejects only when `signal` aborts (with its reason). */
 export interface Transport {

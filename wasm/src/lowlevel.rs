@@ -121,8 +121,8 @@ impl JsRetryPlanner {
     /// a budget holding `available` tokens (full when omitted).
     #[wasm_bindgen(constructor)]
     pub fn new(
-        #[wasm_bindgen(unchecked_param_type = "RetryPolicyJson | null")] policy: Option<JsValue>,
-        #[wasm_bindgen(unchecked_param_type = "BudgetPolicyJson | null")] budget: Option<JsValue>,
+        #[wasm_bindgen(unchecked_param_type = "RetryPolicyInit | null")] policy: Option<JsValue>,
+        #[wasm_bindgen(unchecked_param_type = "BudgetPolicyInit | null")] budget: Option<JsValue>,
         seed: Option<f64>,
         available: Option<u32>,
     ) -> Result<JsRetryPlanner, JsValue> {
@@ -171,7 +171,7 @@ impl JsRetryPlanner {
     pub fn on_outcome(
         &mut self,
         request: &mut JsClientRequest,
-        #[wasm_bindgen(unchecked_param_type = "OutcomeInit")] outcome: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "Outcome")] outcome: JsValue,
         #[wasm_bindgen(js_name = nowMs)] now_ms: f64,
     ) -> Result<JsValue, JsValue> {
         let now = js::millis_from_js(now_ms, "nowMs")?;

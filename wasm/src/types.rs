@@ -185,6 +185,11 @@ export interface PollOptions {
   maxIntervalMs?: number;
 }
 
+/** The throttle's answer (the core's JSON form, as in the vectors). */
+export type Plan =
+  | { plan: "send_now" }
+  | { plan: "wait_until"; at: number; limit: string; reason: unknown };
+
 /** The client's model of one rate limit, for display. */
 export interface LimitState {
   key: string;
@@ -228,4 +233,41 @@ export type RetryDecisionJson =
   | { decision: "done" }
   | { decision: "retry"; at: number; attempt: number; cost: number; cause: Record<string, unknown> }
   | { decision: "give_up"; reason: { reason: string; [member: string]: unknown } };
+"#;
+
+#[cfg(feature = "sim")]
+#[wasm_bindgen(typescript_custom_section)]
+const TS_SIM: &'static str = r#"
+/** A simulation (every member optional; see acd-core's `sim::SimConfig`). */
+export interface SimConfig {
+  seed?: number;
+  startMs?: number;
+  latencyMs?: number;
+  timeoutMs?: number;
+  maxVirtualMs?: number;
+  dateHeader?: boolean;
+  gate?: GateConfig;
+  credentials?: CredentialInit[];
+  dataset?: { tables: Record<string, unknown[]>; connections: Record<string, Record<string, unknown[]>>; runs: Record<string, unknown> };
+  faults?: Array<{ fromMs: number; untilMs: number; perMille: number; kind: { type: "serverError"; status: number } | { type: "connect" } | { type: "timeout" }; client?: string | null }>;
+  clients?: Array<{ name: string; config?: ClientConfig; clientIp?: string; clockSkewMs?: number; startOffsetMs?: number; tasks?: Array<Record<string, unknown> & { type: "table" | "connection" | "pollRun" | "burst" }> }>;
+  naiveClients?: boolean;
+  naiveBaseline?: boolean;
+}
+
+/** A simulation's report (camelCase members). */
+export interface SimReport {
+  requestsSent: number;
+  responses429: number;
+  avoidable429: number;
+  retries: number;
+  faultsInjected: number;
+  elapsedMs: number;
+  completed: boolean;
+  violations: string[];
+  clients: Array<{ name: string; requestsSent: number; responses429: number; jobsDone: number; jobsFailed: number; [member: string]: unknown }>;
+  trace: Array<{ atMs: number; client: number; job: number; what: unknown }>;
+  baseline?: { requestsSent: number; responses429: number; retries: number; elapsedMs: number; completed: boolean; avoided429: number } | null;
+}
+
 "#;

@@ -86,7 +86,7 @@ export function serveOne(request: GateRequestInit): GateResponse {
 /** The testing helpers: the easy path against an in-process gate in virtual time. */
 export async function virtual(): Promise<Order[]> {
   const clock = new VirtualClock(1_700_000_000_000);
-  const transport = gateTransport(Gate.demo(), { clock, answer: (admitted) => admitted.respondFound('[]') });
+  const transport = gateTransport(Gate.demo(null), { clock, answer: (admitted) => admitted.respondFound('[]') });
   const api = new AcdClient({ apiKey: 'acd_live_demo_ada', clock, timers: clock, transport });
   const rows: Order[] = [];
   await clock.run((async () => { for await (const row of api.tables.iter<Order>('orders')) rows.push(row); })());
@@ -117,7 +117,7 @@ export function lowLevel(error: unknown): string {
 
 // Wrong uses the types must refuse.
 // @ts-expect-error the time is a number of Unix milliseconds
-Gate.demo().decide({ target: '/api/v1' }, new Date());
+Gate.demo(null).decide({ target: '/api/v1' }, new Date());
 // @ts-expect-error credential kinds are apiKey or oauth2
 new Client({ credentials: [{ id: 'i', kind: 'password', secret: 's', user: 'u' }] });
 // @ts-expect-error records are typed by iter<T>()
