@@ -8,9 +8,9 @@
 #   2. wasm-bindgen --target web writes the JS glue and .d.ts (one build,
 #      used by browsers, bundlers and Node: node.js instantiates it on import);
 #   3. wasm-opt -Oz (npm binaryen) shrinks the .wasm, unless WITH_WASM_OPT=0;
-#   4. pkg/errors.js re-exports the error classes from the snippet the module
-#      imports. wasm/package.json (the npm package: `npm pack` in wasm/) maps
-#      the hand-written entries in wasm/js/ and these generated files with
+#   4. wasm/package.json (the npm package: `npm pack` in wasm/) maps the
+#      hand-written entries in wasm/js/ (the error classes the module throws
+#      included: it imports ../js/errors.js) and these generated files with
 #      `exports`; tests import the package by its own name ("acd").
 # Prints the .wasm size and writes it to target/wasm/size.txt.
 # Needs scripts/lib/install-wasm-toolchain.sh first.
@@ -18,7 +18,7 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 WASM_DIR="$ROOT/wasm"
-PKG="$WASM_DIR/pkg"
+PKG="${WASM_PKG_DIR:-$WASM_DIR/pkg}"
 TARGET_DIR="${WASM_TARGET_DIR:-$ROOT/target/wasm}"
 PROFILE=wasm-release
 WB="$CACHE_DIR/cargo-bin/bin/wasm-bindgen"
@@ -40,7 +40,7 @@ RAW="$TARGET_DIR/wasm32-unknown-unknown/$PROFILE/acd_wasm.wasm"
 [ -f "$RAW" ] || die "build produced no $RAW"
 
 # Skip the rest when neither the module nor the package sources changed.
-stamp="$( { cat "$RAW" "$WASM_DIR/js/errors.d.ts" "${BASH_SOURCE[0]}";
+stamp="$( { cat "$RAW" "${BASH_SOURCE[0]}";
             echo "opt=${WITH_WASM_OPT:-1} features=${ACD_WASM_FEATURES:-all}"; } \
           | sha256sum | cut -d' ' -f1)"
 if [ -f "$PKG/.stamp" ] && [ "$(cat "$PKG/.stamp")" = "$stamp" ]; then
@@ -48,7 +48,7 @@ if [ -f "$PKG/.stamp" ] && [ "$(cat "$PKG/.stamp")" = "$stamp" ]; then
   exit 0
 fi
 
-tmp="$WASM_DIR/pkg.tmp"
+tmp="$PKG.tmp"
 rm -rf "$tmp"
 log "wasm: wasm-bindgen --target web"
 "$WB" --target web --out-dir "$tmp" --out-name acd_wasm "$RAW"
@@ -63,12 +63,6 @@ if [ "${WITH_WASM_OPT:-1}" != 0 ]; then
   mv "$tmp/acd_wasm_bg.opt.wasm" "$tmp/acd_wasm_bg.wasm"
 fi
 
-errors_js="$(cd "$tmp" && find snippets -path '*/js/errors.js' | head -n 1)"
-[ -n "$errors_js" ] || die "wasm-bindgen wrote no snippets/*/js/errors.js"
-# The error classes the module throws live in the snippet; pkg/errors.js
-# re-exports that very module, so `instanceof` works for applications.
-printf "export * from './%s';\n" "$errors_js" >"$tmp/errors.js"
-cp "$WASM_DIR/js/errors.d.ts" "$tmp/errors.d.ts"
 printf '%s\n' "$stamp" >"$tmp/.stamp"
 rm -rf "$PKG"
 mv "$tmp" "$PKG"

@@ -57,7 +57,7 @@ test('the package version is the workspace version; the tarball is acd-<version>
   const files = execFileSync('tar', ['-tzf', path.join(project, `acd-${cargoVersion}.tgz`)], { encoding: 'utf8' })
     .split('\n').filter(Boolean).sort();
   for (const expected of ['package/js/index.js', 'package/js/index.d.ts', 'package/js/node.js',
-    'package/js/testing.js', 'package/pkg/acd_wasm_bg.wasm', 'package/pkg/acd_wasm.js', 'package/pkg/errors.js']) {
+    'package/js/testing.js', 'package/pkg/acd_wasm_bg.wasm', 'package/pkg/acd_wasm.js', 'package/js/errors.js']) {
     assert.ok(files.includes(expected), `${expected} in ${files.join(', ')}`);
   }
   assert.ok(!files.some((file) => file.includes('/test/') || file.includes('/demo/')), 'no tests or demo');

@@ -1,5 +1,5 @@
 // Types of the easy path (easy.js) and of the driver's events.
-import type { AcdError } from '../pkg/errors.js';
+import type { AcdError } from './errors.js';
 import type { Client, ClientConfig, ClientCredentialInit, ConnectionPagerOptions, LimitState,
   PollOptions, RequestSpecInit, TablePagerOptions } from '../pkg/acd_wasm.js';
 import type { Timers, Transport } from './transport.js';

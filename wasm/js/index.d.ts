@@ -3,7 +3,7 @@
 // transport and the entropy source.
 export * from '../pkg/acd_wasm.js';
 export { default } from '../pkg/acd_wasm.js';
-export * from '../pkg/errors.js';
+export * from './errors.js';
 export * from './easy.js';
 export * from './transport.js';
 export * from './entropy.js';

@@ -4,7 +4,7 @@
 //   await init();
 export * from '../pkg/acd_wasm.js';
 export { default } from '../pkg/acd_wasm.js';
-export * from '../pkg/errors.js';
+export * from './errors.js';
 export { AcdClient, systemClock } from './easy.js';
 export { fetchTransport, classifyFetchError, systemTimers } from './transport.js';
 export { randomEntropy, setEntropySource } from './entropy.js';

@@ -312,7 +312,10 @@ pub fn parse_json_text<T: DeserializeOwned>(text: &str, what: &str) -> Result<T,
     let mut value: Value = serde_json::from_slice(text.as_bytes())
         .map_err(|error| Failure::argument(format!("{what}: {error}")))?;
     snake_case_keys(&mut value);
-    serde_json::from_value(value).map_err(|error| Failure::argument(format!("{what}: {error}")))
+    // Back through text, not `from_value`: one deserializer per type in the
+    // module (the text one, which the core uses too) keeps the .wasm small.
+    serde_json::from_str(&value.to_string())
+        .map_err(|error| Failure::argument(format!("{what}: {error}")))
 }
 
 /// Members whose values are wire documents or caller data, kept verbatim.
