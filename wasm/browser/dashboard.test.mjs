@@ -80,7 +80,7 @@ test('the dashboard pages past the table limit without a 429 and explains errors
     await page.waitForFunction(() => document.body.dataset.state !== 'idle'
       || document.querySelector('#next-page').disabled === false, null, { timeout: 60_000 });
     if (!countdownShot && await page.isVisible('#countdown')) {
-      assert.match(await page.textContent('#countdown'), /Waiting \d+\.\d s: the user table reads limit \(5 requests per 5 s\) is used up/);
+      assert.match(await page.textContent('#countdown'), /Waiting \d+\.\d s: the user table reads limit \(5 requests per \d+ s\) is used up/);
       await page.screenshot({ path: path.join(out, 'dashboard-countdown.png'), fullPage: true });
       countdownShot = true;
     }

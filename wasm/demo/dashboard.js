@@ -78,14 +78,17 @@ function countdown({ until, limit }) {
   const why = limit
     ? `the ${limit.name.replaceAll('_', ' ')} limit (${limit.requests} requests per ${limit.windowSeconds} s) is used up`
     : 'the client waits before retrying';
+  // The pager fetches ahead, so a wait may start while nobody is waiting
+  // for the page: the countdown shows either way, the page state only
+  // changes while a click waits for it.
   box.hidden = false;
-  setState('waiting');
+  if (busy) setState('waiting');
   clearTimeout(countdownTimer);
   const tick = () => {
     const left = until - Date.now();
     if (left <= 0) {
       box.hidden = true;
-      setState('busy');
+      if (busy) setState('busy');
       return;
     }
     box.textContent = `Waiting ${(left / 1000).toFixed(1)} s: ${why}. The next page is sent by itself, no 429 needed.`;
@@ -189,7 +192,6 @@ async function nextPage() {
     showError(error);
   } finally {
     busy = false;
-    $('countdown').hidden = true;
     renderLimits();
     $('next-page').disabled = finished;
     setState(finished ? 'done' : 'idle');
