@@ -8,14 +8,6 @@ use crate::limit::Quota;
 use crate::model::{Catalogue, CredentialKind, Secret};
 use serde::{Deserialize, Serialize};
 
-/// The spec's per-credential limit, assumed until the index or headers say
-/// otherwise: 100 requests per 60 s.
-pub const DEFAULT_CREDENTIAL_QUOTA: Quota = Quota::per_seconds(100, 60);
-/// The spec's per-client-IP limit of unauthenticated traffic: 100 per 60 s.
-pub const DEFAULT_CLIENT_IP_QUOTA: Quota = Quota::per_seconds(100, 60);
-/// Header name of idempotency keys (IETF draft `Idempotency-Key`).
-pub const IDEMPOTENCY_KEY_HEADER: &str = "Idempotency-Key";
-
 /// How API keys are sent.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -91,7 +83,8 @@ pub struct ClientConfig {
     /// broken connection, 5xx) is not retried. A 429 is always retried,
     /// since the server refused the request.
     pub idempotency_keys: bool,
-    /// The per-credential limit assumed before the index or headers tell.
+    /// The per-credential limit assumed before the index or headers tell
+    /// (default: the spec's 100 per 60 s).
     pub credential_quota: Quota,
     /// The per-client-IP limit assumed for public operations.
     pub client_ip_quota: Quota,
@@ -121,8 +114,8 @@ impl Default for ClientConfig {
             credentials: Vec::new(),
             api_key_header: ApiKeyHeader::XApiKey,
             idempotency_keys: false,
-            credential_quota: DEFAULT_CREDENTIAL_QUOTA,
-            client_ip_quota: DEFAULT_CLIENT_IP_QUOTA,
+            credential_quota: crate::model::limits::CREDENTIAL_LIMIT,
+            client_ip_quota: crate::model::limits::CLIENT_IP_LIMIT,
             proactive_throttle: true,
             retry: RetryPolicy::default(),
             budget: BudgetPolicy::default(),
@@ -177,10 +170,10 @@ impl ClientConfig {
                 return fail("credentials", "credential ids must be unique");
             }
             let secret = credential.secret.expose();
-            if secret.is_empty() || !secret.bytes().all(|b| b.is_ascii_graphic()) {
+            if !crate::model::credential::is_well_formed_secret(secret) {
                 return fail(
                     "credentials",
-                    "a secret must be non-empty visible ASCII without spaces",
+                    &format!("a secret {}", crate::model::credential::SECRET_SHAPE),
                 );
             }
         }
@@ -189,15 +182,7 @@ impl ClientConfig {
 }
 
 fn is_http_url(url: &str) -> bool {
-    let rest = url
-        .strip_prefix("https://")
-        .or_else(|| url.strip_prefix("http://"));
-    rest.is_some_and(|rest| {
-        !rest.is_empty()
-            && !rest.starts_with('/')
-            && !url.ends_with('/')
-            && !url.contains(['?', '#', ' '])
-    })
+    crate::model::url::HttpUrl::parse(url).is_ok()
 }
 
 #[cfg(test)]

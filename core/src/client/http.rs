@@ -37,16 +37,6 @@ impl HttpResponse {
     }
 }
 
-impl From<crate::gate::GateResponse> for HttpResponse {
-    fn from(response: crate::gate::GateResponse) -> Self {
-        Self {
-            status: response.status,
-            headers: response.headers,
-            body: response.body,
-        }
-    }
-}
-
 /// Every value of header `name` (case-insensitive), in order.
 pub fn header_values<'a>(
     headers: &'a [(String, String)],

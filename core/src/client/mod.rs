@@ -40,6 +40,7 @@
 mod backoff;
 mod budget;
 mod calls;
+mod completion;
 mod config;
 mod deprecation;
 mod driver;
@@ -59,10 +60,7 @@ mod throttle;
 pub use backoff::{BackoffPolicy, DEFAULT_BASE_MS, DEFAULT_CAP_MS};
 pub use budget::{BudgetPolicy, RetryBudget};
 pub use calls::CallId;
-pub use config::{
-    ApiKeyHeader, ClientConfig, ClientCredential, DEFAULT_CLIENT_IP_QUOTA,
-    DEFAULT_CREDENTIAL_QUOTA, IDEMPOTENCY_KEY_HEADER,
-};
+pub use config::{ApiKeyHeader, ClientConfig, ClientCredential};
 pub use deprecation::{parse_deprecation, Deprecated, DeprecationTracker, DeprecationWarning};
 pub use driver::{Client, Transmit};
 pub use error::{ClientError, GiveUpReason};
@@ -75,8 +73,7 @@ pub use ratelimit_headers::{
     parse_rate_limit_headers, HeaderDialect, LimitObservation, RateLimitHeaders,
 };
 pub use request::{
-    build_request, is_credential_header, redact_headers, ClientRequest, EgressMode, LimitRef,
-    RequestSpec, REDACTED,
+    build_request, redact_headers, ClientRequest, EgressMode, LimitRef, RequestSpec,
 };
 pub use response::{interpret, returns_list, ApiResponse};
 pub use retry::{

@@ -7,14 +7,16 @@
 //! credential header follows the credential's kind; stable egress is asked for
 //! by header or by the `{stable_egress_url}/{version}/...` URL.
 
-use super::config::{ApiKeyHeader, ClientConfig, IDEMPOTENCY_KEY_HEADER};
+use super::config::{ApiKeyHeader, ClientConfig};
 use super::error::ClientError;
 use super::random::KeyStream;
-use crate::gate::config::{CLIENT_IP_LIMIT_NAME, CREDENTIAL_LIMIT_NAME};
 use crate::limit::Quota;
+use crate::model::credential::{is_credential_header, REDACTED};
+use crate::model::header_names::{AUTHORIZATION, IDEMPOTENCY_KEY, X_API_KEY};
+use crate::model::limits::{CredentialFacts, LimitSettings, RequestFacts, CLIENT_IP_LIMIT_NAME};
 use crate::model::operation::Segment;
 use crate::model::query::{encode_component, validate_pairs};
-use crate::model::{CredentialKind, CredentialPolicy, LimitSubject, ParamRole};
+use crate::model::{CredentialKind, CredentialPolicy, ParamRole};
 use serde::{Deserialize, Serialize};
 
 /// How a request asks for the stable, allowlistable egress IP.
@@ -128,7 +130,7 @@ impl RequestSpec {
 /// One limit a request counts against, as the client models it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LimitRef {
-    /// The state key, e.g. `credential:key-ada` or `user_table_reads:user:ada`.
+    /// The state key, e.g. `credential:main` or `user_table_reads:ada` (name and subject).
     pub key: String,
     /// The limit's name as the gate calls it, e.g. `user_table_reads`.
     pub name: String,
@@ -162,15 +164,8 @@ pub struct ClientRequest {
     pub warnings: Vec<String>,
 }
 
-/// The text shown instead of a credential header's value.
-pub const REDACTED: &str = "<redacted>";
-
-/// Whether header `name` carries a credential (`Authorization`, `X-API-Key`).
-pub fn is_credential_header(name: &str) -> bool {
-    name.eq_ignore_ascii_case("authorization") || name.eq_ignore_ascii_case("x-api-key")
-}
-
-/// `headers` with every credential value replaced by [`REDACTED`].
+/// `headers` with every credential value replaced by [`REDACTED`] (the
+/// model's credential-header rule).
 pub fn redact_headers(headers: &[(String, String)]) -> Vec<(&str, &str)> {
     headers
         .iter()
@@ -379,12 +374,7 @@ pub fn build_request(
     let mut headers: Vec<(String, String)> = vec![("Accept".into(), "application/json".into())];
 
     // Credential.
-    let mut base = LimitRef {
-        key: CLIENT_IP_LIMIT_NAME.into(),
-        name: CLIENT_IP_LIMIT_NAME.into(),
-        quota: config.client_ip_quota,
-    };
-    let mut user = None;
+    let mut sender: Option<CredentialFacts<'_>> = None;
     if operation.credential != CredentialPolicy::Public {
         let credential = match &spec.credential {
             Some(id) => config
@@ -409,16 +399,14 @@ pub fn build_request(
         }
         let secret = credential.secret.expose();
         let header = match (credential.kind, config.api_key_header) {
-            (CredentialKind::ApiKey, ApiKeyHeader::XApiKey) => ("X-API-Key".into(), secret.into()),
-            _ => ("Authorization".into(), format!("Bearer {secret}")),
+            (CredentialKind::ApiKey, ApiKeyHeader::XApiKey) => (X_API_KEY.into(), secret.into()),
+            _ => (AUTHORIZATION.into(), format!("Bearer {secret}")),
         };
         headers.push(header);
-        base = LimitRef {
-            key: format!("{CREDENTIAL_LIMIT_NAME}:{}", credential.id),
-            name: CREDENTIAL_LIMIT_NAME.into(),
-            quota: config.credential_quota,
-        };
-        user = Some(credential.user.as_str());
+        sender = Some(CredentialFacts {
+            id: &credential.id,
+            user: &credential.user,
+        });
     }
 
     // Stable egress.
@@ -466,27 +454,37 @@ pub fn build_request(
         None => None,
     };
     if let Some(key) = &idempotency_key {
-        headers.push((IDEMPOTENCY_KEY_HEADER.into(), key.clone()));
+        headers.push((IDEMPOTENCY_KEY.into(), key.clone()));
     }
 
-    // Limits: the base one, then the operation's extra ones.
-    let mut limits = vec![base];
-    for extra in &operation.extra_limits {
-        let subject = match &extra.per {
-            LimitSubject::User => user.map(|user| format!("user:{user}")),
-            LimitSubject::PathParam(param) => path_values
-                .iter()
-                .find(|(name, _)| name == param)
-                .map(|(_, value)| format!("{param}:{value}")),
-        };
-        if let Some(subject) = subject {
-            limits.push(LimitRef {
-                key: format!("{}:{subject}", extra.name),
-                name: extra.name.clone(),
-                quota: extra.quota,
-            });
-        }
-    }
+    // Limits: the model's rule, from the decoded values this request sends.
+    let settings = LimitSettings {
+        credential: config.credential_quota,
+        client_ip: config.client_ip_quota,
+    };
+    let path_params: Vec<(String, String)> = path_values
+        .iter()
+        .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+        .collect();
+    let limits = settings
+        .applicable(&RequestFacts {
+            operation,
+            credential: sender,
+            client_ip: "",
+            path_params: &path_params,
+        })
+        .into_iter()
+        .map(|applied| LimitRef {
+            // The client's own address is one bucket: its key is the name.
+            key: if applied.name == CLIENT_IP_LIMIT_NAME {
+                applied.name.clone()
+            } else {
+                format!("{}:{}", applied.name, applied.subject)
+            },
+            name: applied.name,
+            quota: applied.quota,
+        })
+        .collect();
 
     Ok(ClientRequest {
         method: operation.method.clone(),

@@ -27,6 +27,7 @@ use std::collections::BTreeMap;
 pub const MAX_MODELS: usize = 1_024;
 
 /// Where the model of a limit got its size from.
+#[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LimitSource {
@@ -187,7 +188,7 @@ impl Throttle {
         let name = limits
             .scope
             .clone()
-            .unwrap_or_else(|| crate::gate::config::CREDENTIAL_LIMIT_NAME.into());
+            .unwrap_or_else(|| crate::model::limits::CREDENTIAL_LIMIT_NAME.into());
         let quota = Quota {
             requests: u32::try_from(limits.requests.max(0)).unwrap_or(u32::MAX),
             window_ms: u64::try_from(limits.window_seconds.max(1))

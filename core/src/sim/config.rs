@@ -34,6 +34,7 @@ pub fn run_operation() -> Operation {
         needs_resource: true,
         deprecation: None,
         honours_idempotency_key: false,
+        noun: Some("run".into()),
     }
 }
 
@@ -48,6 +49,7 @@ pub fn catalogue() -> Catalogue {
 }
 
 /// One job of a simulated client; a client runs all its tasks concurrently.
+#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum SimTask {
@@ -141,6 +143,7 @@ impl SimClientConfig {
 }
 
 /// A kind of injected failure.
+#[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum FaultKind {

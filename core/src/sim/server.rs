@@ -5,11 +5,24 @@
 use super::config::FaultKind;
 use super::engine::{Engine, Event};
 use crate::client::{CallId, ClientRequest, HttpResponse, Outcome, TransportFailure};
-use crate::gate::config::{CLIENT_IP_LIMIT_NAME, CREDENTIAL_LIMIT_NAME};
-use crate::gate::{Decision, GateRequest, ResourceAnswer};
+use crate::gate::{Decision, GateRequest, GateResponse, ResourceAnswer};
+use crate::model::limits::{CLIENT_IP_LIMIT_NAME, CREDENTIAL_LIMIT_NAME};
 use crate::model::ErrorBody;
 use crate::UnixMillis;
 use serde_json::Value;
+
+/// A gate's response as the client's transport would receive it (the bridge
+/// between the two roles lives here, where both meet, so `client` never
+/// imports `gate`).
+impl From<GateResponse> for HttpResponse {
+    fn from(response: GateResponse) -> Self {
+        Self {
+            status: response.status,
+            headers: response.headers,
+            body: response.body,
+        }
+    }
+}
 
 impl Engine {
     fn pick_fault(&mut self, client: usize, now: UnixMillis) -> Option<FaultKind> {
@@ -31,8 +44,8 @@ impl Engine {
         fail: Option<u16>,
     ) -> (HttpResponse, bool) {
         let (mut response, injected) = match self.gate.decide(request, now) {
-            Decision::Respond(response) => (response, false),
-            Decision::Resolve(admitted) => match fail {
+            Decision::Reply(response) => (response, false),
+            Decision::FetchResource(admitted) => match fail {
                 Some(status) => {
                     let mut response = admitted.respond(ResourceAnswer::NotFound);
                     response.status = status;
