@@ -1,6 +1,7 @@
 //! What `acd.testing` needs from the core: [`Dataset`], the simulation's
 //! record server (tables, connection entities, runs), so a test transport
-//! answers admitted requests exactly as the simulation does.
+//! answers admitted requests exactly as the simulation does; and
+//! [`simulate_json`], the whole client × gate simulation in virtual time.
 
 use crate::gate::Admitted;
 use crate::gate_types::GateResponse;
@@ -39,4 +40,12 @@ impl Dataset {
         let answer = self.inner.answer(admitted.core(), start, now);
         Ok(admitted.core().clone().respond(answer).into())
     }
+}
+
+/// Runs the core's client × gate simulation in virtual time: a `SimConfig`
+/// as JSON (every member optional) in, the `SimReport` as JSON out (requests,
+/// 429s, retries, elapsed virtual ms, completion, violations, the trace).
+#[uniffi::export]
+pub fn simulate_json(config: String) -> Result<String, AcdError> {
+    acd_core::sim::run_json(&config).map_err(|error| AcdError::Config(error.to_string()))
 }

@@ -7,6 +7,8 @@ server and without sleeping.
 * :class:`GateTransport`: a transport that answers with the core's gate (the
   server's own rules: credentials, stacked rate limits, validation) and the
   simulation's record server, reading the same virtual clock.
+* :func:`simulate`: the core's simulation (many clients against a gate, with
+  injected faults) in virtual time, and its report.
 
 ::
 
@@ -29,7 +31,7 @@ from ._errors import ConfigError
 from ._ffi import acd_ffi as _ffi
 from ._transport import Request, Response, TransportFailure
 
-__all__ = ["VirtualClock", "GateTransport", "AsyncGateTransport", "DEMO_API_KEY"]
+__all__ = ["VirtualClock", "GateTransport", "AsyncGateTransport", "DEMO_API_KEY", "simulate"]
 
 DEMO_API_KEY = "acd_live_demo_ada"
 """An API key the demo gate knows (user ``ada``)."""
@@ -185,3 +187,19 @@ class AsyncGateTransport:
     async def send(self, request: Request) -> Response:
         """Answers ``request`` through the wrapped gate."""
         return self.gate.send(request)
+
+
+def simulate(config: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
+    """Runs the core's simulation (N clients against a gate, injected faults,
+    all in virtual time) and returns its report as a dict: ``requests_sent``,
+    ``responses_429``, ``retries``, ``elapsed_ms``, ``completed``,
+    ``violations``, per-client figures and the trace.
+
+    :param config: the core's ``SimConfig`` as a dict (every member optional).
+    :raises ConfigError: when the core refuses the configuration.
+    """
+    try:
+        report: Dict[str, Any] = json.loads(_ffi.simulate_json(json.dumps(config or {})))
+    except _ffi.AcdError as error:
+        raise ConfigError(str(error)) from None
+    return report

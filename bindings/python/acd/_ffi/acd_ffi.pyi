@@ -372,6 +372,8 @@ def parse_deprecation(operation_id: str, headers: typing.List[ResponseHeader]) -
 
 def parse_rate_limit_headers(headers: typing.List[ResponseHeader], now_ms: int) -> RateLimitHeaders: ...
 
+def simulate_json(config: str) -> str: ...
+
 def spec_get_api_index() -> RequestSpec: ...
 
 def spec_list_connection_records(connection: str, entity: str) -> RequestSpec: ...
@@ -655,6 +657,7 @@ __all__ = [
     "Transmit",
     "parse_deprecation",
     "parse_rate_limit_headers",
+    "simulate_json",
     "spec_get_api_index",
     "spec_list_connection_records",
     "spec_list_table_records",
