@@ -1,7 +1,9 @@
 //! The Rust side of the overhead measurement (bindings/bench/run): one
 //! throttle `plan` + `interpret` round trip, called on acd-core directly and
 //! through acd-ffi's Rust API (the type conversions without a foreign
-//! language). Prints nanoseconds per round trip.
+//! language), and one driver cycle on acd-core (start a read, `poll_transmit`,
+//! `handle` a 2-record page, drain the events) — the same cycle the Python
+//! bench times. Prints nanoseconds per round trip or cycle.
 //!
 //! `cargo run --release -p acd-ffi --example overhead -- [iterations] [core|ffi]`
 //! (with `core` or `ffi`, only that loop runs, once and without warm-up: for
@@ -86,6 +88,38 @@ fn ffi_round_trips(iterations: u32) -> Result<f64, String> {
     Ok(started.elapsed().as_nanos() as f64 / f64::from(iterations))
 }
 
+fn core_driver_cycles(iterations: u32) -> Result<f64, String> {
+    use acd_core::client::{Client, Entropy, Outcome};
+    let mut config = ClientConfig::default().with_credential(ClientCredential::api_key(
+        "main",
+        "acd_live_demo_ada",
+        "ada",
+    ));
+    config.seed = Some(1);
+    let mut client = Client::new(config, Entropy::from_seed(1)).map_err(|e| e.to_string())?;
+    let response = HttpResponse::new(200, BODY)
+        .header("Content-Type", "application/json")
+        .header("RateLimit-Limit", "5")
+        .header("RateLimit-Remaining", "4")
+        .header("RateLimit-Reset", "60");
+    let started = Instant::now();
+    for i in 0..u64::from(iterations) {
+        // A minute apart: the per-user window (5 reads per 60 s) is fresh.
+        let now = NOW + i * 60_000;
+        client
+            .start(RequestSpec::list_table_records("orders"))
+            .map_err(|e| e.to_string())?;
+        let transmit = client.poll_transmit(now).ok_or("a request to send")?;
+        client
+            .handle(transmit.id, Outcome::Response(response.clone()), now)
+            .map_err(|e| e.to_string())?;
+        while let Some(event) = client.poll_event() {
+            black_box(event);
+        }
+    }
+    Ok(started.elapsed().as_nanos() as f64 / f64::from(iterations))
+}
+
 fn main() -> Result<(), String> {
     let iterations: u32 = std::env::args()
         .nth(1)
@@ -94,6 +128,7 @@ fn main() -> Result<(), String> {
     match std::env::args().nth(2).as_deref() {
         Some("core") => return core_round_trips(iterations).map(drop),
         Some("ffi") => return ffi_round_trips(iterations).map(drop),
+        Some("driver") => return core_driver_cycles(iterations).map(drop),
         _ => {}
     }
     core_round_trips(iterations / 10)?; // warm up
@@ -101,5 +136,8 @@ fn main() -> Result<(), String> {
     let ffi = ffi_round_trips(iterations)?;
     println!("rust core: {core:.0} ns per plan+interpret");
     println!("rust acd-ffi API (no foreign call): {ffi:.0} ns per plan+interpret");
+    core_driver_cycles(iterations / 10)?; // warm up
+    let driver = core_driver_cycles(iterations)?;
+    println!("rust core driver: {driver:.0} ns per driver cycle");
     Ok(())
 }

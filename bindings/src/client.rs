@@ -96,6 +96,23 @@ impl ClientConfig {
         Ok(Arc::new(Self { inner }))
     }
 
+    /// A copy in which operation `operation_id` is marked as honouring
+    /// `Idempotency-Key` (so, with `idempotency_keys` on, its POSTs carry a
+    /// key and may be retried).
+    pub fn with_idempotency_keys_honoured(
+        &self,
+        operation_id: String,
+    ) -> Result<Arc<Self>, AcdError> {
+        let mut inner = self.inner.clone();
+        let operation = inner.catalogue.get_mut(&operation_id).ok_or_else(|| {
+            AcdError::Config(format!(
+                "operation {operation_id:?} is not in this configuration's catalogue"
+            ))
+        })?;
+        operation.honours_idempotency_key = true;
+        Ok(Arc::new(Self { inner }))
+    }
+
     /// A copy whose catalogue also has `getRun` (`GET /runs/{run_id}`, a
     /// single `data` object; the operation the simulation and pollers use).
     pub fn with_get_run(&self) -> Result<Arc<Self>, AcdError> {
@@ -158,8 +175,22 @@ impl ClientRequest {
         lock(&self.inner).url.clone()
     }
 
-    /// Headers to send, in order (credential headers included).
+    /// Headers in order, credential values shown as `<redacted>` (safe to
+    /// print or log); [`ClientRequest::wire_headers`] has the bytes to send.
     pub fn headers(&self) -> Vec<ResponseHeader> {
+        let request = lock(&self.inner);
+        core_client::redact_headers(&request.headers)
+            .into_iter()
+            .map(|(name, value)| ResponseHeader {
+                name: name.to_owned(),
+                value: value.to_owned(),
+            })
+            .collect()
+    }
+
+    /// Headers to send, in order, every byte kept (credentials included):
+    /// for the transport only. Never log them.
+    pub fn wire_headers(&self) -> Vec<ResponseHeader> {
         lock(&self.inner)
             .headers
             .iter()
@@ -205,8 +236,14 @@ impl ClientRequest {
         Ok(())
     }
 
-    /// The request's wire form (credential headers included, every byte kept).
+    /// The request as JSON, credential values shown as `<redacted>`.
     pub fn to_json(&self) -> String {
+        to_json(&*lock(&self.inner))
+    }
+
+    /// The request's wire form as JSON (every byte kept, credentials
+    /// included): for a transport only. Never log it.
+    pub fn to_wire_json(&self) -> String {
         lock(&self.inner).to_wire_json()
     }
 }
@@ -348,6 +385,23 @@ impl Client {
         lock(&self.inner)
             .poll_event()
             .map(|(id, event)| serde_json::json!({"call": id.0, "event": event}).to_string())
+    }
+
+    /// Every pending event, drained in order, as one JSON array of
+    /// `{"call": id, "event": <the core's Event JSON>}`; a `failed` event's
+    /// entry also has `"message"`, the error's sentence. One crossing per
+    /// drain: records arrive inside it as raw JSON, parsed once by the caller.
+    pub fn poll_events_json(&self) -> String {
+        let mut client = lock(&self.inner);
+        let mut entries = Vec::new();
+        while let Some((id, event)) = client.poll_event() {
+            let mut entry = serde_json::json!({"call": id.0, "event": event});
+            if let core_client::Event::Failed(error) = &event {
+                entry["message"] = error.to_string().into();
+            }
+            entries.push(entry);
+        }
+        serde_json::Value::Array(entries).to_string()
     }
 
     /// Whether no call is live.

@@ -10,6 +10,7 @@
 //!   decisions, answers, principals).
 //! * [`client_types`] / [`client`]: the client role (the driver, build,
 //!   interpret, retry planning, throttle, header parsers).
+//! * [`testing`]: the simulation's record server, for `acd.testing`.
 //! * [`gate`]: the objects: [`GateConfig`], [`Credentials`], [`GateRequest`],
 //!   [`Gate`] and [`Admitted`].
 //!
@@ -22,6 +23,7 @@ pub mod client_types;
 pub mod error;
 pub mod gate;
 pub mod gate_types;
+pub mod testing;
 pub mod time;
 
 pub use error::AcdError;

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Builds acd-ffi once in release (the cdylib and the uniffi bindgen, one cargo
-# command, shared by the Python and Kotlin suites) and generates the bindings
-# sources into target/bindings/ (git-ignored):
+# Builds acd-ffi in release and the workspace's uniffi bindgen
+# (bindings/bindgen, in the dev profile: the same build maturin runs with
+# `cargo run --bin uniffi-bindgen`), then generates the bindings sources into
+# target/bindings/ (git-ignored):
 #   target/release/libacd_ffi.so          the native library
 #   target/bindings/python/acd_ffi.py     generated Python (+ the .so beside it)
 #   target/bindings/kotlin/acd/acd_ffi.kt generated Kotlin
-#   .cache/bin/uniffi-bindgen             the bindgen, named as maturin looks for it
 # Usage: build-ffi.sh python|kotlin...
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -16,13 +16,12 @@ TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 OUT="$TARGET_DIR/bindings"
 with_lock build-ffi
 
-log "build: cargo build --release -p acd-ffi --features cli"
-cargo build --release --locked --quiet -p acd-ffi --features cli
+log "build: cargo build --release -p acd-ffi; cargo build -p acd-uniffi-bindgen"
+cargo build --release --locked --quiet -p acd-ffi
+cargo build --locked --quiet -p acd-uniffi-bindgen
 LIB="$TARGET_DIR/release/libacd_ffi.so"
-BINDGEN="$TARGET_DIR/release/acd-uniffi-bindgen"
+BINDGEN="$TARGET_DIR/debug/uniffi-bindgen"
 [ -f "$LIB" ] && [ -x "$BINDGEN" ] || die "acd-ffi build produced no $LIB or $BINDGEN"
-mkdir -p "$CACHE_DIR/bin"
-ln -sf "$BINDGEN" "$CACHE_DIR/bin/uniffi-bindgen"
 
 for language in "$@"; do
   rm -rf "$OUT/$language"

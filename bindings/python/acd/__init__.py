@@ -1,14 +1,77 @@
-"""acd: the Agent and Connected-Data API engine, from Python.
+"""acd: the Agent and Connected-Data API from Python.
 
-Every rule runs in the Rust core; the classes below come from the generated
-module ``acd._ffi.acd_ffi``. ``acd._helpers`` adds a few context-free
-conveniences (building headers and requests from plain Python values).
+Every rule (request building, rate-limit throttling, retries, paging, the
+server's gate) runs in the Rust core; this package is a thin Pythonic layer.
 
-    >>> import acd
-    >>> gate = acd.Gate.demo(acd.GateConfig())
+The easy path::
+
+    import acd
+
+    with acd.HttpClient(api_key="acd_live_...", base_url="https://api.example.com") as api:
+        index = api.index()
+        rows = api.tables.read("orders", limit=50)
+        for row in api.tables.iter("orders", page_size=500):
+            ...
+
+* :class:`HttpClient` / :class:`AsyncHttpClient`: calls over HTTP (httpx, or
+  urllib for the synchronous client when httpx is absent).
+* :class:`Client`: the sans-IO client underneath, for your own transport.
+* :mod:`acd.testing`: a virtual clock and an in-process gate, for tests.
+* Exceptions: :class:`APIError` and its subclasses, :class:`ConfigError`.
+* The server role: :class:`Gate`, :class:`GateConfig`, :func:`gate_request`.
+* :mod:`acd.ffi`: every generated binding, for advanced use.
 """
-from ._ffi.acd_ffi import *  # noqa: F401,F403
-from ._helpers import gate_request as gate_request, header as header
-from . import _speedups as _speedups
+from ._async import AsyncHttpClient
+from ._client import Client
+from ._config import RetryPolicy
+from ._errors import (
+    AcdDeprecationWarning,
+    AcdError,
+    APIConnectionError,
+    APIError,
+    APITimeoutError,
+    AuthenticationError,
+    BadRequestError,
+    ConfigError,
+    InternalServerError,
+    NotFoundError,
+    PermissionDeniedError,
+    RateLimitError,
+)
+from ._ffi.acd_ffi import Decision, Gate, GateConfig, GateResponse, ResourceAnswer
+from ._helpers import gate_request, header
+from ._sync import HttpClient
+from ._transport import Request, Response, TransportFailure
+from . import testing
 
 __version__ = "0.1.0"
+
+__all__ = [
+    "AcdDeprecationWarning",
+    "AcdError",
+    "APIConnectionError",
+    "APIError",
+    "APITimeoutError",
+    "AsyncHttpClient",
+    "AuthenticationError",
+    "BadRequestError",
+    "Client",
+    "ConfigError",
+    "Decision",
+    "Gate",
+    "GateConfig",
+    "GateResponse",
+    "HttpClient",
+    "InternalServerError",
+    "NotFoundError",
+    "PermissionDeniedError",
+    "RateLimitError",
+    "Request",
+    "ResourceAnswer",
+    "Response",
+    "RetryPolicy",
+    "TransportFailure",
+    "gate_request",
+    "header",
+    "testing",
+]

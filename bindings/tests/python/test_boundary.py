@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-import acd
+from acd import ffi as acd
 
 NOW = 1_700_000_000_000
 IP = "203.0.113.7"

@@ -6,7 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-import acd
+from acd import ffi as acd
 
 NOW = 1_700_000_000_000
 ADA = "acd_live_demo_ada"
@@ -50,24 +50,28 @@ def test_no_repr_or_str_shows_a_secret() -> None:
 
 def test_negative_times_are_typed_errors_and_absurd_ones_answer() -> None:
     the_client = client()
-    request = the_client.build(acd.spec_list_table_records("orders"))
+    the_client.start(acd.spec_list_table_records("orders"))
     with pytest.raises(acd.AcdError.InvalidArgument):
-        the_client.plan(request, -5)
-    assert the_client.plan(request, 2**63 - 1) == acd.Plan.SEND_NOW()
+        the_client.poll_transmit(-5)
+    sent = the_client.poll_transmit(2**63 - 1)
+    assert sent is not None and sent.request.method() == "GET"
     with pytest.raises(acd.AcdError.InvalidArgument):
         acd.parse_rate_limit_headers([], -1)
 
 
-def test_one_client_counts_sends_from_many_threads_exactly() -> None:
+def test_one_client_takes_calls_from_many_threads_and_throttles_them_exactly() -> None:
     the_client = client()
-    request = the_client.build(acd.spec_list_table_records("orders"))
 
-    def send(_: int) -> None:
-        the_client.on_sent(request, NOW)
+    def start(_: int) -> int:
+        return the_client.start(acd.spec_get_api_index())
 
     with ThreadPoolExecutor(max_workers=8) as pool:
-        list(pool.map(send, range(400)))
-    assert request.attempts() == 400
-    plan = the_client.plan(request, NOW)
-    assert isinstance(plan, acd.Plan.WAIT_UNTIL)
-    assert plan.reason == acd.WaitReason.QUOTA
+        ids = list(pool.map(start, range(400)))
+    assert len(set(ids)) == 400
+    sent = 0
+    while the_client.poll_transmit(NOW) is not None:
+        sent += 1
+    # The index is public: the per-client-IP limit, 100 per 60 s, applies.
+    assert sent == 100
+    timeout = the_client.poll_timeout()
+    assert timeout is not None and timeout >= NOW + 60_000  # not before the window ends

@@ -11,7 +11,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import pytest
 
-import acd
+from acd import ffi as acd
 from conftest import load, vector_files
 
 
@@ -31,8 +31,11 @@ def headers(pairs: List[List[str]]) -> List[acd.ResponseHeader]:
 
 
 def client(input: Dict[str, Any], auto_keys: bool = True) -> acd.Client:
-    config = acd.ClientConfig.from_json(json.dumps({"auto_idempotency_keys": auto_keys}))
+    keys = bool(input.get("idempotency_keys", False)) and auto_keys
+    config = acd.ClientConfig.from_json(json.dumps({"idempotency_keys": keys, "seed": 0}))
     config = config.with_create_agent_run()
+    if input.get("honours_idempotency_key", False):
+        config = config.with_idempotency_keys_honoured("createAgentRun")
     kinds = {"api_key": acd.CredentialKind.API_KEY, "oauth2": acd.CredentialKind.O_AUTH_TOKEN}
     credentials = input.get("credentials") or [
         {"id": "main", "kind": "api_key", "secret": "acd_live_demo_ada", "user": "ada"},
@@ -146,7 +149,7 @@ def run_request(input: Dict[str, Any]) -> Any:
         egress, body.encode("utf-8") if body is not None else None, input.get("idempotency_key"),
     ))
     if isinstance(built, acd.BuildResult.OK):
-        return {"ok": json.loads(built.request.to_json())}
+        return {"ok": json.loads(built.request.to_wire_json())}
     assert isinstance(built, acd.BuildResult.ERR)
     return {"error": json.loads(built.failure.json)}
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-import acd
+from acd import ffi as acd
 
 NOW = 1_700_000_000_000
 ADA = "acd_live_demo_ada"

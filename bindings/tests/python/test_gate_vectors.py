@@ -9,7 +9,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import pytest
 
-import acd
+from acd import ffi as acd
 from conftest import load, vector_files
 
 DEFAULT_IP = "203.0.113.7"

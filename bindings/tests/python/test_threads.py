@@ -6,7 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 from collections import Counter
 from typing import List
 
-import acd
+from acd import ffi as acd
 
 NOW = 1_700_000_000_000
 THREADS = 8

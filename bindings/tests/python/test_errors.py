@@ -1,0 +1,87 @@
+"""The exception hierarchy: each core error (its JSON) becomes the class an
+openai-python user expects, with status, detail and body."""
+from __future__ import annotations
+
+from typing import Any, Dict, Type
+
+import pytest
+
+import acd
+from acd._errors import from_core
+
+API_404: Dict[str, Any] = {"kind": "api", "status": 404, "detail": "No table \"x\" exists.", "extra": {}}
+
+
+@pytest.mark.parametrize(
+    "error, expected",
+    [
+        ({"kind": "api", "status": 400, "detail": "bad", "extra": {"errors": []}}, acd.BadRequestError),
+        ({"kind": "api", "status": 401, "detail": "who", "extra": {}}, acd.AuthenticationError),
+        ({"kind": "api", "status": 403, "detail": "no", "extra": {}}, acd.PermissionDeniedError),
+        (API_404, acd.NotFoundError),
+        ({"kind": "api", "status": 405, "detail": "method", "extra": {}}, acd.APIError),
+        ({"kind": "gave_up", "attempts": 5, "reason": {"reason": "max_attempts", "attempts": 5},
+          "last": {"kind": "api", "status": 429, "detail": "slow down", "extra": {}}}, acd.RateLimitError),
+        ({"kind": "gave_up", "attempts": 5, "reason": {"reason": "max_attempts", "attempts": 5},
+          "last": {"kind": "api", "status": 503, "detail": "busy", "extra": {}}}, acd.InternalServerError),
+        ({"kind": "transport", "failure": "connect"}, acd.APIConnectionError),
+        ({"kind": "transport", "failure": "interrupted"}, acd.APIConnectionError),
+        ({"kind": "transport", "failure": "timeout"}, acd.APITimeoutError),
+        ({"kind": "protocol", "status": 200, "problem": "not JSON"}, acd.APIError),
+        ({"kind": "invalid_params", "operation": "listTableRecords", "problems": []}, acd.BadRequestError),
+        ({"kind": "no_credential", "operation": "listTableRecords"}, acd.ConfigError),
+    ],
+)
+def test_each_core_error_becomes_the_expected_class(error: Dict[str, Any], expected: Type[acd.AcdError]) -> None:
+    raised = from_core(error, "the sentence")
+    assert type(raised) is expected
+    assert str(raised) == "the sentence"
+
+
+def test_an_api_error_carries_status_detail_and_the_whole_body() -> None:
+    error = from_core({"kind": "api", "status": 400, "detail": "2 invalid parameters",
+                       "extra": {"errors": [{"parameter": "limit", "problem": "too big"}]}}, "the API answered 400")
+    assert isinstance(error, acd.BadRequestError)
+    assert (error.status, error.detail) == (400, "2 invalid parameters")
+    assert error.body == {"detail": "2 invalid parameters", "status": 400,
+                          "errors": [{"parameter": "limit", "problem": "too big"}]}
+
+
+def test_a_retried_error_reports_the_last_attempt_status_and_body() -> None:
+    error = from_core({"kind": "gave_up", "attempts": 3, "reason": {"reason": "max_attempts", "attempts": 3},
+                       "last": {"kind": "api", "status": 429, "detail": "Rate limit exceeded.", "extra": {}}},
+                      "gave up after 3 attempt(s)")
+    assert isinstance(error, acd.RateLimitError)
+    assert (error.status, error.detail, error.body) == (429, "Rate limit exceeded.",
+                                                         {"detail": "Rate limit exceeded.", "status": 429})
+    assert str(error) == "gave up after 3 attempt(s)"
+
+
+def test_transport_errors_have_no_status_and_no_body() -> None:
+    error = from_core({"kind": "transport", "failure": "timeout"}, "no response arrived")
+    assert isinstance(error, acd.APIConnectionError) and isinstance(error, acd.APITimeoutError)
+    assert (error.status, error.detail, error.body) == (None, "no response arrived", None)
+
+
+def test_the_hierarchy_matches_openai_python() -> None:
+    for cls in (acd.BadRequestError, acd.AuthenticationError, acd.PermissionDeniedError, acd.NotFoundError,
+                acd.RateLimitError, acd.InternalServerError, acd.APIConnectionError):
+        assert issubclass(cls, acd.APIError)
+    assert issubclass(acd.APITimeoutError, acd.APIConnectionError)
+    assert issubclass(acd.ConfigError, acd.AcdError) and issubclass(acd.ConfigError, ValueError)
+    assert not issubclass(acd.ConfigError, acd.APIError)
+
+
+def test_a_refused_configuration_raises_config_error_with_the_core_sentence() -> None:
+    with pytest.raises(acd.ConfigError, match="base_url"):
+        acd.Client(base_url="not a url")
+    with pytest.raises(acd.ConfigError, match="max_attempts"):
+        acd.Client(retry=acd.RetryPolicy(max_attempts=0))
+
+
+def test_parameters_are_refused_before_anything_is_sent() -> None:
+    client = acd.Client(api_key="acd_live_demo_ada")
+    with pytest.raises(acd.BadRequestError) as raised:
+        client.start("listTableRecords", path={"id": "orders"}, query={"limit": 0})
+    assert raised.value.status is None
+    assert "limit must be an integer from 1 to 5000" in raised.value.detail

@@ -1,0 +1,91 @@
+"""No way of printing or serialising a request, header list or error shows
+a secret; two default clients draw different jitter (seeded from the OS)."""
+from __future__ import annotations
+
+import json
+from typing import Any, List, Optional, Union
+
+import pytest
+
+import acd
+from acd import ffi
+from acd.testing import DEMO_API_KEY, GateTransport, VirtualClock
+
+NOW = 1_700_000_000_000
+
+
+def built_request() -> ffi.ClientRequest:
+    config = ffi.ClientConfig().with_credential("main", ffi.CredentialKind.API_KEY, DEMO_API_KEY, "ada")
+    return ffi.Client(config).build(ffi.spec_list_table_records("orders"))
+
+
+def test_the_generated_request_shows_the_key_only_in_its_wire_forms() -> None:
+    request = built_request()
+    shown = [repr(request), str(request), request.to_json(), repr(request.headers()), str(request.headers())]
+    for text in shown:
+        assert DEMO_API_KEY not in text, text
+    assert ("X-API-Key", "<redacted>") in [(h.name, h.value) for h in request.headers()]
+    assert json.loads(request.to_json())["headers"] == [["Accept", "application/json"], ["X-API-Key", "<redacted>"]]
+    assert ("X-API-Key", DEMO_API_KEY) in [(h.name, h.value) for h in request.wire_headers()]
+    assert DEMO_API_KEY in request.to_wire_json()
+
+
+def test_the_python_request_repr_and_str_redact_credentials() -> None:
+    request = acd.Request("GET", "http://x/api/v1/tables/t?limit=1",
+                          [("X-API-Key", DEMO_API_KEY), ("Authorization", "Bearer acd_oat_secret")])
+    for text in (repr(request), str(request)):
+        assert DEMO_API_KEY not in text and "acd_oat_secret" not in text
+    assert repr(request) == ("Request(GET http://x/api/v1/tables/t, headers=[('X-API-Key', '<redacted>'), "
+                             "('Authorization', '<redacted>')])")
+
+
+def test_clients_and_errors_never_show_the_key() -> None:
+    client = acd.Client(api_key=DEMO_API_KEY)
+    assert DEMO_API_KEY not in repr(client)
+    clock = VirtualClock()
+    gate = GateTransport(clock, tables={"orders": []})
+    with acd.HttpClient(api_key="acd_live_not_known", http_client=gate, clock=clock, sleep=clock.sleep) as api:
+        with pytest.raises(acd.AuthenticationError) as raised:
+            api.tables.read("orders")
+        assert "acd_live_not_known" not in repr(api)
+    error = raised.value
+    for text in (str(error), repr(error), json.dumps(error.body)):
+        assert "acd_live_not_known" not in text, text
+    with pytest.raises(acd.ConfigError) as refused:
+        acd.Client(api_key=DEMO_API_KEY, base_url="nonsense")
+    assert DEMO_API_KEY not in str(refused.value)
+
+
+def jitter_of_a_default_client() -> List[float]:
+    clock = VirtualClock()
+    busy = acd.Response(503, [("Content-Type", "application/json")], b'{"detail":"busy","status":503}')
+    calls: List[int] = []
+
+    def fault(request: acd.Request) -> Optional[Union[acd.Response, acd.TransportFailure]]:
+        calls.append(1)
+        return busy if len(calls) <= 3 else None
+
+    gate = GateTransport(clock, tables={"orders": [{"id": 1}]}, fault=fault)
+    with acd.HttpClient(api_key=DEMO_API_KEY, http_client=gate, clock=clock, sleep=clock.sleep) as api:
+        assert api.tables.read("orders") == [{"id": 1}]
+    return clock.sleeps
+
+
+def test_two_default_clients_draw_different_jitter() -> None:
+    first, second = jitter_of_a_default_client(), jitter_of_a_default_client()
+    assert len(first) == len(second) == 3
+    assert first != second
+
+
+def test_two_clients_with_the_same_seed_draw_the_same_jitter() -> None:
+    def seeded() -> Any:
+        clock = VirtualClock()
+        busy = acd.Response(503, [], b'{"detail":"busy","status":503}')
+        gate = GateTransport(clock, tables={"orders": []}, fault=lambda request: busy)
+        with acd.HttpClient(api_key=DEMO_API_KEY, seed=42, retry=acd.RetryPolicy(max_attempts=3),
+                            http_client=gate, clock=clock, sleep=clock.sleep) as api:
+            with pytest.raises(acd.InternalServerError):
+                api.tables.read("orders")
+        return clock.sleeps
+
+    assert seeded() == seeded()
