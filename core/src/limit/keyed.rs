@@ -237,7 +237,11 @@ impl<K: Default, A: Algorithm> KeyedLimiter<K, A> {
                         self.make_room(&mut shard.table, now, 1, &|_| false)
                     };
                     match room {
-                        Ok(()) => shard.table.insert(hash, key.to_key(), next.pack()),
+                        Ok(()) => {
+                            shard
+                                .table
+                                .insert(hash, key.to_key(), next.pack(), next.expires_at())
+                        }
                         Err(retry_at) => return Verdict::refused(retry_at, retry_at),
                     }
                 }
@@ -340,10 +344,12 @@ impl<K: Default, A: Algorithm> KeyedLimiter<K, A> {
                 let Some(guard) = guards.get_mut(guard_at(shard_ids[i])) else {
                     continue;
                 };
-                let packed = states[i].pack();
+                let (packed, expires_at) = (states[i].pack(), states[i].expires_at());
                 match guard.table.find(hashes[i], *key) {
                     Some(at) => guard.table.set_at(at, packed),
-                    None => guard.table.insert(hashes[i], key.to_key(), packed),
+                    None => guard
+                        .table
+                        .insert(hashes[i], key.to_key(), packed, expires_at),
                 }
             }
         }
