@@ -333,9 +333,9 @@ impl RedisLimiter {
             }
             FaultPolicy::FailClosed => {
                 self.counters.unavailable.fetch_add(1, Ordering::Relaxed);
-                Err(LimiterUnavailable {
-                    retry_at: now.saturating_add(retry_in.max(1)),
-                })
+                Err(LimiterUnavailable::store_down(
+                    now.saturating_add(retry_in.max(1)),
+                ))
             }
         }
     }
@@ -370,7 +370,7 @@ impl RateLimiter for RedisLimiter {
     fn acquire(&self, checks: &[LimitCheck<'_>], now: UnixMillis) -> StackDecision {
         match self.try_acquire(checks, now) {
             Ok(decision) => decision,
-            Err(LimiterUnavailable { retry_at }) => StackDecision::Refused {
+            Err(LimiterUnavailable { retry_at, .. }) => StackDecision::Refused {
                 refusing: LimitStatus {
                     index: 0,
                     limit: checks.first().map_or(0, |c| c.quota.requests),

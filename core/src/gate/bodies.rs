@@ -4,7 +4,7 @@
 
 use super::headers::Headers;
 use super::response::GateResponse;
-use crate::limit::{LimitCheck, LimiterUnavailable, StackDecision};
+use crate::limit::{LimitCheck, LimiterUnavailable, StackDecision, Unavailability};
 use crate::model::operation::DeprecationNotice;
 use crate::model::query::MAX_REPORTED_PROBLEMS;
 use crate::model::{ErrorBody, ParamProblem};
@@ -80,7 +80,8 @@ pub(crate) fn too_many(
     error_response(headers, body)
 }
 
-/// The 503 answer when the limiter cannot decide and fails closed: no
+/// The 503 answer when the limiter cannot decide (its store is down and it
+/// fails closed, or its table has no room for a new subject): no
 /// `RateLimit-*` headers (no limit was checked), `Retry-After` of at least
 /// one second, nothing charged.
 pub(crate) fn limiter_unavailable(
@@ -92,14 +93,15 @@ pub(crate) fn limiter_unavailable(
     let mut headers = Headers::json();
     headers.push("Retry-After", wait.to_string());
     headers.deprecation(deprecation);
-    error_response(
-        headers,
-        ErrorBody::new(
-            503,
-            format!(
-                "Rate limits cannot be checked right now (the limit store is unavailable); \
-                 retry in {wait} s."
-            ),
+    let detail = match unavailable.reason {
+        Unavailability::TableFull { .. } => format!(
+            "Rate limits cannot be checked right now (the limiter is tracking as many clients \
+             as it can hold); retry in {wait} s."
         ),
-    )
+        _ => format!(
+            "Rate limits cannot be checked right now (the limit store is unavailable); \
+             retry in {wait} s."
+        ),
+    };
+    error_response(headers, ErrorBody::new(503, detail))
 }
