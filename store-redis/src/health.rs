@@ -141,7 +141,7 @@ impl Health {
         match state.down.as_mut() {
             None => {
                 let retry_in = self.backoff(1);
-                state.generation += 1;
+                state.generation = state.generation.wrapping_add(1);
                 state.down = Some(Down {
                     since: at,
                     failures: 1,

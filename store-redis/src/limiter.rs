@@ -284,6 +284,10 @@ impl RedisLimiter {
     /// A pooled connection slot: the first free one from a rotating start,
     /// else wait for the start one. `None` only without slots, which the
     /// constructor rules out.
+    #[allow(
+        clippy::arithmetic_side_effects,
+        reason = "remainders by count.max(1); start and offset are below count"
+    )]
     fn slot(&self) -> Option<MutexGuard<'_, Slot>> {
         let count = self.slots.len();
         let start = self.next_slot.fetch_add(1, Ordering::Relaxed) % count.max(1);

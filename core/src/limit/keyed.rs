@@ -70,6 +70,10 @@ fn lock<K>(shard: &Shard<K>) -> MutexGuard<'_, ShardState<K>> {
 /// multiply), so that the shard (high half), the home slot and the tag (low
 /// half) are independent even for sequential keys.
 #[inline]
+#[allow(
+    clippy::cast_possible_truncation,
+    reason = "the two 64-bit halves of the product are taken on purpose"
+)]
 fn mix(hash: u64) -> u64 {
     let product = u128::from(hash) * 0x9E37_79B9_7F4A_7C15;
     (product as u64) ^ ((product >> 64) as u64)
@@ -156,6 +160,11 @@ impl<K: Default, A: Algorithm> KeyedLimiter<K, A> {
     }
 
     #[inline]
+    #[allow(
+        clippy::arithmetic_side_effects,
+        clippy::cast_possible_truncation,
+        reason = "(hash >> 32) < 2^32 and shards <= 1024: the product fits, the result < shards"
+    )]
     fn shard_of(&self, hash: u64) -> usize {
         (((hash >> 32) * self.shards.len() as u64) >> 32) as usize
     }
@@ -301,6 +310,10 @@ impl<K: Default, A: Algorithm> KeyedLimiter<K, A> {
 /// limiters (of one key and state type): every shard involved is locked in
 /// one global order (limiter, then shard), so concurrent calls cannot
 /// deadlock, and the step is all-or-none across all of them.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "places, hashes, found and states hold one entry per key; i < keys.len()"
+)]
 pub(crate) fn transact_across<K: Default, A: Algorithm, Q: KeyRef<K> + ?Sized>(
     keys: &[(&KeyedLimiter<K, A>, &Q)],
     now: UnixMillis,

@@ -62,6 +62,12 @@
 //! retry time is exact: a retry at `retry_at` is admitted if nothing else
 //! was counted meanwhile, one ms earlier is not (away from `u64::MAX`).
 
+#![deny(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::cast_possible_truncation
+)]
+
 pub mod algorithm;
 pub mod config;
 pub mod fixed_window;

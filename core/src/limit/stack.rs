@@ -107,8 +107,9 @@ pub fn same_keys(checks: &[LimitCheck<'_>]) -> Vec<usize> {
         .iter()
         .enumerate()
         .map(|(i, check)| {
-            checks[..i]
+            checks
                 .iter()
+                .take(i)
                 .position(|c| c.name == check.name && c.subject == check.subject)
                 .unwrap_or(i)
         })

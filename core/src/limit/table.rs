@@ -54,16 +54,29 @@ pub(crate) const SWEEP_ROUNDS: usize = 4;
 
 /// The tag of a hash: its low 32 bits, never zero.
 #[inline]
+#[allow(
+    clippy::cast_possible_truncation,
+    reason = "the low 32 bits are the tag"
+)]
 pub(crate) const fn tag_of(hash: u64) -> u32 {
     (hash as u32) | 1
 }
 
 #[inline]
+#[allow(
+    clippy::arithmetic_side_effects,
+    clippy::cast_possible_truncation,
+    reason = "tag < 2^32, so the 128-bit product fits and (tag * slots) >> 32 < slots"
+)]
 fn home(tag: u32, slots: usize) -> usize {
-    ((u64::from(tag) * slots as u64) >> 32) as usize
+    ((u128::from(tag) * slots as u128) >> 32) as usize
 }
 
 #[inline]
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "home < slots and at < slots, so neither side goes below 0 or past 2 * slots"
+)]
 fn distance(tag: u32, at: usize, slots: usize) -> usize {
     let home = home(tag, slots);
     if at >= home {
@@ -148,11 +161,17 @@ impl<K: Default> Table<K> {
 
     /// Bytes of slot storage allocated.
     pub(crate) fn slot_bytes(&self) -> usize {
-        self.slots.capacity() * std::mem::size_of::<Slot<K>>()
+        self.slots
+            .capacity()
+            .saturating_mul(std::mem::size_of::<Slot<K>>())
     }
 
     /// The slot holding `key`, if any.
     #[inline]
+    #[allow(
+        clippy::arithmetic_side_effects,
+        reason = "probes and slot indices stay below the slot count"
+    )]
     pub(crate) fn find<Q: KeyRef<K> + ?Sized>(&self, hash: u64, key: &Q) -> Option<usize> {
         let n = self.slots.len();
         if n == 0 {
@@ -202,6 +221,10 @@ impl<K: Default> Table<K> {
     /// Inserts a key known to be absent, with a state expiring at
     /// `expires_at`. The caller has checked [`Self::has_room`]; without room
     /// nothing is inserted.
+    #[allow(
+        clippy::arithmetic_side_effects,
+        reason = "len <= cap and slot counts are Vec lengths of 24-byte slots: the products fit"
+    )]
     pub(crate) fn insert(
         &mut self,
         hash: u64,
@@ -233,6 +256,10 @@ impl<K: Default> Table<K> {
     /// Robin Hood placement of `carried` into the current slots; `LAP`:
     /// whether a lap is under way (not during a resize, which starts one).
     #[inline]
+    #[allow(
+        clippy::arithmetic_side_effects,
+        reason = "probes and slot indices stay below the slot count"
+    )]
     fn place<const LAP: bool>(&mut self, carried: &mut Slot<K>) {
         let n = self.slots.len();
         if n == 0 {
@@ -287,6 +314,10 @@ impl<K: Default> Table<K> {
     }
 
     /// Removes the entry at `at`, shifting its followers back.
+    #[allow(
+        clippy::arithmetic_side_effects,
+        reason = "a live entry was just removed (len >= 1); indices stay below the slot count"
+    )]
     pub(crate) fn remove_at(&mut self, at: usize) {
         let n = self.slots.len();
         match self.slots.get_mut(at) {
@@ -324,6 +355,10 @@ impl<K: Default> Table<K> {
     /// [`Self::scan`] (which is never gated) meets it. Expired entries
     /// mean the same as absent ones, so this only delays reclaiming memory.
     #[inline]
+    #[allow(
+        clippy::arithmetic_side_effects,
+        reason = "len <= slot count, a Vec length of 24-byte slots: len * 2 fits"
+    )]
     pub(crate) fn sweep(
         &mut self,
         budget: usize,
@@ -338,6 +373,10 @@ impl<K: Default> Table<K> {
     }
 
     #[inline(never)]
+    #[allow(
+        clippy::arithmetic_side_effects,
+        reason = "counters are bounded by the budget and the slot count"
+    )]
     fn sweep_slow(
         &mut self,
         budget: usize,
@@ -385,6 +424,10 @@ impl<K: Default> Table<K> {
 
     /// Like [`Self::sweep`], and also reports the live entry expiring
     /// soonest among those examined, leaving alone the keys `keep` names.
+    #[allow(
+        clippy::arithmetic_side_effects,
+        reason = "counters are bounded by the budget and the slot count (n > 0 here)"
+    )]
     pub(crate) fn scan(
         &mut self,
         budget: usize,
