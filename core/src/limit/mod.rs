@@ -77,6 +77,8 @@ pub mod keyed;
 pub mod memory;
 pub mod stack;
 mod table;
+#[cfg(test)]
+mod table_model;
 
 pub use algorithm::{is_expired, Algorithm, PackedState, Verdict};
 pub use config::{LimiterConfig, LimiterConfigError, WhenFull, MAX_SHARDS};

@@ -313,16 +313,14 @@ impl<K: Default> Table<K> {
         self.lap_exact = true;
     }
 
-    /// Removes the entry at `at`, shifting its followers back.
-    #[allow(
-        clippy::arithmetic_side_effects,
-        reason = "a live entry was just removed (len >= 1); indices stay below the slot count"
-    )]
-    pub(crate) fn remove_at(&mut self, at: usize) {
+    /// Removes the entry at `at`, shifting its followers back. Returns the
+    /// last slot the shift reached: the entries that were in the slots after
+    /// `at` up to it (going round) now sit one slot earlier.
+    pub(crate) fn remove_at(&mut self, at: usize) -> usize {
         let n = self.slots.len();
         match self.slots.get_mut(at) {
             Some(slot) if slot.tag != 0 => *slot = Slot::default(),
-            _ => return,
+            _ => return at,
         }
         self.len -= 1;
         let mut hole = at;
@@ -337,7 +335,7 @@ impl<K: Default> Table<K> {
                     self.slots.swap(hole, next);
                     hole = next;
                 }
-                _ => return,
+                _ => return hole,
             }
         }
     }
@@ -455,8 +453,16 @@ impl<K: Default> Table<K> {
                 let expiry = expires(slot.time, slot.extra);
                 if is_expired(expiry, now) {
                     // The follower shifted into `at` is examined next.
-                    self.remove_at(at);
+                    let last = self.remove_at(at);
                     found.reclaimed += 1;
+                    // A shift that went round the table may have moved the
+                    // soonest entry found so far one slot back.
+                    if let Some((pos, expiry)) = found.soonest {
+                        let (moved, reach) = ((pos + n - at) % n, (last + n - at) % n);
+                        if moved > 0 && moved <= reach {
+                            found.soonest = Some(((pos + n - 1) % n, expiry));
+                        }
+                    }
                     continue;
                 }
                 self.lap_min = self.lap_min.min(expiry);
