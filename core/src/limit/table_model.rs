@@ -4,6 +4,13 @@
 //! exactly the model's entries, that only expired entries were reclaimed,
 //! and that the sweep's expiry bound stays below every live entry.
 
+#![allow(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::cast_possible_truncation,
+    reason = "test code: a panic is a failure"
+)]
+
 use super::table::Table;
 use proptest::prelude::*;
 use std::collections::HashMap;
