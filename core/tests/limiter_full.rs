@@ -75,8 +75,8 @@ fn a_flood_of_per_ip_subjects_cannot_lock_out_credentials() {
 
 fn respond(gate: &Gate, request: &GateRequest) -> GateResponse {
     match gate.decide(request, NOW) {
-        Decision::Respond(response) => response,
-        Decision::Resolve(admitted) => {
+        Decision::Reply(response) => response,
+        Decision::FetchResource(admitted) => {
             admitted.respond(acd_core::gate::ResourceAnswer::Found(b"[]".to_vec()))
         }
     }
