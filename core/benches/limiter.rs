@@ -2,6 +2,10 @@
 //! (a) one key, one thread; (b) 1 000 000 keys round-robin; (c) first sight
 //! of a new key; (d) two threads on one key and on disjoint keys.
 //!
+//! Every check must be admitted (the quota is far above the load): each
+//! bench counts refusals and asserts, outside the timed region, that there
+//! were none, so no silent refusal can make an engine look fast.
+//!
 //! `cargo bench -p acd-core --bench limiter`; `scripts/bench-limiter` runs it
 //! with the memory and instruction-count comparisons and prints a table.
 
@@ -16,6 +20,7 @@ use workloads::{Subject, MANY_KEYS};
 const NEW_KEYS_PER_LIMITER: u64 = 100_000;
 
 fn one_key<S: Subject<u64>>(c: &mut Criterion, name: &str, subject: &S) {
+    let mut refused = 0u64;
     c.bench_function(&format!("a_one_key/{name}"), |b| {
         let mut i = 0u64;
         b.iter(|| {
@@ -23,29 +28,30 @@ fn one_key<S: Subject<u64>>(c: &mut Criterion, name: &str, subject: &S) {
             if i % workloads::TICK_EVERY == 0 {
                 subject.tick();
             }
-            subject.check(black_box(&42))
+            refused += u64::from(!subject.check(black_box(&42)));
         });
     });
+    assert_eq!(refused, 0, "{name}: (a) refused some checks");
 }
 
 fn round_robin<S: Subject<u64>>(c: &mut Criterion, name: &str, subject: &S) {
     workloads::prefill(subject, MANY_KEYS);
+    let mut refused = 0u64;
     c.bench_function(&format!("b_round_robin_1m/{name}"), |b| {
         let mut cursor = 0u64;
         b.iter_custom(|iters| {
             let start = Instant::now();
-            black_box(workloads::round_robin(
-                subject,
-                MANY_KEYS,
-                &mut cursor,
-                iters,
-            ));
-            start.elapsed()
+            let admitted = workloads::round_robin(subject, MANY_KEYS, &mut cursor, iters);
+            let elapsed = start.elapsed();
+            refused += iters - admitted;
+            elapsed
         });
     });
+    assert_eq!(refused, 0, "{name}: (b) refused some checks");
 }
 
 fn new_keys<S: Subject<u64>>(c: &mut Criterion, name: &str, make: impl Fn() -> S) {
+    let mut refused = 0u64;
     c.bench_function(&format!("c_new_key/{name}"), |b| {
         b.iter_custom(|iters| {
             let mut total = Duration::ZERO;
@@ -54,37 +60,48 @@ fn new_keys<S: Subject<u64>>(c: &mut Criterion, name: &str, make: impl Fn() -> S
                 let chunk = left.min(NEW_KEYS_PER_LIMITER);
                 let subject = make();
                 let start = Instant::now();
-                black_box(workloads::new_keys(&subject, 0, chunk));
+                let admitted = workloads::new_keys(&subject, 0, chunk);
                 total += start.elapsed();
+                refused += chunk - admitted;
                 drop(subject);
                 left -= chunk;
             }
             total
         });
     });
+    assert_eq!(refused, 0, "{name}: (c) refused some checks");
 }
 
 fn two_threads<S: Subject<u64>>(c: &mut Criterion, name: &str, subject: &S) {
     let mut group = c.benchmark_group("d_two_threads");
     for disjoint in [false, true] {
         let label = if disjoint { "disjoint_keys" } else { "one_key" };
+        let mut refused = 0u64;
         group.bench_function(BenchmarkId::new(label, name), |b| {
             b.iter_custom(|iters| {
                 let start = Instant::now();
-                std::thread::scope(|scope| {
-                    for thread in 0..2u64 {
-                        scope.spawn(move || {
-                            let base = if disjoint { (thread + 1) << 32 } else { 0 };
-                            for i in 0..iters / 2 {
-                                let key = if disjoint { base + i % 1_000 } else { 42 };
-                                black_box(subject.check(black_box(&key)));
-                            }
-                        });
-                    }
+                let lost: u64 = std::thread::scope(|scope| {
+                    let threads: Vec<_> = (0..2u64)
+                        .map(|thread| {
+                            scope.spawn(move || {
+                                let base = if disjoint { (thread + 1) << 32 } else { 0 };
+                                let mut refused = 0u64;
+                                for i in 0..iters / 2 {
+                                    let key = if disjoint { base + i % 1_000 } else { 42 };
+                                    refused += u64::from(!subject.check(black_box(&key)));
+                                }
+                                refused
+                            })
+                        })
+                        .collect();
+                    threads.into_iter().map(|t| t.join().unwrap_or(1)).sum()
                 });
-                start.elapsed()
+                let elapsed = start.elapsed();
+                refused += lost;
+                elapsed
             });
         });
+        assert_eq!(refused, 0, "{name}: (d) {label} refused some checks");
     }
     group.finish();
 }

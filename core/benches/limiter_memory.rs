@@ -84,6 +84,17 @@ fn main() {
         return;
     }
     u64_keys("acd-fw", || Acd::<u64, FixedWindow>::new(acd_config()));
+    // The default configuration (room for 2^20 keys), then 2x and 10x the
+    // keys held: tables grow with the keys, not with the room.
+    for (name, room) in [
+        ("acd-fw-default", LimiterConfig::default().max_keys),
+        ("acd-fw-2x-room", 2 * KEYS as usize),
+        ("acd-fw-10x-room", 10 * KEYS as usize),
+    ] {
+        u64_keys(name, || {
+            Acd::<u64, FixedWindow>::new(LimiterConfig::with_max_keys(room))
+        });
+    }
     u64_keys("acd-gcra", || Acd::<u64, Gcra>::new(acd_config()));
     u64_keys("acd-fw-16-shards", || {
         Acd::<u64, FixedWindow>::new(tight_config())

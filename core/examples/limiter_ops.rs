@@ -53,9 +53,13 @@ fn main() -> ExitCode {
         _ => None,
     };
     match admitted {
-        Some(admitted) => {
+        Some(admitted) if admitted == n => {
             println!("{name} {workload} {n}: {admitted} admitted");
             ExitCode::SUCCESS
+        }
+        Some(admitted) => {
+            eprintln!("{name} {workload} {n}: only {admitted} admitted; the count is void");
+            ExitCode::FAILURE
         }
         None => {
             eprintln!("unknown impl or workload: {name} {workload}");

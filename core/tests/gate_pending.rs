@@ -154,12 +154,7 @@ fn a_store_that_cannot_decide_gives_503_and_pending_values_are_owned() {
     let request = GateRequest::get("/api/v1/tables/t", "192.0.2.1").header("X-API-Key", ADA_KEY);
     let pending = gate.prepare(&request, NOW);
     owned(&pending);
-    let response = finish(pending.resume(
-        Err(LimiterUnavailable {
-            retry_at: NOW + 1_500,
-        }),
-        NOW,
-    ));
+    let response = finish(pending.resume(Err(LimiterUnavailable::store_down(NOW + 1_500)), NOW));
     assert_eq!(response.status, 503);
     assert_eq!(response.header("Retry-After"), Some("2"));
     assert_eq!(response.header("RateLimit-Remaining"), Some("0"));

@@ -207,27 +207,28 @@ fn evict_policy_admits_new_keys_without_growing() {
 
 #[test]
 fn stacked_refusal_for_room_charges_nothing() {
+    // Room is kept per limit: one subject per limit name here.
     let limiter = InMemoryLimiter::<FixedWindow>::with_config(LimiterConfig::with_max_keys(1));
     let quota = Quota::per_seconds(5, 60);
-    let one = LimitCheck {
-        name: "credential",
+    let check = |name, subject| LimitCheck {
+        name,
         quota,
-        subject: "key-ada",
+        subject,
     };
     assert!(matches!(
-        limiter.acquire(&[one], 1_000),
+        limiter.acquire(&[check("credential", "key-ada")], 1_000),
         StackDecision::Admitted { .. }
     ));
-    let two = LimitCheck {
-        name: "table_reads",
-        quota,
-        subject: "ada",
-    };
-    let decision = limiter.acquire(&[one, two], 1_000);
+    // A second credential finds its table full; the table-read limit, in a
+    // table of its own, has room but is not charged either.
+    let stack = [check("table_reads", "ada"), check("credential", "key-bob")];
+    let decision = limiter.acquire(&stack, 1_000);
     let StackDecision::Refused { refusing, .. } = decision else {
         panic!("expected a refusal for room, got {decision:?}");
     };
     assert_eq!(refusing.index, 1);
+    assert_eq!(limiter.state("table_reads", "ada"), None);
+    assert_eq!(limiter.state("credential", "key-bob"), None);
     assert_eq!(
         limiter.state("credential", "key-ada").map(|s| s.count),
         Some(1)

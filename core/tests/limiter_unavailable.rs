@@ -36,9 +36,7 @@ impl RateLimiter for Switchable {
     ) -> Result<StackDecision, LimiterUnavailable> {
         self.asked.fetch_add(1, Ordering::SeqCst);
         if self.down.load(Ordering::SeqCst) {
-            return Err(LimiterUnavailable {
-                retry_at: now + 1_500,
-            });
+            return Err(LimiterUnavailable::store_down(now + 1_500));
         }
         self.inner.try_acquire(checks, now)
     }

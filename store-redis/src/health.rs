@@ -17,6 +17,17 @@
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
+/// The longest wait between attempts, whatever `backoff_max` says: a day.
+pub(crate) const MAX_BACKOFF: Duration = Duration::from_secs(86_400);
+
+/// `at + wait`, or the latest instant the platform can represent on the way
+/// there (an `Instant` cannot hold every sum).
+fn later(at: Instant, wait: Duration) -> Instant {
+    at.checked_add(wait)
+        .or_else(|| at.checked_add(MAX_BACKOFF))
+        .unwrap_or(at)
+}
+
 /// May a request go to Redis now?
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Permit {
@@ -80,7 +91,7 @@ impl Health {
                 generation: 0,
             }),
             backoff_min,
-            backoff_max: backoff_max.max(backoff_min),
+            backoff_max: backoff_max.max(backoff_min).min(MAX_BACKOFF),
         }
     }
 
@@ -88,7 +99,8 @@ impl Health {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The wait after `failures` failed attempts in a row.
+    /// The wait after `failures` failed attempts in a row (at most
+    /// [`MAX_BACKOFF`]).
     pub(crate) fn backoff(&self, failures: u32) -> Duration {
         let doublings = failures.saturating_sub(1).min(30);
         self.backoff_min
@@ -129,11 +141,11 @@ impl Health {
         match state.down.as_mut() {
             None => {
                 let retry_in = self.backoff(1);
-                state.generation += 1;
+                state.generation = state.generation.wrapping_add(1);
                 state.down = Some(Down {
                     since: at,
                     failures: 1,
-                    next_attempt: at + retry_in,
+                    next_attempt: later(at, retry_in),
                     probing: false,
                 });
                 Some(Failure {
@@ -144,7 +156,7 @@ impl Health {
             Some(down) if probe => {
                 down.failures = down.failures.saturating_add(1);
                 let retry_in = self.backoff(down.failures);
-                down.next_attempt = at + retry_in;
+                down.next_attempt = later(at, retry_in);
                 down.probing = false;
                 Some(Failure {
                     failures: down.failures,
@@ -240,5 +252,27 @@ mod tests {
         let health = Health::new(MS, Duration::from_secs(5));
         assert_eq!(health.backoff(u32::MAX), Duration::from_secs(5));
         assert_eq!(health.backoff(0), MS);
+    }
+
+    #[test]
+    fn a_huge_backoff_max_neither_overflows_nor_panics() {
+        // Both bounds huge: `Instant + backoff` used to overflow and panic.
+        let health = Health::new(Duration::MAX / 2, Duration::MAX);
+        let t0 = Instant::now();
+        assert_eq!(
+            health.failed(t0, false).map(|f| f.retry_in),
+            Some(MAX_BACKOFF)
+        );
+        for step in 1..40u32 {
+            let at = t0 + MS * step;
+            if let Permit::Go { probe: true, .. } = health.permit(at) {
+                assert!(health.failed(at, true).is_some());
+            }
+        }
+        assert_eq!(health.backoff(40), MAX_BACKOFF);
+        let Permit::Wait(wait) = health.permit(t0 + 40 * MS) else {
+            panic!("expected to wait");
+        };
+        assert!(wait <= MAX_BACKOFF);
     }
 }

@@ -67,7 +67,13 @@ impl KeySpace {
 
     /// The key holding the state of `subject` under the limit `limit`.
     pub fn key(&self, limit: &str, subject: &str) -> Vec<u8> {
-        let mut key = Vec::with_capacity(self.prefix.len() + limit.len() + 1 + subject.len());
+        let mut key = Vec::with_capacity(
+            self.prefix
+                .len()
+                .saturating_add(limit.len())
+                .saturating_add(subject.len())
+                .saturating_add(1),
+        );
         key.extend_from_slice(self.prefix.as_bytes());
         for byte in limit.bytes() {
             match byte {
@@ -89,7 +95,7 @@ pub fn cluster_slot(key: &[u8]) -> u16 {
         .iter()
         .position(|&b| b == b'{')
         .and_then(|open| {
-            let rest = key.get(open + 1..)?;
+            let rest = key.get(open.checked_add(1)?..)?;
             let close = rest.iter().position(|&b| b == b'}')?;
             (close > 0).then(|| rest.get(..close)).flatten()
         })

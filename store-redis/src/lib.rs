@@ -83,6 +83,12 @@
 //! an outage stay in that process; a restarted Redis without persistence
 //! starts every window afresh.
 
+#![deny(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::cast_possible_truncation
+)]
+
 pub mod config;
 pub mod error;
 pub mod event;

@@ -33,6 +33,17 @@ pub enum ConfigError {
     /// A size or duration that must be positive is zero.
     #[error("{0} must be greater than zero")]
     Zero(&'static str),
+    /// A duration past the script's exact range (2^51 ms).
+    #[error("{name} of {ms} ms is past the Redis store's exact range (2^51 ms); use less")]
+    OutOfDomain {
+        /// The setting.
+        name: &'static str,
+        /// Its value in ms.
+        ms: u128,
+    },
+    /// The in-memory fallback's configuration cannot work.
+    #[error("the fallback limiter: {0}")]
+    Fallback(#[from] acd_core::limit::LimiterConfigError),
 }
 
 /// Counters of how requests were decided (for tests and metrics).
@@ -117,6 +128,17 @@ impl RedisLimiter {
         if config.connections == 0 {
             return Err(ConfigError::Zero("connections"));
         }
+        // The time domain of the script, checked once here: the grace added
+        // to every expiry must stay exact (times and windows arrive per
+        // request and are checked where they arrive).
+        let grace = config.ttl_grace.as_millis();
+        if grace > u128::from(crate::script::MAX_EXACT_MS) {
+            return Err(ConfigError::OutOfDomain {
+                name: "ttl_grace",
+                ms: grace,
+            });
+        }
+        config.fallback.check()?;
         let space = KeySpace::new(&config.namespace, config.algorithm)?;
         Ok(Self {
             endpoint,
@@ -262,6 +284,10 @@ impl RedisLimiter {
     /// A pooled connection slot: the first free one from a rotating start,
     /// else wait for the start one. `None` only without slots, which the
     /// constructor rules out.
+    #[allow(
+        clippy::arithmetic_side_effects,
+        reason = "remainders by count.max(1); start and offset are below count"
+    )]
     fn slot(&self) -> Option<MutexGuard<'_, Slot>> {
         let count = self.slots.len();
         let start = self.next_slot.fetch_add(1, Ordering::Relaxed) % count.max(1);
@@ -333,9 +359,9 @@ impl RedisLimiter {
             }
             FaultPolicy::FailClosed => {
                 self.counters.unavailable.fetch_add(1, Ordering::Relaxed);
-                Err(LimiterUnavailable {
-                    retry_at: now.saturating_add(retry_in.max(1)),
-                })
+                Err(LimiterUnavailable::store_down(
+                    now.saturating_add(retry_in.max(1)),
+                ))
             }
         }
     }
@@ -370,7 +396,7 @@ impl RateLimiter for RedisLimiter {
     fn acquire(&self, checks: &[LimitCheck<'_>], now: UnixMillis) -> StackDecision {
         match self.try_acquire(checks, now) {
             Ok(decision) => decision,
-            Err(LimiterUnavailable { retry_at }) => StackDecision::Refused {
+            Err(LimiterUnavailable { retry_at, .. }) => StackDecision::Refused {
                 refusing: LimitStatus {
                     index: 0,
                     limit: checks.first().map_or(0, |c| c.quota.requests),
@@ -391,5 +417,35 @@ impl RateLimiter for RedisLimiter {
             Ok(decision) => Ok(decision),
             Err(error) => self.on_failure(checks, now, error),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use acd_core::limit::LimiterConfig;
+
+    #[test]
+    fn the_time_domain_and_the_fallback_are_checked_when_built() {
+        let config = |f: fn(&mut RedisConfig)| {
+            let mut config = RedisConfig::default();
+            f(&mut config);
+            RedisLimiter::new(config)
+        };
+        assert!(config(|_| {}).is_ok());
+        let grace = config(|c| c.ttl_grace = Duration::from_millis((1 << 51) + 1));
+        let Err(error) = grace else {
+            panic!("a grace past 2^51 ms was accepted");
+        };
+        assert!(matches!(
+            error,
+            ConfigError::OutOfDomain {
+                name: "ttl_grace",
+                ..
+            }
+        ));
+        assert!(error.to_string().contains("ttl_grace"));
+        let fallback = config(|c| c.fallback = LimiterConfig::with_max_keys(0));
+        assert!(matches!(fallback, Err(ConfigError::Fallback(_))));
     }
 }

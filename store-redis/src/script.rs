@@ -53,7 +53,7 @@ impl Prepared {
         }
         let grace_ms = grace_ms.min(MAX_EXACT_MS);
         let mut keys: Vec<Vec<u8>> = Vec::with_capacity(checks.len());
-        let mut args = Vec::with_capacity(4 + 3 * checks.len());
+        let mut args = Vec::with_capacity(checks.len().saturating_mul(3).saturating_add(4));
         args.push(
             match algorithm {
                 LimitAlgorithm::FixedWindow => "fw",
@@ -80,10 +80,10 @@ impl Prepared {
                 Some(index) => index,
                 None => {
                     keys.push(key);
-                    keys.len() - 1
+                    keys.len().saturating_sub(1)
                 }
             };
-            args.push((index + 1).to_string());
+            args.push(index.saturating_add(1).to_string());
             args.push(check.quota.requests.to_string());
             args.push(window.to_string());
         }

@@ -167,7 +167,8 @@ fn fail_closed_answers_unavailable_and_the_gate_says_503() {
         }
         Decision::FetchResource(_) => panic!("admitted without Redis while failing closed"),
     }
-    let Err(LimiterUnavailable { retry_at }) = redis.try_acquire(&[check("ada", 100)], NOW) else {
+    let Err(LimiterUnavailable { retry_at, .. }) = redis.try_acquire(&[check("ada", 100)], NOW)
+    else {
         panic!("decided without Redis while failing closed");
     };
     assert!(retry_at > NOW);

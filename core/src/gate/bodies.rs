@@ -4,7 +4,7 @@
 
 use super::headers::Headers;
 use super::response::GateResponse;
-use crate::limit::{LimiterUnavailable, StackDecision};
+use crate::limit::{LimiterUnavailable, StackDecision, Unavailability};
 use crate::model::header_names::{
     RATELIMIT_LIMIT, RATELIMIT_REMAINING, RATELIMIT_RESET, RETRY_AFTER,
 };
@@ -51,8 +51,9 @@ pub(crate) fn too_many(
     error_response(headers, body)
 }
 
-/// The 503 answer when the limiter cannot decide and fails closed:
-/// `Retry-After` of at least one second, nothing charged. Every response
+/// The 503 answer when the limiter cannot decide (its store is down and it
+/// fails closed, or its table has no room for a new subject): `Retry-After`
+/// of at least one second, nothing charged. Every response
 /// carries `RateLimit-*`: as no limit could be read, they describe the
 /// request's base limit (`quota` requests) as spent until the retry time
 /// (`Remaining: 0`, `Reset` = `Retry-After`), which tells a throttling
@@ -72,14 +73,15 @@ pub(crate) fn limiter_unavailable(
     }
     headers.push(RETRY_AFTER, wait.to_string());
     headers.deprecation(deprecation);
-    error_response(
-        headers,
-        ErrorBody::new(
-            503,
-            format!(
-                "Rate limits cannot be checked right now (the limit store is unavailable); \
-                 retry in {wait} s."
-            ),
+    let detail = match unavailable.reason {
+        Unavailability::TableFull { .. } => format!(
+            "Rate limits cannot be checked right now (the limiter is tracking as many clients \
+             as it can hold); retry in {wait} s."
         ),
-    )
+        _ => format!(
+            "Rate limits cannot be checked right now (the limit store is unavailable); \
+             retry in {wait} s."
+        ),
+    };
+    error_response(headers, ErrorBody::new(503, detail))
 }

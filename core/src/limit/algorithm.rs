@@ -85,5 +85,9 @@ pub trait Algorithm: Copy + Default + Debug + Send + Sync + 'static {
     /// The transition: what happens to a request at `now` against a key in
     /// `state`. Returns the verdict and the state to store if the request is
     /// admitted (the input state, unchanged, when refused).
+    ///
+    /// An admitted request's next state never expires before `state` does
+    /// (unless `state` had already expired at `now`): stores rely on it to
+    /// bound expiries without re-reading every entry.
     fn decide(rule: &Self::Rule, state: Self::State, now: UnixMillis) -> (Verdict, Self::State);
 }

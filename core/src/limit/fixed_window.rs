@@ -35,9 +35,14 @@ pub struct FixedWindowState {
 }
 
 /// The end of the aligned window containing `now` (saturating at the end
-/// of time).
+/// of time); a `window` of `0` counts as `1`.
 pub const fn aligned_end(now: UnixMillis, window: u64) -> UnixMillis {
-    (now - now % window).saturating_add(window)
+    let window = if window == 0 { 1 } else { window };
+    let into = match now.checked_rem(window) {
+        Some(into) => into,
+        None => 0,
+    };
+    now.saturating_sub(into).saturating_add(window)
 }
 
 impl PackedState for FixedWindowState {
@@ -76,6 +81,10 @@ impl Algorithm for FixedWindow {
     }
 
     #[inline]
+    #[allow(
+        clippy::arithmetic_side_effects,
+        reason = "used < requests <= u32::MAX here, so used + 1 and requests - used - 1 fit"
+    )]
     fn decide(
         rule: &FixedWindowRule,
         state: FixedWindowState,

@@ -76,10 +76,11 @@ impl Algorithm for Gcra {
 
     fn rule(quota: Quota) -> GcraRule {
         let window = quota.window();
-        let (interval_ms, interval_frac) = match u64::from(quota.requests) {
-            0 => (window, 0),
-            n => (window / n, window % n),
-        };
+        let (interval_ms, interval_frac) =
+            match std::num::NonZeroU64::new(u64::from(quota.requests)) {
+                None => (window, 0),
+                Some(n) => (window / n, window % n),
+            };
         GcraRule {
             requests: quota.requests,
             window,
@@ -96,6 +97,10 @@ impl Algorithm for Gcra {
     }
 
     #[inline]
+    #[allow(
+        clippy::arithmetic_side_effects,
+        reason = "bounds argued inline: n >= 1, fractions < n <= 2^32, x_ms >= now, ahead <= window"
+    )]
     fn decide(rule: &GcraRule, state: GcraState, now: UnixMillis) -> (Verdict, GcraState) {
         let n = u64::from(rule.requests);
         if n == 0 {

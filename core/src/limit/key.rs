@@ -96,7 +96,7 @@ impl KeyRef<LimitKey> for LimitKeyRef<'_> {
     }
 
     fn to_key(&self) -> LimitKey {
-        let mut bytes = Vec::with_capacity(1 + self.subject.len());
+        let mut bytes = Vec::with_capacity(self.subject.len().saturating_add(1));
         bytes.push(self.limit);
         bytes.extend_from_slice(self.subject.as_bytes());
         LimitKey(bytes.into_boxed_slice())

@@ -13,82 +13,28 @@
 //! * **Monotone time**: each shard keeps the latest `now` it has seen and
 //!   treats an earlier `now` as that instant. A state forgotten at `t` is
 //!   therefore never needed by a request stamped before `t`.
+//!
+//! # Hash flooding
+//!
+//! Keys are hashed with foldhash seeded by [`LimiterConfig::hash_seed`].
+//! Someone who knows the seed (or guesses a fixed one) can pick subjects
+//! that land in one shard and one probe run. What that buys is bounded:
+//! a shard never holds more than its cap (`max_keys / shards`, 4096 keys at
+//! the default), so the worst lookup walks one shard's slots, and the full
+//! shard refuses or evicts per [`WhenFull`] instead of growing. Production
+//! passes a random, secret seed, so the placement cannot be predicted from
+//! outside; tests and simulations pass a fixed one and repeat exactly.
+//! foldhash is not a keyed PRF: a secret seed makes flooding impractical,
+//! not impossible, and the bounds above are what holds regardless.
 
 use super::algorithm::{Algorithm, PackedState, Verdict};
+pub use super::config::{LimiterConfig, LimiterConfigError, WhenFull};
 use super::fixed_window::FixedWindow;
 use super::key::KeyRef;
 use super::table::Table;
 use crate::UnixMillis;
-use serde::{Deserialize, Serialize};
 use std::marker::PhantomData;
 use std::sync::{Mutex, MutexGuard, PoisonError};
-
-/// What happens when a new key arrives at a shard full of live keys.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum WhenFull {
-    /// Refuse the request (429 for the limit whose key is new): known keys
-    /// keep their exact counts, so nothing is ever over-admitted. The retry
-    /// time is a hint: the soonest expiry among the entries examined.
-    #[default]
-    RefuseNewKeys,
-    /// Forget the examined live key that expires soonest and admit the new
-    /// one. New keys always get in, but the forgotten key may be admitted
-    /// again before its window ends.
-    EvictSoonest,
-}
-
-/// Sizing and policies of a [`KeyedLimiter`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct LimiterConfig {
-    /// Most keys held at once (split evenly over the shards; with a uniform
-    /// hash the first shard fills a few percent before the total is reached).
-    pub max_keys: usize,
-    /// Number of shards; `0` picks one shard per 4096 keys (a power of two,
-    /// at most 1024).
-    pub shards: usize,
-    /// The full-table policy.
-    pub when_full: WhenFull,
-    /// Slots the incremental sweep examines per call in each locked shard
-    /// (up to four times as many while it keeps finding expired ones).
-    pub sweep_per_call: usize,
-    /// Extra slots examined, only when a new key meets a full shard.
-    pub scan_when_full: usize,
-}
-
-impl Default for LimiterConfig {
-    fn default() -> Self {
-        Self {
-            max_keys: 1 << 20,
-            shards: 0,
-            when_full: WhenFull::RefuseNewKeys,
-            sweep_per_call: 2,
-            scan_when_full: 32,
-        }
-    }
-}
-
-impl LimiterConfig {
-    /// The default configuration holding at most `max_keys` keys.
-    pub fn with_max_keys(max_keys: usize) -> Self {
-        Self {
-            max_keys,
-            ..Self::default()
-        }
-    }
-
-    fn shard_count(&self) -> usize {
-        if self.shards > 0 {
-            return self.shards;
-        }
-        self.max_keys
-            .div_ceil(4096)
-            .max(1)
-            .next_power_of_two()
-            .min(1024)
-    }
-}
 
 /// A stacked check could not store a new key: its shard is full of live keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -124,6 +70,10 @@ fn lock<K>(shard: &Shard<K>) -> MutexGuard<'_, ShardState<K>> {
 /// multiply), so that the shard (high half), the home slot and the tag (low
 /// half) are independent even for sequential keys.
 #[inline]
+#[allow(
+    clippy::cast_possible_truncation,
+    reason = "the two 64-bit halves of the product are taken on purpose"
+)]
 fn mix(hash: u64) -> u64 {
     let product = u128::from(hash) * 0x9E37_79B9_7F4A_7C15;
     (product as u64) ^ ((product >> 64) as u64)
@@ -154,7 +104,7 @@ fn unpack<A: Algorithm>(packed: Option<(u64, u32)>) -> A::State {
 /// ```
 pub struct KeyedLimiter<K, A: Algorithm = FixedWindow> {
     shards: Box<[Shard<K>]>,
-    hasher: foldhash::fast::RandomState,
+    hasher: foldhash::fast::FixedState,
     config: LimiterConfig,
     algorithm: PhantomData<A>,
 }
@@ -176,7 +126,16 @@ impl<K: Default, A: Algorithm> Default for KeyedLimiter<K, A> {
 }
 
 impl<K: Default, A: Algorithm> KeyedLimiter<K, A> {
+    /// An empty limiter after [checking](LimiterConfig::check) `config`.
+    pub fn try_new(config: LimiterConfig) -> Result<Self, LimiterConfigError> {
+        config.check()?;
+        Ok(Self::new(config))
+    }
+
     /// An empty limiter; tables grow on demand up to `config.max_keys`.
+    /// An unchecked `config` is used as far as it can be: `max_keys = 0`
+    /// refuses every new key, `shards` is capped at
+    /// [`MAX_SHARDS`](super::MAX_SHARDS) (see [`Self::try_new`]).
     pub fn new(config: LimiterConfig) -> Self {
         let count = config.shard_count();
         let cap = config.max_keys.div_ceil(count);
@@ -189,7 +148,7 @@ impl<K: Default, A: Algorithm> KeyedLimiter<K, A> {
                     }))
                 })
                 .collect(),
-            hasher: foldhash::fast::RandomState::default(),
+            hasher: foldhash::fast::FixedState::with_seed(config.hash_seed),
             config,
             algorithm: PhantomData,
         }
@@ -201,6 +160,11 @@ impl<K: Default, A: Algorithm> KeyedLimiter<K, A> {
     }
 
     #[inline]
+    #[allow(
+        clippy::arithmetic_side_effects,
+        clippy::cast_possible_truncation,
+        reason = "(hash >> 32) < 2^32 and shards <= 1024: the product fits, the result < shards"
+    )]
     fn shard_of(&self, hash: u64) -> usize {
         (((hash >> 32) * self.shards.len() as u64) >> 32) as usize
     }
@@ -237,7 +201,11 @@ impl<K: Default, A: Algorithm> KeyedLimiter<K, A> {
                         self.make_room(&mut shard.table, now, 1, &|_| false)
                     };
                     match room {
-                        Ok(()) => shard.table.insert(hash, key.to_key(), next.pack()),
+                        Ok(()) => {
+                            shard
+                                .table
+                                .insert(hash, key.to_key(), next.pack(), next.expires_at())
+                        }
                         Err(retry_at) => return Verdict::refused(retry_at, retry_at),
                     }
                 }
@@ -290,69 +258,13 @@ impl<K: Default, A: Algorithm> KeyedLimiter<K, A> {
         now: UnixMillis,
         step: &mut dyn FnMut(&mut [A::State], UnixMillis) -> bool,
     ) -> Result<(), StoreFull> {
-        let hashes: Vec<u64> = keys
-            .iter()
-            .map(|k| mix(k.hash_with(&self.hasher)))
-            .collect();
-        let shard_ids: Vec<usize> = hashes.iter().map(|&h| self.shard_of(h)).collect();
-        let mut order = shard_ids.clone();
-        order.sort_unstable();
-        order.dedup();
-        let mut guards: Vec<MutexGuard<'_, ShardState<K>>> = order
-            .iter()
-            .filter_map(|&id| self.shards.get(id).map(lock))
-            .collect();
-        let guard_at = |shard: usize| order.binary_search(&shard).unwrap_or(0);
-        let latest = guards.iter().map(|g| g.latest).fold(now, u64::max);
-        for guard in &mut guards {
-            guard.latest = latest;
-        }
-        let now = latest;
+        let keys: Vec<(&Self, &Q)> = keys.iter().map(|key| (self, *key)).collect();
+        transact_across(&keys, now, step)
+    }
 
-        let mut found = Vec::with_capacity(keys.len());
-        let mut states = Vec::with_capacity(keys.len());
-        for (i, key) in keys.iter().enumerate() {
-            let at = guards.get(guard_at(shard_ids[i])).and_then(|g| {
-                g.table
-                    .find(hashes[i], *key)
-                    .and_then(|at| g.table.state_at(at))
-            });
-            found.push(at.is_some());
-            states.push(unpack::<A>(at));
-        }
-        let commit = step(&mut states, now);
-
-        if commit {
-            for (g, &shard) in order.iter().enumerate() {
-                let mine = |i: &usize| shard_ids[*i] == shard;
-                let new_keys = (0..keys.len()).filter(|i| mine(i) && !found[*i]).count();
-                let Some(guard) = guards.get_mut(g) else {
-                    continue;
-                };
-                let keep =
-                    |stored: &K| (0..keys.len()).any(|i| mine(&i) && keys[i].matches(stored));
-                if let Err(retry_at) = self.make_room(&mut guard.table, now, new_keys, &keep) {
-                    let index = (0..keys.len()).find(|i| mine(i) && !found[*i]).unwrap_or(0);
-                    return Err(StoreFull { index, retry_at });
-                }
-            }
-            for (i, key) in keys.iter().enumerate() {
-                let Some(guard) = guards.get_mut(guard_at(shard_ids[i])) else {
-                    continue;
-                };
-                let packed = states[i].pack();
-                match guard.table.find(hashes[i], *key) {
-                    Some(at) => guard.table.set_at(at, packed),
-                    None => guard.table.insert(hashes[i], key.to_key(), packed),
-                }
-            }
-        }
-        for guard in &mut guards {
-            guard
-                .table
-                .sweep(self.config.sweep_per_call, now, expiry::<A>);
-        }
-        Ok(())
+    /// Where this limiter sits in the global lock order.
+    fn lock_rank(&self) -> usize {
+        std::ptr::from_ref(self) as usize
     }
 
     /// The stored state of `key`, if any (expired states may linger until
@@ -392,4 +304,99 @@ impl<K: Default, A: Algorithm> KeyedLimiter<K, A> {
     pub fn shard_count(&self) -> usize {
         self.shards.len()
     }
+}
+
+/// [`KeyedLimiter::transact`] over keys that may live in different
+/// limiters (of one key and state type): every shard involved is locked in
+/// one global order (limiter, then shard), so concurrent calls cannot
+/// deadlock, and the step is all-or-none across all of them.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "places, hashes, found and states hold one entry per key; i < keys.len()"
+)]
+pub(crate) fn transact_across<K: Default, A: Algorithm, Q: KeyRef<K> + ?Sized>(
+    keys: &[(&KeyedLimiter<K, A>, &Q)],
+    now: UnixMillis,
+    step: &mut dyn FnMut(&mut [A::State], UnixMillis) -> bool,
+) -> Result<(), StoreFull> {
+    let hashes: Vec<u64> = keys
+        .iter()
+        .map(|(limiter, key)| mix(key.hash_with(&limiter.hasher)))
+        .collect();
+    let places: Vec<(usize, usize)> = keys
+        .iter()
+        .zip(&hashes)
+        .map(|((limiter, _), &hash)| (limiter.lock_rank(), limiter.shard_of(hash)))
+        .collect();
+    let mut order = places.clone();
+    order.sort_unstable();
+    order.dedup();
+    let mut owners = Vec::with_capacity(order.len());
+    let mut guards: Vec<MutexGuard<'_, ShardState<K>>> = Vec::with_capacity(order.len());
+    for &(rank, shard) in &order {
+        let owner = keys
+            .iter()
+            .map(|(limiter, _)| *limiter)
+            .find(|limiter| limiter.lock_rank() == rank);
+        let Some((owner, shard)) = owner.and_then(|o| Some((o, o.shards.get(shard)?))) else {
+            return Err(StoreFull {
+                index: 0,
+                retry_at: now.saturating_add(1),
+            });
+        };
+        owners.push(owner);
+        guards.push(lock(shard));
+    }
+    let guard_at = |place: (usize, usize)| order.binary_search(&place).unwrap_or(0);
+    let latest = guards.iter().map(|g| g.latest).fold(now, u64::max);
+    for guard in &mut guards {
+        guard.latest = latest;
+    }
+    let now = latest;
+
+    let mut found = Vec::with_capacity(keys.len());
+    let mut states = Vec::with_capacity(keys.len());
+    for (i, (_, key)) in keys.iter().enumerate() {
+        let at = guards.get(guard_at(places[i])).and_then(|g| {
+            g.table
+                .find(hashes[i], *key)
+                .and_then(|at| g.table.state_at(at))
+        });
+        found.push(at.is_some());
+        states.push(unpack::<A>(at));
+    }
+    let commit = step(&mut states, now);
+
+    if commit {
+        for (g, &place) in order.iter().enumerate() {
+            let mine = |i: &usize| places[*i] == place;
+            let new_keys = (0..keys.len()).filter(|i| mine(i) && !found[*i]).count();
+            let (Some(guard), Some(owner)) = (guards.get_mut(g), owners.get(g)) else {
+                continue;
+            };
+            let keep = |stored: &K| (0..keys.len()).any(|i| mine(&i) && keys[i].1.matches(stored));
+            if let Err(retry_at) = owner.make_room(&mut guard.table, now, new_keys, &keep) {
+                let index = (0..keys.len()).find(|i| mine(i) && !found[*i]).unwrap_or(0);
+                return Err(StoreFull { index, retry_at });
+            }
+        }
+        for (i, (_, key)) in keys.iter().enumerate() {
+            let Some(guard) = guards.get_mut(guard_at(places[i])) else {
+                continue;
+            };
+            let (packed, expires_at) = (states[i].pack(), states[i].expires_at());
+            match guard.table.find(hashes[i], *key) {
+                Some(at) => guard.table.set_at(at, packed),
+                None => guard
+                    .table
+                    .insert(hashes[i], key.to_key(), packed, expires_at),
+            }
+        }
+    }
+    for (guard, owner) in guards.iter_mut().zip(&owners) {
+        guard
+            .table
+            .sweep(owner.config.sweep_per_call, now, expiry::<A>);
+    }
+    Ok(())
 }

@@ -1,16 +1,28 @@
-//! The gate's in-process limiter: the keyed engine over `(limit, subject)`
-//! keys, as a [`StateStore`] and therefore as a [`RateLimiter`].
+//! The gate's in-process limiter: one keyed table per limit name, as a
+//! [`StateStore`] and therefore as a [`RateLimiter`].
 //!
-//! Limit names are interned to one-byte ids, so a key is one allocation of
-//! `1 + subject.len()` bytes behind a 16-byte handle.
+//! Each limit name (interned to a one-byte id) has its own table of
+//! `max_keys` subjects, so capacity is kept per limit: a flood of new
+//! per-IP subjects can fill the `client_ip` table, never the credential
+//! table. A stacked check locks the shards it needs across tables in one
+//! global order, so it stays all-or-none.
+//!
+//! When a table has no room for a new subject, [`RateLimiter::try_acquire`]
+//! says so ([`Unavailability::TableFull`]): the gate answers 503 with its
+//! own detail, not a 429 blaming the limit. [`RateLimiter::acquire`], which
+//! must decide, refuses that request instead.
 
 use super::algorithm::Algorithm;
 use super::fixed_window::FixedWindow;
-use super::key::{Interner, LimitKey, LimitKeyRef};
-use super::keyed::{KeyedLimiter, LimiterConfig, StoreFull};
-use super::stack::{acquire, StateStore, StoreKey};
-use super::{LimitCheck, RateLimiter, StackDecision};
+use super::key::{Interner, MAX_LIMIT_NAMES};
+use super::keyed::{transact_across, KeyedLimiter, LimiterConfig, LimiterConfigError, StoreFull};
+use super::stack::{acquire, try_acquire, StateStore, StoreKey};
+use super::{LimitCheck, LimiterUnavailable, RateLimiter, StackDecision, Unavailability};
 use crate::UnixMillis;
+use std::sync::OnceLock;
+
+/// The table of one limit name: subjects to states.
+pub type SubjectTable<A> = KeyedLimiter<Box<str>, A>;
 
 /// The in-memory limiter of the gate, fixed window by default.
 ///
@@ -20,10 +32,26 @@ use crate::UnixMillis;
 /// let check = LimitCheck { name: "credential", quota: Quota::per_seconds(100, 60), subject: "key-ada" };
 /// assert!(limiter.acquire(&[check], 1_700_000_000_000).header_status().is_some());
 /// ```
-#[derive(Debug, Default)]
 pub struct InMemoryLimiter<A: Algorithm = FixedWindow> {
     names: Interner,
-    keys: KeyedLimiter<LimitKey, A>,
+    /// One table per limit id, made on first use.
+    tables: Box<[OnceLock<SubjectTable<A>>]>,
+    config: LimiterConfig,
+}
+
+impl<A: Algorithm> std::fmt::Debug for InMemoryLimiter<A> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("InMemoryLimiter")
+            .field("algorithm", &A::default())
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<A: Algorithm> Default for InMemoryLimiter<A> {
+    fn default() -> Self {
+        Self::with_config(LimiterConfig::default())
+    }
 }
 
 impl InMemoryLimiter {
@@ -34,23 +62,44 @@ impl InMemoryLimiter {
 }
 
 impl<A: Algorithm> InMemoryLimiter<A> {
-    /// An empty limiter with `config`.
+    /// An empty limiter with `config` (each limit name gets a table of
+    /// `config.max_keys` subjects). An unchecked `config` is used as far as
+    /// it can be (see [`KeyedLimiter::new`]); [`Self::try_with_config`]
+    /// checks it first.
     pub fn with_config(config: LimiterConfig) -> Self {
         Self {
             names: Interner::default(),
-            keys: KeyedLimiter::new(config),
+            tables: (0..MAX_LIMIT_NAMES).map(|_| OnceLock::new()).collect(),
+            config,
         }
     }
 
-    /// The keyed table underneath.
-    pub fn keys(&self) -> &KeyedLimiter<LimitKey, A> {
-        &self.keys
+    /// An empty limiter after [checking](LimiterConfig::check) `config`.
+    pub fn try_with_config(config: LimiterConfig) -> Result<Self, LimiterConfigError> {
+        config.check()?;
+        Ok(Self::with_config(config))
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &LimiterConfig {
+        &self.config
+    }
+
+    /// The table of the limit `name`, if it has been used.
+    pub fn table(&self, name: &str) -> Option<&SubjectTable<A>> {
+        let limit = self.names.intern(name)?;
+        self.tables.get(usize::from(limit))?.get()
     }
 
     /// The stored state of `subject` under the limit `name`, if any.
     pub fn state(&self, name: &str, subject: &str) -> Option<A::State> {
+        self.table(name)?.state(subject)
+    }
+
+    fn table_of(&self, name: &str) -> Option<&SubjectTable<A>> {
         let limit = self.names.intern(name)?;
-        self.keys.state(&LimitKeyRef { limit, subject })
+        let slot = self.tables.get(usize::from(limit))?;
+        Some(slot.get_or_init(|| KeyedLimiter::new(self.config)))
     }
 }
 
@@ -61,27 +110,34 @@ impl<A: Algorithm> StateStore<A> for InMemoryLimiter<A> {
         now: UnixMillis,
         step: &mut dyn FnMut(&mut [A::State], UnixMillis) -> bool,
     ) -> Result<(), StoreFull> {
-        let mut refs = Vec::with_capacity(keys.len());
+        let mut parts = Vec::with_capacity(keys.len());
         for (index, key) in keys.iter().enumerate() {
-            let Some(limit) = self.names.intern(key.limit) else {
+            let Some(table) = self.table_of(key.limit) else {
                 // More distinct limit names than ids: fail closed.
                 return Err(StoreFull {
                     index,
                     retry_at: now.saturating_add(1),
                 });
             };
-            refs.push(LimitKeyRef {
-                limit,
-                subject: key.subject,
-            });
+            parts.push((table, key.subject));
         }
-        let borrowed: Vec<&LimitKeyRef<'_>> = refs.iter().collect();
-        self.keys.transact(&borrowed, now, step)
+        transact_across(&parts, now, step)
     }
 }
 
 impl<A: Algorithm> RateLimiter for InMemoryLimiter<A> {
     fn acquire(&self, checks: &[LimitCheck<'_>], now: UnixMillis) -> StackDecision {
         acquire::<A, _>(self, checks, now)
+    }
+
+    fn try_acquire(
+        &self,
+        checks: &[LimitCheck<'_>],
+        now: UnixMillis,
+    ) -> Result<StackDecision, LimiterUnavailable> {
+        try_acquire::<A, _>(self, checks, now).map_err(|full| LimiterUnavailable {
+            retry_at: full.retry_at.max(now.saturating_add(1)),
+            reason: Unavailability::TableFull { index: full.index },
+        })
     }
 }

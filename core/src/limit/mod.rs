@@ -62,7 +62,14 @@
 //! retry time is exact: a retry at `retry_at` is admitted if nothing else
 //! was counted meanwhile, one ms earlier is not (away from `u64::MAX`).
 
+#![deny(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::cast_possible_truncation
+)]
+
 pub mod algorithm;
+pub mod config;
 pub mod fixed_window;
 pub mod gcra;
 pub mod key;
@@ -70,14 +77,17 @@ pub mod keyed;
 pub mod memory;
 pub mod stack;
 mod table;
+#[cfg(test)]
+mod table_model;
 
 pub use algorithm::{is_expired, Algorithm, PackedState, Verdict};
+pub use config::{LimiterConfig, LimiterConfigError, WhenFull, MAX_SHARDS};
 pub use fixed_window::{FixedWindow, FixedWindowRule, FixedWindowState};
 pub use gcra::{Gcra, GcraRule, GcraState};
 pub use key::{KeyRef, LimitKey, LimitKeyRef};
-pub use keyed::{KeyedLimiter, LimiterConfig, StoreFull, WhenFull};
-pub use memory::InMemoryLimiter;
-pub use stack::{acquire, decide_stack, StateStore, StoreKey};
+pub use keyed::{KeyedLimiter, StoreFull};
+pub use memory::{InMemoryLimiter, SubjectTable};
+pub use stack::{acquire, decide_stack, try_acquire, StateStore, StoreKey};
 
 use crate::UnixMillis;
 use serde::{Deserialize, Serialize};
@@ -173,15 +183,45 @@ impl StackDecision {
     }
 }
 
-/// A limiter backed by an external store could not decide (the store is
-/// down, slow or answering nonsense) and its policy is to fail closed: the
-/// gate answers `503 Service Unavailable` with `Retry-After` instead of
-/// guessing. Nothing was charged.
+/// A limiter could not decide, and the gate answers `503 Service
+/// Unavailable` with `Retry-After` instead of guessing: an external store is
+/// down, slow or answering nonsense and its policy is to fail closed, or
+/// the in-process table has no room for a new subject. Nothing was charged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LimiterUnavailable {
     /// When the limiter expects to be able to decide again (the gate sends
     /// `Retry-After` up to it, at least one second).
     pub retry_at: UnixMillis,
+    /// Why it could not decide.
+    #[serde(default)]
+    pub reason: Unavailability,
+}
+
+impl LimiterUnavailable {
+    /// The limit store cannot be reached (the fail-closed policy).
+    pub const fn store_down(retry_at: UnixMillis) -> Self {
+        Self {
+            retry_at,
+            reason: Unavailability::StoreDown,
+        }
+    }
+}
+
+/// Why a limiter could not decide.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Unavailability {
+    /// The external limit store is unavailable.
+    #[default]
+    StoreDown,
+    /// The table of one limit is full of live subjects and cannot track a
+    /// new one: `index` is the check (in the request's stack) whose subject
+    /// found no room. Other limits keep their own room.
+    TableFull {
+        /// Index of the check whose new subject found no room.
+        index: usize,
+    },
 }
 
 /// The seam between the gate and a rate-limit engine.

@@ -107,8 +107,9 @@ pub fn same_keys(checks: &[LimitCheck<'_>]) -> Vec<usize> {
         .iter()
         .enumerate()
         .map(|(i, check)| {
-            checks[..i]
+            checks
                 .iter()
+                .take(i)
                 .position(|c| c.name == check.name && c.subject == check.subject)
                 .unwrap_or(i)
         })
@@ -116,14 +117,26 @@ pub fn same_keys(checks: &[LimitCheck<'_>]) -> Vec<usize> {
 }
 
 /// A stacked check of `checks` at `now` against `store`: the complete
-/// behaviour of a [`RateLimiter`](super::RateLimiter) over any store.
+/// behaviour of a [`RateLimiter`](super::RateLimiter) over any store. A new
+/// key that finds no room is refused (see [`try_acquire`] to tell it
+/// apart).
 pub fn acquire<A: Algorithm, S: StateStore<A> + ?Sized>(
     store: &S,
     checks: &[LimitCheck<'_>],
     now: UnixMillis,
 ) -> StackDecision {
+    try_acquire::<A, S>(store, checks, now).unwrap_or_else(|full| full_refusal(checks, full))
+}
+
+/// Like [`acquire`], but a new key that finds no room is reported as
+/// [`StoreFull`] (nothing charged) instead of refused.
+pub fn try_acquire<A: Algorithm, S: StateStore<A> + ?Sized>(
+    store: &S,
+    checks: &[LimitCheck<'_>],
+    now: UnixMillis,
+) -> Result<StackDecision, StoreFull> {
     if checks.is_empty() {
-        return StackDecision::Admitted { tightest: None };
+        return Ok(StackDecision::Admitted { tightest: None });
     }
     let rules: Vec<A::Rule> = checks.iter().map(|c| A::rule(c.quota)).collect();
     let same = same_keys(checks);
@@ -135,23 +148,16 @@ pub fn acquire<A: Algorithm, S: StateStore<A> + ?Sized>(
         })
         .collect();
     let mut decision = None;
-    let outcome = store.transact(&keys, now, &mut |states, now| {
+    store.transact(&keys, now, &mut |states, now| {
         let decided = decide_stack::<A>(&rules, &same, states, now);
         let admitted = matches!(decided, StackDecision::Admitted { .. });
         decision = Some(decided);
         admitted
-    });
-    match (outcome, decision) {
-        (Ok(()), Some(decision)) => decision,
-        (Err(full), _) => full_refusal(checks, full),
-        (Ok(()), None) => full_refusal(
-            checks,
-            StoreFull {
-                index: 0,
-                retry_at: now,
-            },
-        ),
-    }
+    })?;
+    decision.ok_or(StoreFull {
+        index: 0,
+        retry_at: now,
+    })
 }
 
 fn full_refusal(checks: &[LimitCheck<'_>], full: StoreFull) -> StackDecision {

@@ -32,6 +32,21 @@ pub(crate) struct Table<K> {
     max_slots: usize,
     /// Where the incremental sweep goes on.
     cursor: usize,
+    /// A lower bound of every entry's expiry: while `now` is below it,
+    /// nothing can be expired and the sweep costs one comparison.
+    earliest: UnixMillis,
+    /// The least expiry met during the current lap of the cursor (entries
+    /// examined, or written, since the lap began).
+    lap_min: UnixMillis,
+    /// Slots the cursor still has to examine to finish the lap; when it
+    /// does, `lap_min` becomes the new `earliest`.
+    lap_left: usize,
+    /// Where the current lap began.
+    lap_start: usize,
+    /// False once an entry was moved from the part of the lap still ahead
+    /// of the cursor into the part behind it (so the lap may miss it); such
+    /// a lap only lowers the bound.
+    lap_exact: bool,
 }
 
 /// Most rounds of one incremental sweep.
@@ -39,16 +54,29 @@ pub(crate) const SWEEP_ROUNDS: usize = 4;
 
 /// The tag of a hash: its low 32 bits, never zero.
 #[inline]
+#[allow(
+    clippy::cast_possible_truncation,
+    reason = "the low 32 bits are the tag"
+)]
 pub(crate) const fn tag_of(hash: u64) -> u32 {
     (hash as u32) | 1
 }
 
 #[inline]
+#[allow(
+    clippy::arithmetic_side_effects,
+    clippy::cast_possible_truncation,
+    reason = "tag < 2^32, so the 128-bit product fits and (tag * slots) >> 32 < slots"
+)]
 fn home(tag: u32, slots: usize) -> usize {
-    ((u64::from(tag) * slots as u64) >> 32) as usize
+    ((u128::from(tag) * slots as u128) >> 32) as usize
 }
 
 #[inline]
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "home < slots and at < slots, so neither side goes below 0 or past 2 * slots"
+)]
 fn distance(tag: u32, at: usize, slots: usize) -> usize {
     let home = home(tag, slots);
     if at >= home {
@@ -76,7 +104,44 @@ impl<K: Default> Table<K> {
             cap,
             max_slots,
             cursor: 0,
+            earliest: UnixMillis::MAX,
+            lap_min: UnixMillis::MAX,
+            lap_left: 0,
+            lap_start: 0,
+            lap_exact: true,
         }
+    }
+
+    /// Records that an entry expiring at `expires_at` is stored.
+    #[inline]
+    fn note_expiry(&mut self, expires_at: UnixMillis) {
+        self.earliest = self.earliest.min(expires_at);
+        self.lap_min = self.lap_min.min(expires_at);
+    }
+
+    /// Counts one slot the cursor moved past (it is now at `next`); at the
+    /// end of a lap the bound moves up to the least expiry the lap met.
+    #[inline]
+    fn lap_step(&mut self, next: usize) {
+        self.lap_left = self.lap_left.saturating_sub(1);
+        if self.lap_left == 0 {
+            self.earliest = if self.lap_exact {
+                self.lap_min
+            } else {
+                self.earliest.min(self.lap_min)
+            };
+            self.lap_min = UnixMillis::MAX;
+            self.lap_left = self.slots.len();
+            self.lap_start = next;
+            self.lap_exact = true;
+        }
+    }
+
+    /// The lower bound of every stored entry's expiry (`u64::MAX` when
+    /// empty).
+    #[cfg(test)]
+    pub(crate) fn earliest(&self) -> UnixMillis {
+        self.earliest
     }
 
     /// Entries held.
@@ -96,11 +161,17 @@ impl<K: Default> Table<K> {
 
     /// Bytes of slot storage allocated.
     pub(crate) fn slot_bytes(&self) -> usize {
-        self.slots.capacity() * std::mem::size_of::<Slot<K>>()
+        self.slots
+            .capacity()
+            .saturating_mul(std::mem::size_of::<Slot<K>>())
     }
 
     /// The slot holding `key`, if any.
     #[inline]
+    #[allow(
+        clippy::arithmetic_side_effects,
+        reason = "probes and slot indices stay below the slot count"
+    )]
     pub(crate) fn find<Q: KeyRef<K> + ?Sized>(&self, hash: u64, key: &Q) -> Option<usize> {
         let n = self.slots.len();
         if n == 0 {
@@ -136,7 +207,9 @@ impl<K: Default> Table<K> {
         self.slots.get(at).map(|slot| (slot.time, slot.extra))
     }
 
-    /// Overwrites the packed state at `at`.
+    /// Overwrites the packed state at `at`. The new state must not expire
+    /// before the one it replaces (see [`super::Algorithm::decide`]), so the
+    /// sweep's bound stays a bound.
     #[inline]
     pub(crate) fn set_at(&mut self, at: usize, (time, extra): (u64, u32)) {
         if let Some(slot) = self.slots.get_mut(at) {
@@ -145,9 +218,20 @@ impl<K: Default> Table<K> {
         }
     }
 
-    /// Inserts a key known to be absent. The caller has checked
-    /// [`Self::has_room`]; without room nothing is inserted.
-    pub(crate) fn insert(&mut self, hash: u64, key: K, (time, extra): (u64, u32)) {
+    /// Inserts a key known to be absent, with a state expiring at
+    /// `expires_at`. The caller has checked [`Self::has_room`]; without room
+    /// nothing is inserted.
+    #[allow(
+        clippy::arithmetic_side_effects,
+        reason = "len <= cap and slot counts are Vec lengths of 24-byte slots: the products fit"
+    )]
+    pub(crate) fn insert(
+        &mut self,
+        hash: u64,
+        key: K,
+        (time, extra): (u64, u32),
+        expires_at: UnixMillis,
+    ) {
         if !self.has_room(1) {
             return;
         }
@@ -164,18 +248,26 @@ impl<K: Default> Table<K> {
             extra,
             tag: tag_of(hash),
         };
-        self.place(&mut carried);
+        self.place::<true>(&mut carried);
+        self.note_expiry(expires_at);
         self.len += 1;
     }
 
-    /// Robin Hood placement of `carried` into the current slots.
-    fn place(&mut self, carried: &mut Slot<K>) {
+    /// Robin Hood placement of `carried` into the current slots; `LAP`:
+    /// whether a lap is under way (not during a resize, which starts one).
+    #[inline]
+    #[allow(
+        clippy::arithmetic_side_effects,
+        reason = "probes and slot indices stay below the slot count"
+    )]
+    fn place<const LAP: bool>(&mut self, carried: &mut Slot<K>) {
         let n = self.slots.len();
         if n == 0 {
             return;
         }
         let mut at = home(carried.tag, n);
         let mut probed = 0;
+        let mut displaced = false;
         for _ in 0..n {
             let Some(slot) = self.slots.get_mut(at) else {
                 return;
@@ -188,11 +280,16 @@ impl<K: Default> Table<K> {
             if resident < probed {
                 std::mem::swap(slot, carried);
                 probed = resident;
+                displaced = true;
             }
             probed += 1;
             at += 1;
             if at == n {
                 at = 0;
+            }
+            if LAP && displaced && at == self.lap_start {
+                // A resident moves past the lap's end into its start.
+                self.lap_exact = false;
             }
         }
     }
@@ -204,17 +301,30 @@ impl<K: Default> Table<K> {
         );
         for mut slot in old {
             if slot.tag != 0 {
-                self.place(&mut slot);
+                self.place::<false>(&mut slot);
             }
         }
+        // Slot positions changed: the cursor starts a new lap; `earliest`
+        // still bounds every entry.
+        self.cursor = 0;
+        self.lap_min = UnixMillis::MAX;
+        self.lap_left = slots;
+        self.lap_start = 0;
+        self.lap_exact = true;
     }
 
-    /// Removes the entry at `at`, shifting its followers back.
-    pub(crate) fn remove_at(&mut self, at: usize) {
+    /// Removes the entry at `at`, shifting its followers back. Returns the
+    /// last slot the shift reached: the entries that were in the slots after
+    /// `at` up to it (going round) now sit one slot earlier.
+    #[allow(
+        clippy::arithmetic_side_effects,
+        reason = "a live entry was just removed (len >= 1); indices stay below the slot count"
+    )]
+    pub(crate) fn remove_at(&mut self, at: usize) -> usize {
         let n = self.slots.len();
         match self.slots.get_mut(at) {
             Some(slot) if slot.tag != 0 => *slot = Slot::default(),
-            _ => return,
+            _ => return at,
         }
         self.len -= 1;
         let mut hole = at;
@@ -222,20 +332,35 @@ impl<K: Default> Table<K> {
             let next = if hole + 1 == n { 0 } else { hole + 1 };
             match self.slots.get(next) {
                 Some(slot) if slot.tag != 0 && distance(slot.tag, next, n) > 0 => {
+                    if next == self.cursor {
+                        // The entry under the cursor moves behind it.
+                        self.lap_exact = false;
+                    }
                     self.slots.swap(hole, next);
                     hole = next;
                 }
-                _ => return,
+                _ => return hole,
             }
         }
     }
 
-    /// The incremental sweep: once the table is at least half full, examines
+    /// The incremental sweep: once the table is at least half full and
+    /// `now` has reached the lower bound of the entries' expiries, examines
     /// `budget` slots from the cursor and removes entries expired at `now`;
     /// while at least half of a round was expired it goes on, up to
     /// [`SWEEP_ROUNDS`] rounds (so expired entries never pile up ahead of the
     /// cursor). Returns how many it removed.
+    ///
+    /// The bound is exact except after [`Self::remove_at`] from outside the
+    /// cursor (an eviction), whose backward shift may move one entry behind
+    /// the cursor for a lap; such an entry stays until a later lap or a
+    /// [`Self::scan`] (which is never gated) meets it. Expired entries
+    /// mean the same as absent ones, so this only delays reclaiming memory.
     #[inline]
+    #[allow(
+        clippy::arithmetic_side_effects,
+        reason = "len <= slot count, a Vec length of 24-byte slots: len * 2 fits"
+    )]
     pub(crate) fn sweep(
         &mut self,
         budget: usize,
@@ -243,22 +368,47 @@ impl<K: Default> Table<K> {
         expires: impl Fn(u64, u32) -> UnixMillis,
     ) -> usize {
         let n = self.slots.len();
-        if budget == 0 || self.len * 2 < n {
+        if budget == 0 || self.len * 2 < n || now < self.earliest {
             return 0;
         }
+        self.sweep_slow(budget, now, expires)
+    }
+
+    #[inline(never)]
+    #[allow(
+        clippy::arithmetic_side_effects,
+        reason = "counters are bounded by the budget and the slot count"
+    )]
+    fn sweep_slow(
+        &mut self,
+        budget: usize,
+        now: UnixMillis,
+        expires: impl Fn(u64, u32) -> UnixMillis,
+    ) -> usize {
+        let n = self.slots.len();
         let mut at = if self.cursor < n { self.cursor } else { 0 };
+        self.cursor = at;
         let (mut removed, mut in_round, mut left_in_round) = (0, 0, budget);
         let mut rounds = SWEEP_ROUNDS;
         while let Some(slot) = self.slots.get(at) {
-            if slot.tag != 0 && is_expired(expires(slot.time, slot.extra), now) {
-                // The follower shifted into `at` is examined next.
-                self.remove_at(at);
-                removed += 1;
-                in_round += 1;
-            } else {
-                at += 1;
-                if at == n {
-                    at = 0;
+            let expiry = (slot.tag != 0).then(|| expires(slot.time, slot.extra));
+            match expiry {
+                Some(expiry) if is_expired(expiry, now) => {
+                    // The follower shifted into `at` is examined next.
+                    self.remove_at(at);
+                    removed += 1;
+                    in_round += 1;
+                }
+                _ => {
+                    if let Some(expiry) = expiry {
+                        self.lap_min = self.lap_min.min(expiry);
+                    }
+                    at += 1;
+                    if at == n {
+                        at = 0;
+                    }
+                    self.cursor = at;
+                    self.lap_step(at);
                 }
             }
             left_in_round -= 1;
@@ -276,6 +426,10 @@ impl<K: Default> Table<K> {
 
     /// Like [`Self::sweep`], and also reports the live entry expiring
     /// soonest among those examined, leaving alone the keys `keep` names.
+    #[allow(
+        clippy::arithmetic_side_effects,
+        reason = "counters are bounded by the budget and the slot count (n > 0 here)"
+    )]
     pub(crate) fn scan(
         &mut self,
         budget: usize,
@@ -303,15 +457,29 @@ impl<K: Default> Table<K> {
                 let expiry = expires(slot.time, slot.extra);
                 if is_expired(expiry, now) {
                     // The follower shifted into `at` is examined next.
-                    self.remove_at(at);
+                    let last = self.remove_at(at);
                     found.reclaimed += 1;
+                    // A shift that went round the table may have moved the
+                    // soonest entry found so far one slot back.
+                    if let Some((pos, expiry)) = found.soonest {
+                        let (moved, reach) = ((pos + n - at) % n, (last + n - at) % n);
+                        if moved > 0 && moved <= reach {
+                            found.soonest = Some(((pos + n - 1) % n, expiry));
+                        }
+                    }
                     continue;
                 }
+                self.lap_min = self.lap_min.min(expiry);
                 if found.soonest.is_none_or(|(_, best)| expiry < best) {
                     found.soonest = Some((at, expiry));
                 }
+            } else if let Some(slot) = self.slots.get(at).filter(|slot| slot.tag != 0) {
+                // A kept key still counts towards the lap's bound.
+                let expiry = expires(slot.time, slot.extra);
+                self.lap_min = self.lap_min.min(expiry);
             }
             self.cursor = at + 1;
+            self.lap_step(self.cursor % n);
         }
         found
     }
@@ -330,7 +498,7 @@ mod tests {
         let mut table: Table<u64> = Table::new(1_000);
         for key in 0..1_000u64 {
             assert_eq!(table.find(hash(key), &key), None);
-            table.insert(hash(key), key, (key, 1));
+            table.insert(hash(key), key, (key, 1), key);
         }
         assert_eq!(table.len(), 1_000);
         assert!(!table.has_room(1));
@@ -351,7 +519,8 @@ mod tests {
     fn sweep_reclaims_expired_entries_within_its_budget() {
         let mut table: Table<u64> = Table::new(64);
         for key in 0..64u64 {
-            table.insert(hash(key), key, (if key < 32 { 10 } else { 1_000 }, 0));
+            let time = if key < 32 { 10 } else { 1_000 };
+            table.insert(hash(key), key, (time, 0), time);
         }
         let mut removed = 0;
         for _ in 0..100 {
@@ -371,5 +540,28 @@ mod tests {
         assert_eq!(table.len(), 32);
         let scan = table.scan(80, 500, &|time, _| time, &|_: &u64| false);
         assert_eq!(scan.soonest.map(|(_, at)| at), Some(1_000));
+    }
+
+    #[test]
+    fn sweep_rests_until_the_earliest_expiry_then_the_bound_moves_up() {
+        let mut table: Table<u64> = Table::new(64);
+        for key in 0..64u64 {
+            let time = 100 + key;
+            table.insert(hash(key), key, (time, 0), time);
+        }
+        assert_eq!(table.earliest(), 100);
+        // Nothing has expired before 100: the sweep examines nothing.
+        assert_eq!(table.sweep(8, 99, |time, _| time), 0);
+        assert_eq!(table.len(), 64);
+        // At 110 the entries 100..=110 go, in laps of the cursor.
+        let mut removed = 0;
+        for _ in 0..200 {
+            removed += table.sweep(8, 110, |time, _| time);
+        }
+        assert_eq!(removed, 11);
+        assert_eq!(table.len(), 53);
+        // After full laps the bound is the least live expiry.
+        assert_eq!(table.earliest(), 111);
+        assert_eq!(table.sweep(8, 110, |time, _| time), 0);
     }
 }
