@@ -29,8 +29,12 @@ pub const PREFLIGHT_MAX_AGE: &str = "600";
 /// `Access-Control-Allow-Headers`: the credential headers and the
 /// stable-egress header.
 pub fn allow_headers(stable_egress_header: &str) -> HeaderValue {
-    HeaderValue::from_str(&format!("X-API-Key, Authorization, {stable_egress_header}"))
-        .unwrap_or_else(|_| HeaderValue::from_static("X-API-Key, Authorization, X-Stable-Egress"))
+    HeaderValue::from_str(&format!(
+        "X-API-Key, Authorization, {stable_egress_header}, Prefer"
+    ))
+    .unwrap_or_else(|_| {
+        HeaderValue::from_static("X-API-Key, Authorization, X-Stable-Egress, Prefer")
+    })
 }
 
 fn is_preflight(request: &Request) -> bool {
@@ -54,7 +58,7 @@ pub async fn layer(State(app): State<Arc<App>>, request: Request, next: Next) ->
         allow_any_origin(headers);
         headers.insert(
             ACCESS_CONTROL_ALLOW_METHODS,
-            HeaderValue::from_static("GET"),
+            HeaderValue::from_static("GET, POST"),
         );
         headers.insert(ACCESS_CONTROL_ALLOW_HEADERS, app.allow_headers().clone());
         headers.insert(
@@ -64,11 +68,16 @@ pub async fn layer(State(app): State<Arc<App>>, request: Request, next: Next) ->
         return response;
     }
     let mut response = next.run(request).await;
-    let headers = response.headers_mut();
+    decorate(response.headers_mut());
+    response
+}
+
+/// The CORS headers of every answer that is not a preflight's (injected
+/// faults included).
+pub fn decorate(headers: &mut HeaderMap) {
     allow_any_origin(headers);
     headers.insert(
         ACCESS_CONTROL_EXPOSE_HEADERS,
         HeaderValue::from_static(EXPOSED_HEADERS),
     );
-    response
 }

@@ -58,9 +58,9 @@ before(async () => {
   cpSync(path.join(root, 'wasm/pkg'), path.join(site, 'pkg'), { recursive: true, dereference: true });
   const config = path.join(out, 'dashboard-sandbox.json');
   writeFileSync(config, JSON.stringify({
-    credentials: [{ secret: KEY, type: 'api_key', user: 'ada' }],
+    credentials: [{ secret: KEY, kind: 'api_key', user: 'ada' }],
     tables: [{ id: 'orders', owner: 'ada', records: rows }],
-    limits: { user_table_reads: { requests: 5, window_seconds: 5 } },
+    extra_limits: { user_table_reads: { requests: 5, window_ms: 5000 } },
   }));
   baseUrl = await startSandbox(config, site);
   const require = createRequire(path.join(root, '.cache/node/'));

@@ -1,0 +1,143 @@
+//! One request from arrival to the log line: the fault chosen for it (with
+//! `--faults`), the router, and the request log.
+
+use crate::faults::{self, Fault};
+use crate::handler::App;
+use crate::reqlog::Entry;
+use axum::body::Body;
+use axum::http::header::CONTENT_LENGTH;
+use axum::http::HeaderValue;
+use axum::response::Response;
+use axum::Router;
+use bytes::Bytes;
+use http_body::{Body as HttpBody, Frame, SizeHint};
+use hyper::body::Incoming;
+use hyper::Request;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+use tower::ServiceExt;
+
+/// The connection is closed without an answer (an injected fault).
+#[derive(Debug, Clone, Copy, thiserror::Error)]
+#[error("connection dropped by an injected fault")]
+pub struct Dropped;
+
+/// A body that sends its first half, then fails: the connection is closed
+/// before `Content-Length` bytes arrived.
+struct Truncated {
+    half: Option<Bytes>,
+    full_len: u64,
+}
+
+impl HttpBody for Truncated {
+    type Data = Bytes;
+    type Error = Dropped;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Dropped>>> {
+        Poll::Ready(Some(match self.get_mut().half.take() {
+            Some(half) => Ok(Frame::data(half)),
+            None => Err(Dropped),
+        }))
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        SizeHint::with_exact(self.full_len)
+    }
+}
+
+async fn truncate(response: Response) -> Response {
+    let (mut parts, body) = response.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
+        return Response::from_parts(parts, Body::empty());
+    };
+    let full_len = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
+    parts
+        .headers
+        .insert(CONTENT_LENGTH, HeaderValue::from(full_len));
+    let half = bytes.slice(..bytes.len() / 2);
+    Response::from_parts(
+        parts,
+        Body::new(Truncated {
+            half: Some(half),
+            full_len,
+        }),
+    )
+}
+
+fn with_cors(mut response: Response) -> Response {
+    crate::cors::decorate(response.headers_mut());
+    response
+}
+
+async fn route(router: Router, request: Request<Incoming>) -> Response {
+    match router.oneshot(request).await {
+        Ok(response) => response,
+        Err(never) => match never {},
+    }
+}
+
+/// Serves one request.
+pub async fn handle(
+    app: Arc<App>,
+    router: Router,
+    request: Request<Incoming>,
+) -> Result<Response, Dropped> {
+    let started = Instant::now();
+    let logged = app
+        .log()
+        .enabled()
+        .then(|| (request.method().clone(), request.uri().clone()));
+    let fault = match app.faults() {
+        None => Ok(None),
+        Some(faults) => faults.choose(
+            request.uri().path(),
+            request
+                .headers()
+                .get_all("prefer")
+                .iter()
+                .map(HeaderValue::as_bytes),
+        ),
+    };
+    let outcome = match fault {
+        Ok(None) => Ok(route(router, request).await),
+        Err(problem) => Ok(with_cors(faults::status_response(
+            400,
+            None,
+            &format!("the Prefer header cannot be honoured: {problem}"),
+        ))),
+        Ok(Some(Fault::Status {
+            status,
+            retry_after,
+        })) => Ok(with_cors(faults::status_response(
+            status,
+            retry_after,
+            "as asked by the Prefer header or a fault rule",
+        ))),
+        Ok(Some(Fault::Latency(ms))) => {
+            tokio::time::sleep(Duration::from_millis(ms)).await;
+            Ok(route(router, request).await)
+        }
+        Ok(Some(Fault::Drop)) => Err(Dropped),
+        Ok(Some(Fault::Truncate)) => Ok(truncate(route(router, request).await).await),
+    };
+    if let Some((method, uri)) = logged {
+        let response = outcome.as_ref().ok();
+        app.log().write(&Entry {
+            method: method.as_str(),
+            path: uri.path(),
+            query: uri.query(),
+            status: response.map(|response| response.status().as_u16()),
+            remaining: response
+                .and_then(|response| response.headers().get("ratelimit-remaining"))
+                .and_then(|value| value.to_str().ok())
+                .and_then(|value| value.parse().ok()),
+            latency: started.elapsed(),
+        });
+    }
+    outcome
+}
