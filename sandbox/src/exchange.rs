@@ -13,6 +13,7 @@ use bytes::Bytes;
 use http_body::{Body as HttpBody, Frame, SizeHint};
 use hyper::body::Incoming;
 use hyper::Request;
+use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -24,10 +25,16 @@ use tower::ServiceExt;
 #[error("connection dropped by an injected fault")]
 pub struct Dropped;
 
+/// How long a truncated body waits after its half, so that the half is
+/// flushed to the client before the connection is closed.
+const TRUNCATE_PAUSE: Duration = Duration::from_millis(20);
+
 /// A body that sends its first half, then fails: the connection is closed
 /// before `Content-Length` bytes arrived.
 struct Truncated {
     half: Option<Bytes>,
+    /// Started once the half is handed over.
+    pause: Option<Pin<Box<tokio::time::Sleep>>>,
     full_len: u64,
 }
 
@@ -37,12 +44,17 @@ impl HttpBody for Truncated {
 
     fn poll_frame(
         self: Pin<&mut Self>,
-        _cx: &mut Context<'_>,
+        cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Dropped>>> {
-        Poll::Ready(Some(match self.get_mut().half.take() {
-            Some(half) => Ok(Frame::data(half)),
-            None => Err(Dropped),
-        }))
+        let this = self.get_mut();
+        if let Some(half) = this.half.take() {
+            this.pause = Some(Box::pin(tokio::time::sleep(TRUNCATE_PAUSE)));
+            return Poll::Ready(Some(Ok(Frame::data(half))));
+        }
+        match this.pause.as_mut().map(|pause| pause.as_mut().poll(cx)) {
+            Some(Poll::Pending) => Poll::Pending,
+            _ => Poll::Ready(Some(Err(Dropped))),
+        }
     }
 
     fn size_hint(&self) -> SizeHint {
@@ -64,6 +76,7 @@ async fn truncate(response: Response) -> Response {
         parts,
         Body::new(Truncated {
             half: Some(half),
+            pause: None,
             full_len,
         }),
     )

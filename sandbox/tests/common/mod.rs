@@ -369,6 +369,12 @@ impl Conn {
             .expect("the server closed the connection")
     }
 
+    /// Everything the server sends until it closes the connection.
+    pub fn read_to_end(&mut self) -> Vec<u8> {
+        while self.fill() {}
+        std::mem::take(&mut self.buffer)
+    }
+
     /// Whether the server has closed the connection (reads end-of-file),
     /// after discarding anything it sent first.
     pub fn is_closed_by_server(&mut self) -> bool {
