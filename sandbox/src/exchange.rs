@@ -1,10 +1,12 @@
 //! One request from arrival to the log line: the fault chosen for it (with
 //! `--faults`), the router, and the request log.
 
+use crate::cors;
 use crate::faults::{self, Fault};
-use crate::handler::App;
+use crate::handler::{self, App};
 use crate::reqlog::Entry;
 use axum::body::Body;
+use axum::extract::State;
 use axum::http::header::CONTENT_LENGTH;
 use axum::http::HeaderValue;
 use axum::response::Response;
@@ -83,15 +85,26 @@ async fn truncate(response: Response) -> Response {
 }
 
 fn with_cors(mut response: Response) -> Response {
-    crate::cors::decorate(response.headers_mut());
+    cors::decorate(response.headers_mut());
     response
 }
 
-async fn route(router: Router, request: Request<Incoming>) -> Response {
-    match router.oneshot(request).await {
-        Ok(response) => response,
-        Err(never) => match never {},
+/// Preflights are answered here; API requests go straight to the gate (the
+/// hot path: no router); `/openapi.json`, `/demo/` and the admin routes go
+/// through the router. Every answer gets the CORS headers.
+async fn route(app: &Arc<App>, router: Router, request: Request<Incoming>) -> Response {
+    if cors::is_preflight(&request) {
+        return cors::preflight(app);
     }
+    let response = if app.is_api_path(request.uri().path()) {
+        handler::api(State(app.clone()), request.map(Body::new)).await
+    } else {
+        match router.oneshot(request).await {
+            Ok(response) => response,
+            Err(never) => match never {},
+        }
+    };
+    with_cors(response)
 }
 
 /// Serves one request.
@@ -117,7 +130,7 @@ pub async fn handle(
         ),
     };
     let outcome = match fault {
-        Ok(None) => Ok(route(router, request).await),
+        Ok(None) => Ok(route(&app, router, request).await),
         Err(problem) => Ok(with_cors(faults::status_response(
             400,
             None,
@@ -133,10 +146,10 @@ pub async fn handle(
         ))),
         Ok(Some(Fault::Latency(ms))) => {
             tokio::time::sleep(Duration::from_millis(ms)).await;
-            Ok(route(router, request).await)
+            Ok(route(&app, router, request).await)
         }
         Ok(Some(Fault::Drop)) => Err(Dropped),
-        Ok(Some(Fault::Truncate)) => Ok(truncate(route(router, request).await).await),
+        Ok(Some(Fault::Truncate)) => Ok(truncate(route(&app, router, request).await).await),
     };
     if let Some((method, uri)) = logged {
         let response = outcome.as_ref().ok();

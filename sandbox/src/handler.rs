@@ -20,7 +20,7 @@ use axum::http::header::CONTENT_TYPE;
 use axum::http::{HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::{middleware, Router};
+use axum::Router;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -113,6 +113,15 @@ impl App {
         &self.options.log
     }
 
+    /// Whether a request to `path` goes to the gate without the router:
+    /// anything but `/openapi.json`, `/demo...` (with static files) and
+    /// `/_sandbox/...` (with the admin routes).
+    pub fn is_api_path(&self, path: &str) -> bool {
+        path != "/openapi.json"
+            && !(self.options.static_roots.is_some() && path.starts_with("/demo"))
+            && !(self.options.admin && path.starts_with("/_sandbox/"))
+    }
+
     /// Clears every rate-limit counter and every run.
     pub fn reset(&self) -> Result<(), String> {
         match &self.options.limits {
@@ -164,10 +173,7 @@ pub fn router(app: Arc<App>) -> Router {
             .route("/_sandbox/clock", get(admin::clock).post(admin::clock))
             .route("/_sandbox/reset", post(admin::reset));
     }
-    router
-        .fallback(api)
-        .layer(middleware::from_fn_with_state(app.clone(), cors::layer))
-        .with_state(app)
+    router.fallback(api).with_state(app)
 }
 
 async fn openapi_document(State(app): State<Arc<App>>) -> Response {
