@@ -220,3 +220,17 @@ fn agent_run_limits_can_be_changed() {
         }
     );
 }
+
+#[test]
+fn the_published_schema_names_exactly_the_members_read_here() {
+    let schema: Value = serde_json::from_str(include_str!("../../config.schema.json")).unwrap();
+    let named: std::collections::BTreeSet<String> = schema["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    let mut read: std::collections::BTreeSet<String> = gate_members().into_iter().collect();
+    read.extend(SANDBOX_MEMBERS.iter().map(|member| (*member).to_owned()));
+    assert_eq!(named, read);
+}
