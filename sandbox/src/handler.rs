@@ -153,8 +153,8 @@ impl App {
     fn decide(&self, request: &GateRequest) -> GateResponse {
         let now = self.clock().now_ms();
         match self.gate.decide(request, now) {
-            Decision::Respond(response) => response,
-            Decision::Resolve(admitted) => self.resolve(*admitted, now),
+            Decision::Reply(response) => response,
+            Decision::FetchResource(admitted) => self.resolve(*admitted, now),
         }
     }
 }

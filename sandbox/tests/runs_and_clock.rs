@@ -125,7 +125,6 @@ fn the_per_agent_limit_is_30_per_60_s_on_top_of_the_credential_limit() {
 }
 
 #[test]
-#[ignore = "needs the gate to key path-parameter limits on decoded values (issue 13, gate branch)"]
 fn the_per_agent_limit_keys_on_the_decoded_agent_id() {
     let sandbox = manual(Some(
         r#"{"extra_limits": {"agent_runs": {"requests": 2, "window_ms": 60000}}}"#,

@@ -69,7 +69,7 @@ fn urls_encode_path_segments_and_query_values() {
     );
     // The gate routes and decodes it back to the same values.
     let gate = Gate::demo(GateConfig::default()).unwrap();
-    let Decision::Resolve(admitted) = gate.decide(&to_gate(&request), NOW) else {
+    let Decision::FetchResource(admitted) = gate.decide(&to_gate(&request), NOW) else {
         panic!("admitted")
     };
     assert_eq!(admitted.path_param("id"), Some("orders/2024 é"));
@@ -88,7 +88,7 @@ fn a_bad_page_size_fails_before_io_with_the_gates_own_sentence() {
     let gate = Gate::demo(GateConfig::default()).unwrap();
     let request = GateRequest::get("/api/v1/tables/orders?limit=5001", "203.0.113.9")
         .header("X-API-Key", ADA_KEY);
-    let Decision::Respond(response) = gate.decide(&request, NOW) else {
+    let Decision::Reply(response) = gate.decide(&request, NOW) else {
         panic!("refused")
     };
     let body: serde_json::Value = serde_json::from_slice(&response.body).unwrap();
@@ -172,7 +172,7 @@ fn stable_egress_by_header_or_by_url_reaches_the_gate_as_stable_egress() {
             .build(&RequestSpec::list_connection_records("c 1", "e").egress(mode))
             .unwrap();
         assert_eq!(request.url, url);
-        let Decision::Resolve(admitted) = gate.decide(&to_gate(&request), NOW) else {
+        let Decision::FetchResource(admitted) = gate.decide(&to_gate(&request), NOW) else {
             panic!("admitted")
         };
         assert!(admitted.stable_egress());
@@ -236,8 +236,10 @@ fn deprecation_headers_become_one_notice_per_operation() {
         let mut request = client.build(&RequestSpec::list_table_records("t")).unwrap();
         client.on_sent(&mut request, NOW);
         let response = match gate.decide(&to_gate(&request), NOW) {
-            Decision::Resolve(admitted) => admitted.respond(ResourceAnswer::Found(b"[]".to_vec())),
-            Decision::Respond(response) => response,
+            Decision::FetchResource(admitted) => {
+                admitted.respond(ResourceAnswer::Found(b"[]".to_vec()))
+            }
+            Decision::Reply(response) => response,
         };
         let handled = client.on_outcome(&mut request, &Outcome::Response(response.into()), NOW);
         assert!(matches!(
@@ -261,7 +263,7 @@ fn an_index_response_teaches_the_throttle_the_advertised_limit() {
     let mut client = client_with(vec![ada()]);
     let mut index = client.build(&RequestSpec::get_api_index()).unwrap();
     client.on_sent(&mut index, NOW);
-    let Decision::Respond(response) = gate.decide(&to_gate(&index), NOW) else {
+    let Decision::Reply(response) = gate.decide(&to_gate(&index), NOW) else {
         panic!("the index needs no resource answer")
     };
     let handled = client.on_outcome(&mut index, &Outcome::Response(response.into()), NOW);

@@ -1,12 +1,12 @@
 //! The operation catalogue: the three specified operations built in, and
 //! room for the caller's own (e.g. `createAgentRun` with its per-agent limit).
 
+use super::limits::{AGENT_RUNS, AGENT_RUNS_NAME, USER_TABLE_READS, USER_TABLE_READS_NAME};
 use super::operation::{
     CredentialPolicy, Envelope, ExtraLimit, LimitSubject, Operation, PathTemplate,
     PathTemplateError, Segment,
 };
 use super::params::{ParamKind, ParamRole, ParamSpec};
-use crate::limit::Quota;
 use serde::{Deserialize, Serialize};
 
 /// Largest table page (spec: 1 to 5000).
@@ -26,10 +26,6 @@ pub const OFFSET_MAX: u64 = (1 << 53) - 1;
 pub const TEXT_MAX_BYTES: usize = 1_024;
 /// The OAuth scope table reads need.
 pub const TABLES_READ_SCOPE: &str = "tables:read";
-/// The extra per-user limit on table reads (spec: 5 per 60 s).
-pub const USER_TABLE_READS: Quota = Quota::per_seconds(5, 60);
-/// Name of the extra per-user table-read limit.
-pub const USER_TABLE_READS_NAME: &str = "user_table_reads";
 /// The run states after which a run never changes again. The spec shows no
 /// run fields; these are the catalogue's choice, shared by the client's run
 /// poller, the CLI and the sandbox.
@@ -179,6 +175,7 @@ impl Catalogue {
             stable_egress: false,
             needs_resource: false,
             deprecation: None,
+            noun: None,
         };
         let tables = Operation {
             id: ids::LIST_TABLE_RECORDS.into(),
@@ -217,6 +214,7 @@ impl Catalogue {
             stable_egress: false,
             needs_resource: true,
             deprecation: None,
+            noun: Some("table".into()),
         };
         let connections = Operation {
             id: ids::LIST_CONNECTION_RECORDS.into(),
@@ -248,6 +246,7 @@ impl Catalogue {
             stable_egress: true,
             needs_resource: true,
             deprecation: None,
+            noun: Some("connection".into()),
         };
         Self::new(vec![index, tables, connections])
     }
@@ -332,13 +331,14 @@ impl Catalogue {
             envelope: Envelope::Data,
             params: vec![],
             extra_limits: vec![ExtraLimit {
-                name: "agent_runs".into(),
-                quota: Quota::per_seconds(30, 60),
+                name: AGENT_RUNS_NAME.into(),
+                quota: AGENT_RUNS,
                 per: LimitSubject::PathParam("agent_id".into()),
             }],
             stable_egress: false,
             needs_resource: true,
             deprecation: None,
+            noun: Some("agent".into()),
         }
     }
 }

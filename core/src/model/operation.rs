@@ -214,6 +214,18 @@ pub struct Operation {
     pub needs_resource: bool,
     /// Set when this operation is deprecated.
     pub deprecation: Option<DeprecationNotice>,
+    /// The resource its path names, as 404/403 sentences say it (e.g.
+    /// `table`); see [`Operation::noun`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noun: Option<String>,
+}
+
+impl Operation {
+    /// The resource noun for sentences: [`Operation::noun`]'s field, or
+    /// `resource` when it is not set.
+    pub fn noun(&self) -> &str {
+        self.noun.as_deref().unwrap_or("resource")
+    }
 }
 
 #[cfg(test)]

@@ -32,6 +32,7 @@ pub fn run_operation() -> Operation {
         stable_egress: false,
         needs_resource: true,
         deprecation: None,
+        noun: Some("run".into()),
     }
 }
 

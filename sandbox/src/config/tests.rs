@@ -3,7 +3,8 @@
 
 use super::*;
 use acd_core::gate::{Decision, GateRequest};
-use acd_core::model::catalogue::{ids, USER_TABLE_READS_NAME};
+use acd_core::model::catalogue::ids;
+use acd_core::model::limits::USER_TABLE_READS_NAME;
 
 fn local() -> SocketAddr {
     SocketAddr::from(([127, 0, 0, 1], 4321))
@@ -173,14 +174,14 @@ fn limits_credentials_and_data_are_applied() {
     assert_eq!(built.gate.index().rate_limits.requests, 7);
     let request = GateRequest::get("/api/v1/tables/t1", "127.0.0.1")
         .header("Authorization", "Bearer acd_oat_t1");
-    let Decision::Resolve(admitted) = built.gate.decide(&request, 1_700_000_000_000) else {
+    let Decision::FetchResource(admitted) = built.gate.decide(&request, 1_700_000_000_000) else {
         panic!("the token should be admitted");
     };
     let response = built.store.respond(*admitted);
     assert_eq!(response.body, br#"{"data":[{"a":1}]}"#);
     assert_eq!(response.header("RateLimit-Limit"), Some("2"));
     // expires_at is Unix milliseconds, as in core's CredentialRecord.
-    let Decision::Respond(expired) = built.gate.decide(&request, 4_102_444_800_000) else {
+    let Decision::Reply(expired) = built.gate.decide(&request, 4_102_444_800_000) else {
         panic!("the token has expired");
     };
     assert_eq!(expired.status, 401);
