@@ -13,6 +13,7 @@ use crate::static_files::StaticRoots;
 use crate::store::Store;
 use crate::{cors, openapi_doc, static_files};
 use acd_core::gate::{Admitted, Decision, Gate, GateRequest, GateResponse};
+use acd_core::limit::RateLimiter;
 use acd_core::model::catalogue::ids;
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
@@ -29,15 +30,25 @@ use std::sync::Arc;
 pub struct ClientAddr(pub SocketAddr);
 
 /// How the rate limits are kept.
-#[derive(Debug)]
 pub enum Limits {
     /// In memory, fixed (no admin routes).
     InMemory,
     /// In memory, emptied by `POST /_sandbox/reset`.
     Resettable(Arc<ResettableLimiter>),
-    /// In a shared store (Redis) whose calls block: decided off the async
-    /// workers, and not reset by the sandbox.
-    Shared,
+    /// In a shared store (Redis), not reset by the sandbox. Its calls
+    /// block, so the gate's limit step is taken apart: the decision runs on
+    /// the async workers, only the store's round trip on the blocking pool.
+    Shared(Arc<dyn RateLimiter>),
+}
+
+impl std::fmt::Debug for Limits {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::InMemory => "InMemory",
+            Self::Resettable(_) => "Resettable",
+            Self::Shared(_) => "Shared",
+        })
+    }
 }
 
 /// What the command line adds to the configuration.
@@ -129,7 +140,7 @@ impl App {
             Limits::InMemory => {
                 return Err("The limits cannot be reset: the admin routes are off.".into())
             }
-            Limits::Shared => {
+            Limits::Shared(_) => {
                 return Err(
                     "The limits live in Redis, shared with other sandboxes; this sandbox does not \
                      clear them."
@@ -152,9 +163,13 @@ impl App {
 
     fn decide(&self, request: &GateRequest) -> GateResponse {
         let now = self.clock().now_ms();
-        match self.gate.decide(request, now) {
+        self.finish(self.gate.decide(request, now), now)
+    }
+
+    fn finish(&self, decision: Decision, now_ms: u64) -> GateResponse {
+        match decision {
             Decision::Reply(response) => response,
-            Decision::FetchResource(admitted) => self.resolve(*admitted, now),
+            Decision::FetchResource(admitted) => self.resolve(*admitted, now_ms),
         }
     }
 }
@@ -205,14 +220,19 @@ pub async fn api(State(app): State<Arc<App>>, request: Request) -> Response {
         headers,
         client_ip,
     };
-    if !matches!(app.options.limits, Limits::Shared) {
+    let Limits::Shared(store) = &app.options.limits else {
         return into_http(app.decide(&request));
-    }
-    // A shared store (Redis) means a network round trip inside `decide`:
-    // keep it off the async workers.
-    let worker = app.clone();
-    match tokio::task::spawn_blocking(move || worker.decide(&request)).await {
-        Ok(response) => into_http(response),
+    };
+    let now = app.clock().now_ms();
+    let pending = app.gate.prepare(&request, now);
+    let store = store.clone();
+    let checked = tokio::task::spawn_blocking(move || {
+        let answer = store.try_acquire(&pending.checks(), now);
+        (pending, answer)
+    })
+    .await;
+    match checked {
+        Ok((pending, answer)) => into_http(app.finish(pending.resume(answer, now), now)),
         Err(_) => {
             let mut response = Response::new(Body::from(
                 r#"{"detail":"The request could not be decided; please retry.","status":500}"#,

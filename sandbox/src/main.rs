@@ -110,7 +110,7 @@ fn in_memory_limiter() -> Arc<dyn RateLimiter> {
 /// The limiter the gate uses, and how the admin routes see it.
 fn limiter(args: &cli::Args) -> Result<(Arc<dyn RateLimiter>, handler::Limits), ExitCode> {
     if let Some(shared) = shared_limiter(args)? {
-        return Ok((shared, handler::Limits::Shared));
+        return Ok((shared.clone(), handler::Limits::Shared(shared)));
     }
     if args.admin_routes() {
         let limiter = Arc::new(admin::ResettableLimiter::new(in_memory_limiter));
