@@ -27,10 +27,12 @@ fn a_non_loopback_address_is_refused_without_allow_remote() {
     );
 }
 
-#[test]
-fn allow_remote_listens_and_warns_that_the_demo_credentials_are_public() {
+/// Starts a sandbox on 0.0.0.0 with `extra` arguments; returns it, its
+/// port and the banner line after the first.
+fn start_remote(extra: &[&str]) -> (std::process::Child, u16, String) {
     let mut child = Command::new(BIN)
         .args(["--listen", "0.0.0.0:0", "--allow-remote", "--log", "off"])
+        .args(extra)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -47,6 +49,14 @@ fn allow_remote_listens_and_warns_that_the_demo_credentials_are_public() {
         .unwrap();
     let mut warning = String::new();
     stdout.read_line(&mut warning).unwrap();
+    // Keep reading stdout so the sandbox never blocks on a full pipe.
+    std::thread::spawn(move || std::io::copy(&mut stdout, &mut std::io::sink()));
+    (child, port, warning)
+}
+
+#[test]
+fn allow_remote_listens_and_warns_that_the_demo_credentials_are_public() {
+    let (mut child, port, warning) = start_remote(&[]);
     assert_eq!(
         warning.trim_end(),
         format!(
@@ -103,4 +113,32 @@ fn the_dashboard_is_served_from_the_page_and_the_built_package() {
     assert_eq!(sandbox.get("/demo/pkg/../index.html", &[]).status, 404);
     drop(sandbox);
     std::fs::remove_dir_all(&wasm).unwrap();
+}
+
+/// This machine's address on its default route (no packet is sent).
+fn non_loopback_ip() -> std::net::IpAddr {
+    let socket = std::net::UdpSocket::bind("0.0.0.0:0").unwrap();
+    socket
+        .connect("192.0.2.1:9")
+        .expect("the tests need a non-loopback IPv4 address (a default route)");
+    let ip = socket.local_addr().unwrap().ip();
+    assert!(!ip.is_loopback(), "{ip}");
+    ip
+}
+
+#[test]
+fn admin_routes_answer_loopback_clients_only() {
+    let (mut child, port, _) = start_remote(&["--admin"]);
+    let mut remote = Conn::open(SocketAddr::new(non_loopback_ip(), port));
+    let refused = remote.request("POST", "/_sandbox/reset", &[], "");
+    assert_eq!(refused.status, 404);
+    assert_eq!(refused.json()["status"], 404);
+    assert_eq!(remote.get("/_sandbox/clock", &[]).status, 404);
+    let mut local = Conn::open(SocketAddr::from(([127, 0, 0, 1], port)));
+    assert_eq!(
+        local.request("POST", "/_sandbox/reset", &[], "").status,
+        200
+    );
+    let _ = child.kill();
+    let _ = child.wait();
 }
