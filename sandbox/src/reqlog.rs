@@ -6,7 +6,7 @@
 //! status, the remaining quota of the tightest limit (`RateLimit-Remaining`,
 //! `-` without one), and the latency until the response head was ready.
 //! Headers are never logged, and a path segment or parameter name that
-//! starts with a credential prefix is replaced by `[redacted]`, so no secret
+//! starts with a credential prefix is replaced by `<redacted>`, so no secret
 //! reaches the log.
 
 use serde_json::json;
@@ -24,8 +24,9 @@ pub enum LogFormat {
     Off,
 }
 
-/// What is printed in place of something that looks like a credential.
-pub const REDACTED: &str = "[redacted]";
+/// What is printed in place of something that looks like a credential
+/// (core's word for it).
+pub use acd_core::model::credential::REDACTED;
 
 /// Longest path (in bytes) written to the log; longer ones are cut.
 const MAX_LOGGED_PATH: usize = 512;
@@ -203,7 +204,7 @@ mod tests {
         assert!(!line.contains("acd_oat_demo_ada_read"), "{line}");
         assert_eq!(
             line,
-            "GET /api/v1/tables/[redacted]?[redacted]&x 200 remaining=4 1.50ms"
+            "GET /api/v1/tables/<redacted>?<redacted>&x 200 remaining=4 1.50ms"
         );
     }
 }

@@ -174,7 +174,7 @@ fn the_text_log_has_one_line_per_request_and_no_secret() {
     );
     assert_eq!(
         without_latency(&lines[2]),
-        "GET /api/v1/tables/[redacted]?x 401 remaining=99"
+        "GET /api/v1/tables/<redacted>?x 401 remaining=99"
     );
     assert_eq!(without_latency(&lines[3]), "GET /api/v1 200 remaining=98");
     for line in &lines {

@@ -9,6 +9,7 @@
 use super::{fail, ConfigError};
 use crate::store::{Connection, Table};
 use acd_core::gate::GateConfig;
+use acd_core::model::credential::{is_well_formed_secret, SECRET_SHAPE};
 use acd_core::model::{CredentialKind, CredentialRecord, InMemoryCredentials, Secret};
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -79,15 +80,6 @@ pub fn check_demo_prefixes(gate: &GateConfig) -> Result<(), ConfigError> {
     Ok(())
 }
 
-/// What a credential must look like to be usable in a header at all.
-fn usable_secret(secret: &str) -> bool {
-    !secret.is_empty()
-        && secret.len() <= 4_096
-        && secret
-            .bytes()
-            .all(|b| b.is_ascii_graphic() && !matches!(b, b'"' | b',' | b'\\'))
-}
-
 /// The credential table of `entries`.
 pub fn credentials(
     entries: &[CredentialEntry],
@@ -98,11 +90,8 @@ pub fn credentials(
     let mut ids = HashSet::new();
     for (n, entry) in entries.iter().enumerate() {
         let at = |member: &str| format!("credentials[{n}].{member}");
-        if !usable_secret(&entry.secret) {
-            return fail(
-                at("secret"),
-                "must be 1 to 4096 visible ASCII characters without quotes, commas or backslashes",
-            );
+        if !is_well_formed_secret(&entry.secret) {
+            return fail(at("secret"), SECRET_SHAPE);
         }
         let (prefix, member) = prefix_of(entry.kind, gate);
         if !entry.secret.starts_with(prefix) {
