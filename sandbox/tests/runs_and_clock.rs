@@ -29,6 +29,13 @@ fn advance(sandbox: &Sandbox, ms: u64) -> u64 {
     moved.json()["now_ms"].as_u64().unwrap()
 }
 
+/// Moves the manual clock to the start of the next aligned 60 s window, so
+/// that what follows shares one window of every 60 s limit.
+fn to_next_minute(sandbox: &Sandbox) {
+    let now = now_ms(sandbox);
+    advance(sandbox, 60_000 - now % 60_000);
+}
+
 fn create(sandbox: &Sandbox, agent: &str, key: &str) -> Response {
     sandbox.request(
         "POST",
@@ -100,9 +107,7 @@ fn lifecycles_come_from_the_config() {
 #[test]
 fn the_per_agent_limit_is_30_per_60_s_on_top_of_the_credential_limit() {
     let sandbox = manual(None);
-    // Start on a window boundary so that all 31 requests share one window.
-    let now = now_ms(&sandbox);
-    advance(&sandbox, 60_000 - now % 60_000);
+    to_next_minute(&sandbox);
     for n in 1..=30u64 {
         let created = create(&sandbox, "a1", ADA);
         assert_eq!(created.status, 200, "run {n}: {}", created.text());
@@ -129,8 +134,7 @@ fn the_per_agent_limit_keys_on_the_decoded_agent_id() {
     let sandbox = manual(Some(
         r#"{"extra_limits": {"agent_runs": {"requests": 2, "window_ms": 60000}}}"#,
     ));
-    let now = now_ms(&sandbox);
-    advance(&sandbox, 60_000 - now % 60_000);
+    to_next_minute(&sandbox);
     let first = create(&sandbox, "a1", ADA);
     assert_eq!(first.status, 200);
     let encoded = create(&sandbox, "a%31", ADA);
@@ -147,8 +151,7 @@ fn a_manual_clock_drives_a_whole_window_in_milliseconds() {
         r#"{"limits": {"credential": {"requests": 3, "window_ms": 60000},
                        "client_ip": {"requests": 100, "window_ms": 60000}}}"#,
     ));
-    let now = now_ms(&sandbox);
-    advance(&sandbox, 60_000 - now % 60_000);
+    to_next_minute(&sandbox);
     advance(&sandbox, 15_000);
     for remaining in [2, 1, 0] {
         let response = sandbox.get_as_ada(RECORDS);
@@ -175,8 +178,7 @@ fn reset_clears_the_limits_and_the_runs() {
         r#"{"limits": {"credential": {"requests": 2, "window_ms": 60000},
                        "client_ip": {"requests": 100, "window_ms": 60000}}}"#,
     ));
-    let now = now_ms(&sandbox);
-    advance(&sandbox, 60_000 - now % 60_000);
+    to_next_minute(&sandbox);
     assert_eq!(create(&sandbox, "agent-1", ADA).status, 200);
     assert_eq!(sandbox.get_as_ada(RECORDS).status, 200);
     assert_eq!(sandbox.get_as_ada(RECORDS).status, 429);
