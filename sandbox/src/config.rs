@@ -294,6 +294,10 @@ fn gate_error(error: GateConfigError) -> ConfigError {
             path: format!("index.{}", member_of_index_field(&error.path)),
             problem: format!("{} (index field `{}`)", error.problem, error.path),
         },
+        other => ConfigError {
+            path: "(document)".into(),
+            problem: other.to_string(),
+        },
     }
 }
 

@@ -5,7 +5,7 @@
 //! * [`cli`]: the command line; [`bounds`]: sizes and timeouts.
 //! * [`config`]: the `--config` file; [`demo`]: the built-in data.
 //! * [`server`], [`conn_io`]: connections; [`handler`], [`cors`],
-//!   [`static_files`]: requests; [`store`], [`records`]: the data.
+//!   [`static_files`]: requests; [`store`]: the data (pages by `acd_core::records`).
 //! * [`runs`]: agent runs; [`openapi_doc`]: `/openapi.json`.
 //! * [`exchange`], [`faults`], [`reqlog`]: per request, the injected fault
 //!   and the log line; [`clock`], [`admin`]: time and the admin routes.
@@ -24,7 +24,6 @@ mod exchange;
 mod faults;
 mod handler;
 mod openapi_doc;
-mod records;
 mod reqlog;
 mod runs;
 mod server;
