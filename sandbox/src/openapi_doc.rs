@@ -30,7 +30,19 @@ fn run_schema() -> Value {
     })
 }
 
-/// Points the 200 answer of `operation_id` at `{"data": Run}`.
+/// A run as the sandbox answers it.
+fn run_example() -> Value {
+    json!({
+        "id": "run_1",
+        "agent_id": "agent-1",
+        "status": "queued",
+        "created_at_ms": 1_700_000_000_000u64,
+        "updated_at_ms": 1_700_000_000_000u64,
+    })
+}
+
+/// Points the 200 answer of `operation_id` at `{"data": Run}`, with an
+/// example of that shape.
 fn use_run_schema(document: &mut Value, operation_id: &str) {
     let Some(paths) = document.get_mut("paths").and_then(Value::as_object_mut) else {
         return;
@@ -43,15 +55,20 @@ fn use_run_schema(document: &mut Value, operation_id: &str) {
             if operation.get("operationId").and_then(Value::as_str) != Some(operation_id) {
                 continue;
             }
-            if let Some(schema) =
-                operation.pointer_mut("/responses/200/content/application~1json/schema")
+            if let Some(content) = operation
+                .pointer_mut("/responses/200/content/application~1json")
+                .and_then(Value::as_object_mut)
             {
-                *schema = json!({
-                    "type": "object",
-                    "required": ["data"],
-                    "additionalProperties": false,
-                    "properties": {"data": {"$ref": "#/components/schemas/Run"}},
-                });
+                content.insert(
+                    "schema".into(),
+                    json!({
+                        "type": "object",
+                        "required": ["data"],
+                        "additionalProperties": false,
+                        "properties": {"data": {"$ref": "#/components/schemas/Run"}},
+                    }),
+                );
+                content.insert("example".into(), json!({"data": run_example()}));
             }
         }
     }
