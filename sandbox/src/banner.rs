@@ -1,7 +1,8 @@
 //! What the sandbox prints on stdout at start: the listening line first
-//! (flushed at once: tools wait for it), then, with the built-in demo data,
-//! the demo credentials, the stable-egress URL and three curl commands that
-//! work as printed.
+//! (flushed at once: tools wait for it), then warnings (a non-loopback
+//! address), what is on (faults, the manual clock and the admin routes, the
+//! dashboard), and, with the built-in demo data, the demo credentials, the
+//! stable-egress URL and curl commands that work as printed.
 
 use crate::config::DemoParts;
 use crate::demo;
@@ -24,14 +25,76 @@ fn path_of(url: &str) -> &str {
         .trim_end_matches('/')
 }
 
+/// What the banner reports besides the address and the configuration.
+#[derive(Debug, Clone, Copy)]
+pub struct Notes {
+    /// What came from the demo data.
+    pub demo: DemoParts,
+    /// With `--faults`: the number of fault rules in force.
+    pub faults: Option<usize>,
+    /// The fault rules the configuration has (in force with `--faults` only).
+    pub config_fault_rules: usize,
+    /// `--clock manual`.
+    pub manual_clock: bool,
+    /// The admin routes are on.
+    pub admin: bool,
+    /// Listening on a non-loopback address (`--allow-remote`).
+    pub remote: bool,
+    /// `--dashboard`.
+    pub dashboard: bool,
+}
+
+fn status_lines(here: &str, notes: Notes) -> Vec<String> {
+    let mut lines = Vec::new();
+    if notes.remote {
+        lines.push(format!(
+            "WARNING: listening on a non-loopback address (--allow-remote). Anyone who can reach \
+             {here} can use the server{}.",
+            if notes.demo.credentials {
+                " with the demo credentials below: they are published, not secret"
+            } else {
+                ""
+            }
+        ));
+    }
+    match notes.faults {
+        Some(rules) => lines.push(format!(
+            "Faults ON (--faults): Prefer: code=503 (or code=429, retry-after=2) is honoured; \
+             {rules} fault rule(s) from the configuration apply."
+        )),
+        None if notes.config_fault_rules > 0 => lines.push(format!(
+            "Faults off: the configuration's {} fault rule(s) apply with --faults only.",
+            notes.config_fault_rules
+        )),
+        None => {}
+    }
+    if notes.manual_clock {
+        lines.push(format!(
+            "Clock: manual; time moves only by POST {here}/_sandbox/clock {{\"advance_ms\": N}} \
+             or {{\"now_ms\": T}}."
+        ));
+    }
+    if notes.admin {
+        lines.push(format!(
+            "Admin routes (loopback only): GET/POST {here}/_sandbox/clock, POST {here}/_sandbox/reset."
+        ));
+    }
+    if notes.dashboard {
+        lines.push(format!("Dashboard: {here}/demo/"));
+    }
+    lines
+}
+
 /// The lines after the first one.
-pub fn lines(local: SocketAddr, config: &GateConfig, demo: DemoParts) -> Vec<String> {
+pub fn lines(local: SocketAddr, config: &GateConfig, notes: Notes) -> Vec<String> {
+    let demo = notes.demo;
     let here = format!("http://{local}");
     let egress = config.stable_egress_url.as_deref().unwrap_or_default();
-    let mut lines = vec![
+    let mut lines = status_lines(&here, notes);
+    lines.extend([
         format!("OpenAPI document: {here}/openapi.json"),
         format!("Stable-egress URL: {egress}"),
-    ];
+    ]);
     if demo.all() {
         let version = &config.version;
         let egress_here = format!("{here}{}", path_of(egress));
@@ -56,6 +119,10 @@ pub fn lines(local: SocketAddr, config: &GateConfig, demo: DemoParts) -> Vec<Str
                 demo::CRM,
                 demo::CONTACTS
             ),
+            format!(
+                "  curl -i -X POST -H 'X-API-Key: {ADA_KEY}' {here}/api/{version}/agents/agent-1/runs"
+            ),
+            format!("  curl -i -H 'X-API-Key: {ADA_KEY}' {here}/api/{version}/runs/run_1"),
         ]);
     } else {
         lines.push(format!(
@@ -79,13 +146,13 @@ fn yes_no(flag: bool) -> &'static str {
 }
 
 /// Prints the listening line (flushed), then the rest of the banner.
-pub fn print(local: SocketAddr, config: &GateConfig, demo: DemoParts) {
+pub fn print(local: SocketAddr, config: &GateConfig, notes: Notes) {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     // A closed stdout must not stop the server: write errors are ignored.
     let _ = writeln!(out, "acd-sandbox listening on http://{local}");
     let _ = out.flush();
-    for line in lines(local, config, demo) {
+    for line in lines(local, config, notes) {
         let _ = writeln!(out, "{line}");
     }
     let _ = out.flush();

@@ -3,29 +3,48 @@
 //! file's members and the server's bounds.
 
 use crate::bounds::{self, Timeouts};
+use crate::reqlog::LogFormat;
 use clap::Parser;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
 const CONFIG_HELP: &str = "\
-Configuration file (--config FILE, JSON; every member optional):
-  base_url            absolute base URL (default http://<listen address>)
-  stable_egress_url   default <base_url>/egress; also served at its path here
-  api_key_prefix      default acd_live_
-  oauth_token_prefix  default acd_oat_
-  credentials         [{\"secret\", \"type\": \"api_key\"|\"oauth2\", \"user\", \"scopes\": [..],
-                        \"expires_at\": <Unix s>}]            (default: the demo credentials)
-  tables              [{\"id\", \"owner\", \"records\": [{..}]}]    (default: the demo tables)
-  connections         [{\"id\", \"owner\", \"entities\": {\"<entity_id>\": [{..}]}}]
+Configuration file (--config FILE, JSON; every member optional; JSON Schema:
+sandbox/config.schema.json). Every member of core's GateConfig, with the same
+names and units as in every binding:
+  version, base_url (default http://<listen address>), stable_egress_url
+  (default <base_url>/egress: it moves with base_url unless set too),
+  api_key_prefix, oauth_token_prefix, stable_egress_header, realm,
+  limits      {\"credential\"|\"client_ip\": {\"requests\": N, \"window_ms\": MS}}
+  catalogue, version_deprecation,
+  index       {\"name\", \"trial\", \"documentation_url\", ...}
+and the sandbox's own:
+  credentials [{\"secret\", \"kind\": \"api_key\"|\"oauth2\", \"user\", \"scopes\": [..],
+                \"expires_at\": <Unix ms>, \"id\"}]        (default: the demo credentials)
+  tables      [{\"id\", \"owner\", \"records\": [{..}]}]          (default: the demo tables)
+  connections [{\"id\", \"owner\", \"entities\": {\"<entity_id>\": [{..}]}}]
                                                         (default: the demo connections)
-  limits              {\"credential\"|\"client_ip\"|\"user_table_reads\":
-                        {\"requests\": N, \"window_seconds\": S}}
-  name, description, documentation_url, developers_url, openapi_url, llms_txt_url,
-  access_request_url, trial, public_sandbox_available, scopes_supported,
-  oauth_metadata_url, minimum_sunset_notice_days, webhooks_documentation_url
-                      the index fields that are the operator's to choose
+  extra_limits {\"user_table_reads\"|\"agent_runs\": {\"requests\": N, \"window_ms\": MS}}
+  runs        {\"lifecycle\": [{\"status\", \"duration_ms\"}, .., {\"status\": \"succeeded\"}],
+               \"agents\": {\"<agent_id>\": [..]}}   (default: queued 1 s, running 2 s,
+               succeeded; agent failing-agent ends failed)
+  faults      {\"seed\": N, \"rules\": [{\"path\": \"/api/v1/tables/*\", \"probability\": P,
+               one of \"status\": S (+ \"retry_after\": s) | \"latency_ms\": MS |
+               \"drop\": true | \"truncate\": true}]}     (applied with --faults only)
 A bad file is reported once, with the JSON path of the problem, and exits with status 2.";
+
+/// The `wasm/` directory of the source tree the binary was built from.
+const DEFAULT_WASM_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../wasm");
+
+/// Where the sandbox's time comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ClockMode {
+    /// The system clock.
+    System,
+    /// A manual clock, moved by POST /_sandbox/clock only.
+    Manual,
+}
 
 /// A local HTTP/1.1 server for the Agent and Connected-Data API whose every
 /// rule comes from acd-core.
@@ -38,24 +57,55 @@ A bad file is reported once, with the JSON path of the problem, and exits with s
     long_about = "A local HTTP/1.1 server for the Agent and Connected-Data API; every rule \
                   comes from acd-core.\n\nServes GET /api/v1, GET /api/v1/tables/{id}, \
                   GET /api/v1/connections/{connection_id}/records (also under the \
-                  stable-egress URL), and GET /openapi.json. The first line on stdout is \
+                  stable-egress URL), POST /api/v1/agents/{agent_id}/runs, \
+                  GET /api/v1/runs/{run_id}, and GET /openapi.json. The first line on stdout is \
                   `acd-sandbox listening on http://ADDR:PORT`; with the built-in demo data, \
                   demo credentials and ready-to-paste curl commands follow.",
     after_help = "Run with --help for the configuration file and the server's bounds.",
     after_long_help = long_help()
 )]
 pub struct Args {
-    /// Address to listen on (loopback only); port 0 picks a free port.
+    /// Address to listen on (loopback unless --allow-remote); port 0 picks a free port.
     #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:8080")]
     pub listen: SocketAddr,
+
+    /// Allow a non-loopback --listen address (the demo credentials are public).
+    #[arg(long)]
+    pub allow_remote: bool,
+
+    /// Honour `Prefer: code=503` (and `code=429, retry-after=2`) and the
+    /// configuration's fault rules.
+    #[arg(long)]
+    pub faults: bool,
+
+    /// Where time comes from: the system clock, or a manual clock moved only
+    /// by POST /_sandbox/clock (turns the admin routes on).
+    #[arg(long, value_enum, default_value_t = ClockMode::System)]
+    pub clock: ClockMode,
+
+    /// Serve the loopback-only admin routes POST /_sandbox/clock and
+    /// POST /_sandbox/reset.
+    #[arg(long)]
+    pub admin: bool,
+
+    /// The request log on stderr: one text line per request, one JSON
+    /// object per line, or none.
+    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
+    pub log: LogFormat,
 
     /// JSON configuration file (members below); without it, built-in demo data.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
 
-    /// Also serve the files of DIR under /demo/ (e.g. the browser dashboard).
-    #[arg(long = "static", value_name = "DIR")]
+    /// Also serve the files of DIR under /demo/.
+    #[arg(long = "static", value_name = "DIR", conflicts_with = "dashboard")]
     pub static_dir: Option<PathBuf>,
+
+    /// Serve the browser dashboard under /demo/: WASM_DIR/demo and the
+    /// package built by scripts/lib/build-wasm.sh (WASM_DIR/pkg) [default:
+    /// the wasm/ directory of the source tree the sandbox was built from].
+    #[arg(long, value_name = "WASM_DIR", num_args = 0..=1, default_missing_value = DEFAULT_WASM_DIR)]
+    pub dashboard: Option<PathBuf>,
 
     /// Share rate limits with every sandbox using the same Redis (e.g.
     /// redis://127.0.0.1:6379); without it, limits are kept in memory.
@@ -95,6 +145,11 @@ fn long_help() -> String {
 }
 
 impl Args {
+    /// Whether the admin routes are on.
+    pub fn admin_routes(&self) -> bool {
+        self.admin || self.clock == ClockMode::Manual
+    }
+
     /// The per-connection timeouts chosen.
     pub fn timeouts(&self) -> Timeouts {
         Timeouts {

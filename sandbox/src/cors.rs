@@ -1,6 +1,7 @@
 //! CORS for a browser dashboard on another origin: preflights are answered
 //! here (never counted by the gate), and every other response lets the page
-//! read the rate-limit headers.
+//! read the rate-limit headers. Applied to every request by
+//! [`crate::exchange`].
 //!
 //! A preflight is an `OPTIONS` request with `Origin` and
 //! `Access-Control-Request-Method`; any other `OPTIONS` goes to the gate
@@ -8,15 +9,13 @@
 //! `Access-Control-Allow-Origin: *` is enough and no origin is echoed.
 
 use crate::handler::App;
-use axum::extract::{Request, State};
 use axum::http::header::{
     ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS, ACCESS_CONTROL_ALLOW_ORIGIN,
     ACCESS_CONTROL_EXPOSE_HEADERS, ACCESS_CONTROL_MAX_AGE, ACCESS_CONTROL_REQUEST_METHOD, ORIGIN,
 };
+use axum::http::Request;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
-use axum::middleware::Next;
 use axum::response::Response;
-use std::sync::Arc;
 
 /// Headers a page may read besides the CORS-safelisted ones.
 pub const EXPOSED_HEADERS: &str = "RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, \
@@ -29,11 +28,16 @@ pub const PREFLIGHT_MAX_AGE: &str = "600";
 /// `Access-Control-Allow-Headers`: the credential headers and the
 /// stable-egress header.
 pub fn allow_headers(stable_egress_header: &str) -> HeaderValue {
-    HeaderValue::from_str(&format!("X-API-Key, Authorization, {stable_egress_header}"))
-        .unwrap_or_else(|_| HeaderValue::from_static("X-API-Key, Authorization, X-Stable-Egress"))
+    HeaderValue::from_str(&format!(
+        "X-API-Key, Authorization, {stable_egress_header}, Prefer"
+    ))
+    .unwrap_or_else(|_| {
+        HeaderValue::from_static("X-API-Key, Authorization, X-Stable-Egress, Prefer")
+    })
 }
 
-fn is_preflight(request: &Request) -> bool {
+/// Whether `request` is a CORS preflight.
+pub fn is_preflight<B>(request: &Request<B>) -> bool {
     request.method() == Method::OPTIONS
         && request.headers().contains_key(ORIGIN)
         && request
@@ -45,30 +49,30 @@ fn allow_any_origin(headers: &mut HeaderMap) {
     headers.insert(ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static("*"));
 }
 
-/// The middleware: answers preflights, decorates everything else.
-pub async fn layer(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
-    if is_preflight(&request) {
-        let mut response = Response::default();
-        *response.status_mut() = StatusCode::NO_CONTENT;
-        let headers = response.headers_mut();
-        allow_any_origin(headers);
-        headers.insert(
-            ACCESS_CONTROL_ALLOW_METHODS,
-            HeaderValue::from_static("GET"),
-        );
-        headers.insert(ACCESS_CONTROL_ALLOW_HEADERS, app.allow_headers().clone());
-        headers.insert(
-            ACCESS_CONTROL_MAX_AGE,
-            HeaderValue::from_static(PREFLIGHT_MAX_AGE),
-        );
-        return response;
-    }
-    let mut response = next.run(request).await;
+/// The answer to a preflight (never counted by the gate).
+pub fn preflight(app: &App) -> Response {
+    let mut response = Response::default();
+    *response.status_mut() = StatusCode::NO_CONTENT;
     let headers = response.headers_mut();
+    allow_any_origin(headers);
+    headers.insert(
+        ACCESS_CONTROL_ALLOW_METHODS,
+        HeaderValue::from_static("GET, POST"),
+    );
+    headers.insert(ACCESS_CONTROL_ALLOW_HEADERS, app.allow_headers().clone());
+    headers.insert(
+        ACCESS_CONTROL_MAX_AGE,
+        HeaderValue::from_static(PREFLIGHT_MAX_AGE),
+    );
+    response
+}
+
+/// The CORS headers of every answer that is not a preflight's (injected
+/// faults included).
+pub fn decorate(headers: &mut HeaderMap) {
     allow_any_origin(headers);
     headers.insert(
         ACCESS_CONTROL_EXPOSE_HEADERS,
         HeaderValue::from_static(EXPOSED_HEADERS),
     );
-    response
 }

@@ -1,74 +1,96 @@
 //! Requests in, responses out: the router (the API through the gate,
-//! `/openapi.json`, `/demo/` static files) and the translation between
-//! HTTP and the gate's plain values. No rule of the API is decided here.
+//! `/openapi.json`, `/demo/` static files, the admin routes) and the
+//! translation between HTTP and the gate's plain values. No rule of the API
+//! is decided here.
 
+use crate::admin::{self, ResettableLimiter};
+use crate::clock::Clock;
 use crate::config::Built;
+use crate::faults::Faults;
+use crate::reqlog::RequestLog;
+use crate::runs::Runs;
+use crate::static_files::StaticRoots;
 use crate::store::Store;
-use crate::{cors, static_files};
-use acd_core::gate::{Decision, Gate, GateRequest, GateResponse};
-use acd_core::openapi::{self, OpenApiOptions};
+use crate::{cors, openapi_doc, static_files};
+use acd_core::gate::{Admitted, Decision, Gate, GateRequest, GateResponse};
+use acd_core::limit::RateLimiter;
+use acd_core::model::catalogue::ids;
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::header::CONTENT_TYPE;
 use axum::http::{HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
-use axum::{middleware, Router};
-use serde_json::json;
+use axum::routing::{get, post};
+use axum::Router;
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The client's address, put in each request's extensions by the server.
 #[derive(Debug, Clone, Copy)]
 pub struct ClientAddr(pub SocketAddr);
+
+/// How the rate limits are kept.
+pub enum Limits {
+    /// In memory, fixed (no admin routes).
+    InMemory,
+    /// In memory, emptied by `POST /_sandbox/reset`.
+    Resettable(Arc<ResettableLimiter>),
+    /// In a shared store (Redis), not reset by the sandbox. Its calls
+    /// block, so the gate's limit step is taken apart: the decision runs on
+    /// the async workers, only the store's round trip on the blocking pool.
+    Shared(Arc<dyn RateLimiter>),
+}
+
+impl std::fmt::Debug for Limits {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::InMemory => "InMemory",
+            Self::Resettable(_) => "Resettable",
+            Self::Shared(_) => "Shared",
+        })
+    }
+}
+
+/// What the command line adds to the configuration.
+#[derive(Debug)]
+pub struct Options {
+    /// Files served under `/demo/`.
+    pub static_roots: Option<StaticRoots>,
+    /// The sandbox's time.
+    pub clock: Clock,
+    /// Whether the admin routes are on.
+    pub admin: bool,
+    /// The faults in force (`--faults`).
+    pub faults: Option<Faults>,
+    /// The request log.
+    pub log: RequestLog,
+    /// How the limits are kept.
+    pub limits: Limits,
+}
 
 /// Everything a request may need, shared by all connections.
 #[derive(Debug)]
 pub struct App {
     gate: Gate,
     store: Store,
+    runs: Runs,
     openapi: Bytes,
-    static_dir: Option<PathBuf>,
     allow_headers: HeaderValue,
-    blocking_limiter: bool,
+    options: Options,
 }
 
 impl App {
     /// The application over a checked configuration.
-    pub fn new(built: Built, static_dir: Option<PathBuf>) -> Self {
-        let mut options = OpenApiOptions::default();
-        options
-            .json_param_schemas
-            .insert("filter".into(), json!({"type": "object"}));
-        if built.demo.tables {
-            options
-                .examples
-                .insert("id".into(), json!(crate::demo::ORDERS));
-            options.examples.insert("order_by".into(), json!("total"));
-            options.examples.insert("after".into(), json!("100"));
-        }
-        if built.demo.connections {
-            options
-                .examples
-                .insert("connection_id".into(), json!(crate::demo::CRM));
-            options
-                .examples
-                .insert("entity_id".into(), json!(crate::demo::CONTACTS));
-            options
-                .examples
-                .insert("filter".into(), json!({"city": "Paris"}));
-        }
-        let document = openapi::document_bytes(built.gate.config(), &options);
+    pub fn new(built: Built, options: Options) -> Self {
+        let document = openapi_doc::document(&built);
         let allow_headers = cors::allow_headers(&built.gate.config().stable_egress_header);
         Self {
             gate: built.gate,
             store: built.store,
+            runs: Runs::new(built.runs),
             openapi: Bytes::from(document),
-            static_dir,
             allow_headers,
-            blocking_limiter: built.blocking_limiter,
+            options,
         }
     }
 
@@ -82,42 +104,99 @@ impl App {
         &self.allow_headers
     }
 
-    /// The directory served under `/demo/`, if any.
-    pub fn static_dir(&self) -> Option<&PathBuf> {
-        self.static_dir.as_ref()
+    /// The files served under `/demo/`, if any.
+    pub fn static_roots(&self) -> Option<&StaticRoots> {
+        self.options.static_roots.as_ref()
+    }
+
+    /// The sandbox's clock.
+    pub fn clock(&self) -> &Clock {
+        &self.options.clock
+    }
+
+    /// The faults in force, if `--faults`.
+    pub fn faults(&self) -> Option<&Faults> {
+        self.options.faults.as_ref()
+    }
+
+    /// The request log.
+    pub fn log(&self) -> &RequestLog {
+        &self.options.log
+    }
+
+    /// Whether a request to `path` goes to the gate without the router:
+    /// anything but `/openapi.json`, `/demo...` (with static files) and
+    /// `/_sandbox/...` (with the admin routes).
+    pub fn is_api_path(&self, path: &str) -> bool {
+        path != "/openapi.json"
+            && !(self.options.static_roots.is_some() && path.starts_with("/demo"))
+            && !(self.options.admin && path.starts_with("/_sandbox/"))
+    }
+
+    /// Clears every rate-limit counter and every run.
+    pub fn reset(&self) -> Result<(), String> {
+        match &self.options.limits {
+            Limits::Resettable(limiter) => limiter.reset(),
+            Limits::InMemory => {
+                return Err("The limits cannot be reset: the admin routes are off.".into())
+            }
+            Limits::Shared(_) => {
+                return Err(
+                    "The limits live in Redis, shared with other sandboxes; this sandbox does not \
+                     clear them."
+                        .into(),
+                )
+            }
+        }
+        self.runs.clear();
+        Ok(())
+    }
+
+    /// The answer to an admitted request, from the data and the runs.
+    fn resolve(&self, admitted: Admitted, now_ms: u64) -> GateResponse {
+        match admitted.operation_id() {
+            ids::CREATE_AGENT_RUN => self.runs.create(admitted, now_ms),
+            acd_core::sim::GET_RUN => self.runs.get(admitted, now_ms),
+            _ => self.store.respond(admitted),
+        }
+    }
+
+    fn decide(&self, request: &GateRequest) -> GateResponse {
+        let now = self.clock().now_ms();
+        self.finish(self.gate.decide(request, now), now)
+    }
+
+    fn finish(&self, decision: Decision, now_ms: u64) -> GateResponse {
+        match decision {
+            Decision::Reply(response) => response,
+            Decision::FetchResource(admitted) => self.resolve(*admitted, now_ms),
+        }
     }
 }
 
 /// The router of every request.
 pub fn router(app: Arc<App>) -> Router {
     let mut router = Router::new().route("/openapi.json", get(openapi_document));
-    if app.static_dir.is_some() {
+    if app.static_roots().is_some() {
         router = router
             .route("/demo", get(static_files::redirect))
             .route("/demo/", get(static_files::serve))
             .route("/demo/{*path}", get(static_files::serve));
     }
-    router
-        .fallback(api)
-        .layer(middleware::from_fn_with_state(app.clone(), cors::layer))
-        .with_state(app)
+    if app.options.admin {
+        router = router
+            .route("/_sandbox/clock", get(admin::clock).post(admin::clock))
+            .route("/_sandbox/reset", post(admin::reset));
+    }
+    router.fallback(api).with_state(app)
 }
 
 async fn openapi_document(State(app): State<Arc<App>>) -> Response {
     ([(CONTENT_TYPE, "application/json")], app.openapi.clone()).into_response()
 }
 
-/// Unix milliseconds now (0 if the clock is before 1970).
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |elapsed| {
-            u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX)
-        })
-}
-
-/// Every other request: through the gate, then the store.
-async fn api(State(app): State<Arc<App>>, request: Request) -> Response {
+/// Every other request: through the gate, then the store or the runs.
+pub async fn api(State(app): State<Arc<App>>, request: Request) -> Response {
     let client_ip = request
         .extensions()
         .get::<ClientAddr>()
@@ -141,18 +220,19 @@ async fn api(State(app): State<Arc<App>>, request: Request) -> Response {
         headers,
         client_ip,
     };
-    let decide = move |app: &App| match app.gate.decide(&request, now_ms()) {
-        Decision::Reply(response) => response,
-        Decision::FetchResource(admitted) => app.store.respond(*admitted),
+    let Limits::Shared(store) = &app.options.limits else {
+        return into_http(app.decide(&request));
     };
-    if !app.blocking_limiter {
-        return into_http(decide(&app));
-    }
-    // A shared store (Redis) means a network round trip inside `decide`:
-    // keep it off the async workers.
-    let worker = app.clone();
-    match tokio::task::spawn_blocking(move || decide(&worker)).await {
-        Ok(response) => into_http(response),
+    let now = app.clock().now_ms();
+    let pending = app.gate.prepare(&request, now);
+    let store = store.clone();
+    let checked = tokio::task::spawn_blocking(move || {
+        let answer = store.try_acquire(&pending.checks(), now);
+        (pending, answer)
+    })
+    .await;
+    match checked {
+        Ok((pending, answer)) => into_http(app.finish(pending.resume(answer, now), now)),
         Err(_) => {
             let mut response = Response::new(Body::from(
                 r#"{"detail":"The request could not be decided; please retry.","status":500}"#,

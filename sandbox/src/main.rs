@@ -5,21 +5,32 @@
 //! * [`cli`]: the command line; [`bounds`]: sizes and timeouts.
 //! * [`config`]: the `--config` file; [`demo`]: the built-in data.
 //! * [`server`], [`conn_io`]: connections; [`handler`], [`cors`],
-//!   [`static_files`]: requests; [`store`], [`records`]: the data.
+//!   [`static_files`]: requests; [`store`]: the data (pages by `acd_core::records`).
+//! * [`runs`]: agent runs; [`openapi_doc`]: `/openapi.json`.
+//! * [`exchange`], [`faults`], [`reqlog`]: per request, the injected fault
+//!   and the log line; [`clock`], [`admin`]: time and the admin routes.
 //! * [`banner`]: what is printed at start.
 
+mod admin;
 mod banner;
 mod bounds;
 mod cli;
+mod clock;
 mod config;
 mod conn_io;
 mod cors;
 mod demo;
+mod exchange;
+mod faults;
 mod handler;
+mod openapi_doc;
+mod reqlog;
+mod runs;
 mod server;
 mod static_files;
 mod store;
 
+use acd_core::limit::RateLimiter;
 use clap::Parser;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -31,10 +42,11 @@ const FAILURE: u8 = 1;
 
 fn main() -> ExitCode {
     let args = cli::Args::parse();
-    if !args.listen.ip().is_loopback() {
+    if !args.listen.ip().is_loopback() && !args.allow_remote {
         eprintln!(
             "acd-sandbox: --listen {} is not a loopback address; the sandbox serves published \
-             demo credentials and listens on loopback only (e.g. 127.0.0.1:8080 or [::1]:8080)",
+             demo credentials and listens on loopback only (e.g. 127.0.0.1:8080 or [::1]:8080) \
+             unless --allow-remote is given",
             args.listen
         );
         return ExitCode::from(USAGE);
@@ -49,9 +61,19 @@ fn main() -> ExitCode {
         },
         None => config::FileConfig::default(),
     };
-    let static_dir = match &args.static_dir {
-        Some(dir) => match std::fs::canonicalize(dir) {
-            Ok(dir) if dir.is_dir() => Some(dir),
+    let static_roots = match (&args.static_dir, &args.dashboard) {
+        (_, Some(wasm_dir)) => match static_files::dashboard(wasm_dir) {
+            Ok(roots) => Some(roots),
+            Err(problem) => {
+                eprintln!("acd-sandbox: --dashboard: {problem}");
+                return ExitCode::from(USAGE);
+            }
+        },
+        (Some(dir), None) => match std::fs::canonicalize(dir) {
+            Ok(dir) if dir.is_dir() => Some(static_files::StaticRoots {
+                demo: dir,
+                pkg: None,
+            }),
             Ok(_) => {
                 eprintln!("acd-sandbox: --static {}: not a directory", dir.display());
                 return ExitCode::from(USAGE);
@@ -61,7 +83,7 @@ fn main() -> ExitCode {
                 return ExitCode::from(USAGE);
             }
         },
-        None => None,
+        (None, None) => None,
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -73,15 +95,33 @@ fn main() -> ExitCode {
             return ExitCode::from(FAILURE);
         }
     };
-    runtime.block_on(run(args, file, static_dir))
+    runtime.block_on(run(args, file, static_roots))
+}
+
+/// A fresh in-memory limiter (the default fixed windows).
+fn in_memory_limiter() -> Arc<dyn RateLimiter> {
+    acd_core::limit::in_memory(
+        acd_core::limit::LimitAlgorithm::FixedWindow,
+        acd_core::limit::LimiterConfig::default(),
+    )
+}
+
+/// The limiter the gate uses, and how the admin routes see it.
+fn limiter(args: &cli::Args) -> Result<(Arc<dyn RateLimiter>, handler::Limits), ExitCode> {
+    if let Some(shared) = shared_limiter(args)? {
+        return Ok((shared.clone(), handler::Limits::Shared(shared)));
+    }
+    if args.admin_routes() {
+        let limiter = Arc::new(admin::ResettableLimiter::new(in_memory_limiter));
+        return Ok((limiter.clone(), handler::Limits::Resettable(limiter)));
+    }
+    Ok((in_memory_limiter(), handler::Limits::InMemory))
 }
 
 /// The Redis-backed limiter of `--redis`, if given. A bad URL or namespace
 /// is a usage error; an unreachable Redis is not (the fault policy answers
 /// until it is reachable), but it is reported.
-fn shared_limiter(
-    args: &cli::Args,
-) -> Result<Option<Arc<dyn acd_core::limit::RateLimiter>>, ExitCode> {
+fn shared_limiter(args: &cli::Args) -> Result<Option<Arc<dyn RateLimiter>>, ExitCode> {
     let Some(url) = &args.redis else {
         return Ok(None);
     };
@@ -126,7 +166,7 @@ fn shared_limiter(
 async fn run(
     args: cli::Args,
     file: config::FileConfig,
-    static_dir: Option<std::path::PathBuf>,
+    static_roots: Option<static_files::StaticRoots>,
 ) -> ExitCode {
     let signals = match server::ShutdownSignals::install() {
         Ok(signals) => signals,
@@ -149,24 +189,66 @@ async fn run(
             return ExitCode::from(FAILURE);
         }
     };
-    let limiter = match shared_limiter(&args) {
+    let (limiter, limits) = match limiter(&args) {
         Ok(limiter) => limiter,
         Err(code) => return code,
     };
+    let config_name = args
+        .config
+        .as_ref()
+        .map_or_else(|| "(built-in)".to_owned(), |p| p.display().to_string());
     let built = match file.build_with(local, limiter) {
         Ok(built) => built,
         Err(error) => {
-            let name = args
-                .config
-                .as_ref()
-                .map_or_else(|| "(built-in)".to_owned(), |p| p.display().to_string());
-            eprintln!("acd-sandbox: config {name}: {error}");
+            eprintln!("acd-sandbox: config {config_name}: {error}");
             return ExitCode::from(USAGE);
         }
     };
-    let demo = built.demo;
-    let app = Arc::new(handler::App::new(built, static_dir));
-    banner::print(local, app.gate().config(), demo);
-    server::serve(listener, handler::router(app), args.timeouts(), signals).await;
+    let faults = if args.faults {
+        match faults::Faults::new(&built.faults) {
+            Ok(faults) => Some(faults),
+            Err(error) => {
+                eprintln!("acd-sandbox: config {config_name}: {error}");
+                return ExitCode::from(USAGE);
+            }
+        }
+    } else {
+        None
+    };
+    let config = built.gate.config();
+    let log = reqlog::RequestLog::new(
+        args.log,
+        [
+            config.api_key_prefix.clone(),
+            config.oauth_token_prefix.clone(),
+        ],
+    );
+    let clock = match args.clock {
+        cli::ClockMode::System => clock::Clock::System,
+        cli::ClockMode::Manual => clock::Clock::manual(clock::system_now_ms()),
+    };
+    let notes = banner::Notes {
+        demo: built.demo,
+        faults: faults.as_ref().map(faults::Faults::rule_count),
+        config_fault_rules: built.faults.rules.len(),
+        manual_clock: clock.is_manual(),
+        admin: args.admin_routes(),
+        remote: !local.ip().is_loopback(),
+        dashboard: static_roots
+            .as_ref()
+            .is_some_and(|roots| roots.pkg.is_some()),
+    };
+    let options = handler::Options {
+        static_roots,
+        clock,
+        admin: args.admin_routes(),
+        faults,
+        log,
+        limits,
+    };
+    let app = Arc::new(handler::App::new(built, options));
+    banner::print(local, app.gate().config(), notes);
+    let router = handler::router(app.clone());
+    server::serve(listener, app, router, args.timeouts(), signals).await;
     ExitCode::SUCCESS
 }

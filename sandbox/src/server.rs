@@ -3,7 +3,7 @@
 
 use crate::bounds::{Timeouts, MAX_CONNECTIONS, MAX_HEADERS, MAX_HEAD_BYTES, SHUTDOWN_GRACE};
 use crate::conn_io::{ConnState, TimedIo};
-use crate::handler::ClientAddr;
+use crate::handler::{App, ClientAddr};
 use axum::Router;
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
@@ -16,7 +16,6 @@ use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::signal::unix::{signal, Signal, SignalKind};
 use tokio::sync::Semaphore;
-use tower::ServiceExt;
 
 /// SIGTERM and Ctrl-C (SIGINT), listened for from the moment it is made:
 /// made before the listening line is printed, so that a signal sent as soon
@@ -58,6 +57,7 @@ fn connection_builder() -> http1::Builder {
 
 fn serve_connection(
     stream: TcpStream,
+    app: &Arc<App>,
     router: &Router,
     builder: &http1::Builder,
     graceful: &GracefulShutdown,
@@ -69,12 +69,13 @@ fn serve_connection(
     let state = Arc::new(ConnState::default());
     let io = TokioIo::new(TimedIo::new(stream, state.clone(), timeouts));
     let router = router.clone();
+    let app = app.clone();
     let service = service_fn(move |mut request: Request<Incoming>| {
         state.request_started();
         if let Some(peer) = peer {
             request.extensions_mut().insert(ClientAddr(peer));
         }
-        router.clone().oneshot(request)
+        crate::exchange::handle(app.clone(), router.clone(), request)
     });
     let connection = graceful.watch(builder.serve_connection(io, service));
     async move {
@@ -88,6 +89,7 @@ fn serve_connection(
 /// finish (at most [`SHUTDOWN_GRACE`]).
 pub async fn serve(
     listener: TcpListener,
+    app: Arc<App>,
     router: Router,
     timeouts: Timeouts,
     signals: ShutdownSignals,
@@ -118,7 +120,7 @@ pub async fn serve(
                 continue;
             }
         };
-        let connection = serve_connection(stream, &router, &builder, &graceful, timeouts);
+        let connection = serve_connection(stream, &app, &router, &builder, &graceful, timeouts);
         tokio::spawn(async move {
             connection.await;
             drop(permit);

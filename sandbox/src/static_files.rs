@@ -1,5 +1,7 @@
-//! `--static DIR`: the files of DIR under `/demo/` (e.g. the browser
-//! dashboard), read-only.
+//! `--static DIR`: the files of DIR under `/demo/`, read-only; and
+//! `--dashboard`: the browser dashboard as the repository builds it, the
+//! page from `wasm/demo/` and the package `scripts/lib/build-wasm.sh`
+//! writes to `wasm/pkg/` under `/demo/pkg/`, with no folder to assemble.
 //!
 //! Path segments are percent-decoded strictly; a segment that is empty,
 //! starts with `.` (so `..` and hidden files), or holds `/`, `\` or NUL is
@@ -17,6 +19,40 @@ use std::sync::Arc;
 
 /// Largest file served, in bytes.
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// What is served under `/demo/`.
+#[derive(Debug, Clone)]
+pub struct StaticRoots {
+    /// The directory served at `/demo/`.
+    pub demo: PathBuf,
+    /// The directory served at `/demo/pkg/` instead of `demo/pkg`, if any.
+    pub pkg: Option<PathBuf>,
+}
+
+/// The dashboard's directories in the source tree of `wasm_dir` (`demo/`
+/// and the built `pkg/`), or a sentence saying what to run first.
+pub fn dashboard(wasm_dir: &Path) -> Result<StaticRoots, String> {
+    let demo = wasm_dir.join("demo");
+    let pkg = wasm_dir.join("pkg");
+    let demo = std::fs::canonicalize(&demo)
+        .ok()
+        .filter(|dir| dir.join("index.html").is_file())
+        .ok_or_else(|| format!("{} has no dashboard page (index.html)", demo.display()))?;
+    let pkg = std::fs::canonicalize(&pkg)
+        .ok()
+        .filter(|dir| dir.join("index.js").is_file())
+        .ok_or_else(|| {
+            format!(
+                "the browser package is not built ({} has no index.js); build it with \
+                 scripts/lib/install-wasm-toolchain.sh && scripts/lib/build-wasm.sh",
+                pkg.display()
+            )
+        })?;
+    Ok(StaticRoots {
+        demo,
+        pkg: Some(pkg),
+    })
+}
 
 /// `/demo` → `/demo/`.
 pub async fn redirect() -> Response {
@@ -100,8 +136,12 @@ fn content_type(path: &Path) -> &'static str {
     }
 }
 
-async fn read(root: &Path, uri: &Uri) -> Option<(PathBuf, Vec<u8>)> {
-    let mut path = resolve(root, uri.path())?;
+async fn read(roots: &StaticRoots, uri: &Uri) -> Option<(PathBuf, Vec<u8>)> {
+    let (root, request_path) = match (&roots.pkg, uri.path().strip_prefix("/demo/pkg/")) {
+        (Some(pkg), Some(rest)) => (pkg, format!("/demo/{rest}")),
+        _ => (&roots.demo, uri.path().to_owned()),
+    };
+    let mut path = resolve(root, &request_path)?;
     if tokio::fs::metadata(&path).await.ok()?.is_dir() {
         path.push("index.html");
     }
@@ -119,10 +159,10 @@ async fn read(root: &Path, uri: &Uri) -> Option<(PathBuf, Vec<u8>)> {
 
 /// `GET /demo/...`.
 pub async fn serve(State(app): State<Arc<App>>, uri: Uri) -> Response {
-    let Some(root) = app.static_dir() else {
+    let Some(roots) = app.static_roots() else {
         return not_found();
     };
-    match read(root, &uri).await {
+    match read(roots, &uri).await {
         Some((path, bytes)) => (
             [
                 (CONTENT_TYPE, HeaderValue::from_static(content_type(&path))),

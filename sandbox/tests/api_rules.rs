@@ -34,12 +34,24 @@ fn index_is_public_bare_json_with_rate_limit_headers() {
         response.header("Access-Control-Expose-Headers"),
         Some(EXPOSED)
     );
-    let config = GateConfig {
+    let mut config = GateConfig {
         base_url: sandbox.base(),
         stable_egress_url: Some(format!("{}/egress", sandbox.base())),
         ..GateConfig::default()
     };
+    config
+        .catalogue
+        .add(acd_core::model::Catalogue::create_agent_run())
+        .unwrap();
+    config
+        .catalogue
+        .add(acd_core::sim::run_operation())
+        .unwrap();
     assert_eq!(response.body, config.build_index().unwrap().to_bytes());
+    assert_eq!(
+        response.json()["resources"]["runs"],
+        format!("{}/api/v1/runs/{{run_id}}", sandbox.base())
+    );
     assert_eq!(
         response.json()["openapi_url"],
         format!("{}/openapi.json", sandbox.base())

@@ -57,11 +57,11 @@ fn a_bad_config_is_one_error_naming_the_json_path_and_exit_2() {
             "acd-sandbox: config FILE: at `tables[0].records[0]`: invalid type: integer `1`, expected a map\n",
         ),
         (
-            r#"{"credentials": [{"secret": "acd_live_x", "type": "api_key"}]}"#,
+            r#"{"credentials": [{"secret": "acd_live_x", "kind": "api_key"}]}"#,
             "acd-sandbox: config FILE: at `credentials[0]`: missing field `user`\n",
         ),
         (
-            r#"{"limits": {"client_ip": {"requests": 0}}}"#,
+            r#"{"limits": {"client_ip": {"requests": 0, "window_ms": 1000}}}"#,
             "acd-sandbox: config FILE: at `limits.client_ip.requests`: must be at least 1 (0 would refuse every request)\n",
         ),
         (
@@ -110,8 +110,15 @@ fn bad_arguments_exit_2_and_a_taken_port_exits_1() {
 }
 
 /// Splits a printed `curl -i [-H 'Name: value'] 'URL'` line.
-fn parse_curl(line: &str) -> (Vec<(String, String)>, String) {
+fn parse_curl(line: &str) -> (&'static str, Vec<(String, String)>, String) {
     let mut rest = line.trim().strip_prefix("curl -i ").unwrap();
+    let method = match rest.strip_prefix("-X POST ") {
+        Some(after) => {
+            rest = after;
+            "POST"
+        }
+        None => "GET",
+    };
     let mut headers = Vec::new();
     while let Some(after) = rest.strip_prefix("-H '") {
         let (header, tail) = after.split_once("' ").unwrap();
@@ -119,7 +126,7 @@ fn parse_curl(line: &str) -> (Vec<(String, String)>, String) {
         headers.push((name.to_owned(), value.to_owned()));
         rest = tail;
     }
-    (headers, rest.trim_matches('\'').to_owned())
+    (method, headers, rest.trim_matches('\'').to_owned())
 }
 
 #[test]
@@ -150,16 +157,17 @@ fn the_banner_prints_credentials_urls_and_curl_commands_that_work() {
         .iter()
         .filter(|line| line.trim_start().starts_with("curl "))
         .collect();
-    assert_eq!(curls.len(), 3);
+    assert_eq!(curls.len(), 5);
     assert!(curls[2].contains(&format!("{base}/egress/v1/")));
+    // In the order printed: the run created by the fourth is read by the fifth.
     for line in curls {
-        let (headers, url) = parse_curl(line);
+        let (method, headers, url) = parse_curl(line);
         let target = url.strip_prefix(&base).unwrap();
         let headers: Vec<(&str, &str)> = headers
             .iter()
             .map(|(n, v)| (n.as_str(), v.as_str()))
             .collect();
-        let response = sandbox.get(target, &headers);
+        let response = sandbox.request(method, target, &headers, "");
         assert_eq!(response.status, 200, "{line}");
     }
 }
@@ -169,10 +177,10 @@ fn a_configured_sandbox_reports_its_data_and_limits() {
     let sandbox = Sandbox::with_config(
         r#"{
             "base_url": "https://sandbox.example.com",
-            "name": "My sandbox",
-            "limits": {"credential": {"requests": 50, "window_seconds": 30},
-                       "user_table_reads": {"requests": 2, "window_seconds": 5}},
-            "credentials": [{"secret": "acd_live_zoe", "type": "api_key", "user": "zoe"}],
+            "index": {"name": "My sandbox"},
+            "limits": {"credential": {"requests": 50, "window_ms": 30000}},
+            "extra_limits": {"user_table_reads": {"requests": 2, "window_ms": 5000}},
+            "credentials": [{"secret": "acd_live_zoe", "kind": "api_key", "user": "zoe"}],
             "tables": [{"id": "notes", "owner": "zoe", "records": [{"n": 1}, {"n": 2}]}],
             "connections": []
         }"#,

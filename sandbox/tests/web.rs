@@ -6,6 +6,7 @@
 mod common;
 
 use acd_core::gate::GateConfig;
+use acd_core::model::Catalogue;
 use acd_core::openapi::{document, OpenApiOptions};
 use common::{Sandbox, ADA};
 use serde_json::{json, Value};
@@ -24,11 +25,11 @@ fn preflights_are_answered_and_never_counted() {
     assert_eq!(preflight.header("Access-Control-Allow-Origin"), Some("*"));
     assert_eq!(
         preflight.header("Access-Control-Allow-Methods"),
-        Some("GET")
+        Some("GET, POST")
     );
     assert_eq!(
         preflight.header("Access-Control-Allow-Headers"),
-        Some("X-API-Key, Authorization, X-Stable-Egress")
+        Some("X-API-Key, Authorization, X-Stable-Egress, Prefer")
     );
     assert_eq!(preflight.header("Access-Control-Max-Age"), Some("600"));
     assert_eq!(preflight.header("RateLimit-Limit"), None);
@@ -85,11 +86,16 @@ fn the_openapi_document_is_generated_from_the_gate_catalogue() {
         served["paths"]["/api/v1/tables/{id}"]["get"]["parameters"][0]["example"],
         "orders"
     );
-    let config = GateConfig {
+    let mut config = GateConfig {
         base_url: sandbox.base(),
         stable_egress_url: Some(format!("{}/egress", sandbox.base())),
         ..GateConfig::default()
     };
+    config.catalogue.add(Catalogue::create_agent_run()).unwrap();
+    config
+        .catalogue
+        .add(acd_core::sim::run_operation())
+        .unwrap();
     let mut options = OpenApiOptions::default();
     options
         .json_param_schemas
@@ -97,7 +103,36 @@ fn the_openapi_document_is_generated_from_the_gate_catalogue() {
     let mut expected = document(&config, &options);
     strip_examples(&mut served);
     strip_examples(&mut expected);
+    // The run shapes are the sandbox's: `{"data": Run}` with a Run schema.
+    let data_run = json!({
+        "type": "object",
+        "required": ["data"],
+        "additionalProperties": false,
+        "properties": {"data": {"$ref": "#/components/schemas/Run"}},
+    });
+    for (path, method) in [
+        ("/api/v1/agents/{agent_id}/runs", "post"),
+        ("/api/v1/runs/{run_id}", "get"),
+    ] {
+        let pointer = format!(
+            "/paths/{}/{method}/responses/200/content/application~1json/schema",
+            path.replace('/', "~1")
+        );
+        assert_eq!(served.pointer(&pointer), Some(&data_run), "{path}");
+        *expected.pointer_mut(&pointer).unwrap() = data_run.clone();
+    }
+    let run = served["components"]["schemas"]
+        .as_object_mut()
+        .unwrap()
+        .remove("Run")
+        .unwrap();
+    assert_eq!(
+        run["required"],
+        json!(["id", "agent_id", "status", "created_at_ms", "updated_at_ms"])
+    );
+    assert_eq!(run["additionalProperties"], false);
     assert_eq!(served, expected);
+    assert!(served["paths"].get("/_sandbox/clock").is_none());
 }
 
 #[test]

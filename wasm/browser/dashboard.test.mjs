@@ -34,9 +34,9 @@ before(async () => {
   cpSync(path.join(root, 'wasm/pkg'), path.join(site, 'acd/pkg'), { recursive: true, dereference: true });
   const config = path.join(out, 'dashboard-sandbox.json');
   writeFileSync(config, JSON.stringify({
-    credentials: [{ secret: KEY, type: 'api_key', user: 'ada' }],
+    credentials: [{ secret: KEY, kind: 'api_key', user: 'ada' }],
     tables: [{ id: 'orders', owner: 'ada', records: rows }],
-    limits: { user_table_reads: { requests: 5, window_seconds: 5 } },
+    extra_limits: { user_table_reads: { requests: 5, window_ms: 5000 } },
   }));
   sandbox = await startSandbox(config, site);
   baseUrl = sandbox.url;

@@ -42,7 +42,10 @@ impl Default for PollOptions {
             interval_ms: 1_000,
             jitter_per_mille: 100,
             status_field: "status".into(),
-            terminal_states: vec!["succeeded".into(), "failed".into(), "cancelled".into()],
+            terminal_states: crate::model::catalogue::RUN_TERMINAL_STATUSES
+                .iter()
+                .map(|state| (*state).to_owned())
+                .collect(),
             deadline_ms: 600_000,
             max_interval_ms: 30_000,
         }

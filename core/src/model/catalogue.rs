@@ -26,6 +26,10 @@ pub const OFFSET_MAX: u64 = (1 << 53) - 1;
 pub const TEXT_MAX_BYTES: usize = 1_024;
 /// The OAuth scope table reads need.
 pub const TABLES_READ_SCOPE: &str = "tables:read";
+/// The run states after which a run never changes again. The spec shows no
+/// run fields; these are the catalogue's choice, shared by the client's run
+/// poller, the CLI and the sandbox.
+pub const RUN_TERMINAL_STATUSES: [&str; 3] = ["succeeded", "failed", "cancelled"];
 
 /// Operation ids of the three specified operations.
 pub mod ids {
@@ -35,6 +39,9 @@ pub mod ids {
     pub const LIST_TABLE_RECORDS: &str = "listTableRecords";
     /// `GET /api/v1/connections/{connection_id}/records`.
     pub const LIST_CONNECTION_RECORDS: &str = "listConnectionRecords";
+    /// `POST /agents/{agent_id}/runs`, the caller-defined example
+    /// ([`super::Catalogue::create_agent_run`]).
+    pub const CREATE_AGENT_RUN: &str = "createAgentRun";
 }
 
 /// The query parameter names the spec leaves open (only `order_by` is given).
@@ -317,7 +324,7 @@ impl Catalogue {
     /// with the spec's extra 30 requests per 60 s per agent.
     pub fn create_agent_run() -> Operation {
         Operation {
-            id: "createAgentRun".into(),
+            id: ids::CREATE_AGENT_RUN.into(),
             method: "POST".into(),
             path: PathTemplate::from_segments(vec![
                 Segment::Literal("agents".into()),

@@ -25,9 +25,9 @@ pub const LAST_LINE: &str = "Stop with Ctrl-C or SIGTERM.";
 pub const ADA: &str = "acd_live_demo_ada";
 /// Limits large enough never to refuse a test.
 pub const NO_LIMITS: &str = r#"{"limits": {
-    "credential": {"requests": 1000000},
-    "client_ip": {"requests": 1000000},
-    "user_table_reads": {"requests": 1000000}}}"#;
+    "credential": {"requests": 1000000, "window_ms": 60000},
+    "client_ip": {"requests": 1000000, "window_ms": 60000}},
+  "extra_limits": {"user_table_reads": {"requests": 1000000, "window_ms": 60000}}}"#;
 
 /// A safety net against a hung server, not a timing assertion.
 const IO_TIMEOUT: Duration = Duration::from_secs(30);
@@ -152,6 +152,27 @@ impl Sandbox {
     /// One `GET` on a fresh connection.
     pub fn get(&self, target: &str, headers: &[(&str, &str)]) -> Response {
         self.connect().get(target, headers)
+    }
+
+    /// One request with `body` on a fresh connection.
+    pub fn request(
+        &self,
+        method: &str,
+        target: &str,
+        headers: &[(&str, &str)],
+        body: &str,
+    ) -> Response {
+        self.connect().request(method, target, headers, body)
+    }
+
+    /// One `POST` with a JSON body on a fresh connection (admin routes).
+    pub fn post_json(&self, target: &str, body: &str) -> Response {
+        self.request(
+            "POST",
+            target,
+            &[("Content-Type", "application/json")],
+            body,
+        )
     }
 
     /// One `GET` with Ada's API key.
@@ -323,14 +344,35 @@ impl Conn {
 
     /// Sends a `GET` (keep-alive) and reads its response.
     pub fn get(&mut self, target: &str, headers: &[(&str, &str)]) -> Response {
-        let mut request = format!("GET {target} HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+        self.request("GET", target, headers, "")
+    }
+
+    /// Sends a request with `body` (keep-alive) and reads its response.
+    pub fn request(
+        &mut self,
+        method: &str,
+        target: &str,
+        headers: &[(&str, &str)],
+        body: &str,
+    ) -> Response {
+        let mut request = format!("{method} {target} HTTP/1.1\r\nHost: 127.0.0.1\r\n");
         for (name, value) in headers {
             request.push_str(&format!("{name}: {value}\r\n"));
         }
+        if method != "GET" {
+            request.push_str(&format!("Content-Length: {}\r\n", body.len()));
+        }
         request.push_str("\r\n");
+        request.push_str(body);
         self.send(request.as_bytes());
         self.read_response()
             .expect("the server closed the connection")
+    }
+
+    /// Everything the server sends until it closes the connection.
+    pub fn read_to_end(&mut self) -> Vec<u8> {
+        while self.fill() {}
+        std::mem::take(&mut self.buffer)
     }
 
     /// Whether the server has closed the connection (reads end-of-file),
