@@ -58,8 +58,29 @@ pub fn line_of(error: &ClientError) -> String {
             attempts,
             last,
         } => {
+            let reason = match reason {
+                GiveUpReason::Deadline {
+                    deadline_at,
+                    next_at,
+                } => format!(
+                    "the next attempt would start {:.1} s after the deadline; raise --deadline to \
+                     wait longer",
+                    next_at.saturating_sub(*deadline_at) as f64 / 1000.0
+                ),
+                GiveUpReason::RetryAfterTooLong { wait_ms, .. } => format!(
+                    "the server asked to wait {:.1} s, longer than the deadline allows; raise \
+                     --deadline to wait longer",
+                    *wait_ms as f64 / 1000.0
+                ),
+                GiveUpReason::MaxAttempts { attempts } => {
+                    format!("all {attempts} attempts were used; raise --max-attempts to try more")
+                }
+                other => other.to_string(),
+            };
             let last = match last.as_ref() {
                 ClientError::Api { status, detail, .. } => format!("{status} {detail}"),
+                // The engine's note on a wait that was never slept.
+                ClientError::InvalidConfig { problem, .. } => problem.clone(),
                 other => other.to_string(),
             };
             if *attempts == 0 {

@@ -93,6 +93,7 @@ pub fn plan(cli: &Cli) -> Result<Plan, SetupError> {
         Some(seconds) if seconds.is_finite() && seconds >= 0.0 => {
             let ms = (seconds * 1000.0).round() as u64;
             config.retry.deadline_ms = ms;
+            config.retry.max_retry_after_ms = ms;
             Some(ms)
         }
         Some(_) => return fail("--deadline must be a number of seconds, 0 or more"),
