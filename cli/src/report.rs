@@ -7,7 +7,7 @@
 
 use crate::engine::{LimitInfo, Millis, WaitReason};
 use acd_core::client::{ClientRequest, DeprecationWarning, Outcome};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::BTreeSet;
 use std::io::IsTerminal;
 use std::time::{Duration, UNIX_EPOCH};
@@ -27,6 +27,7 @@ pub enum Verbosity {
 pub struct Reporter {
     verbosity: Verbosity,
     terminal: bool,
+    bars: MultiProgress,
     progress: Option<ProgressBar>,
     wait: Option<(ProgressBar, Millis)>,
     warned: BTreeSet<String>,
@@ -38,6 +39,7 @@ impl Reporter {
         Self {
             verbosity,
             terminal: std::io::stderr().is_terminal(),
+            bars: MultiProgress::with_draw_target(ProgressDrawTarget::stderr()),
             progress: None,
             wait: None,
             warned: BTreeSet::new(),
@@ -45,10 +47,13 @@ impl Reporter {
     }
 
     fn line(&self, text: &str) {
-        match &self.progress {
-            Some(bar) => bar.suspend(|| eprintln!("{text}")),
-            None => eprintln!("{text}"),
-        }
+        self.bars.suspend(|| eprintln!("{text}"));
+    }
+
+    /// Runs `write` (a write to stdout) with the bars out of the way, so
+    /// that data and bars sharing one terminal do not overwrite each other.
+    pub fn suspend<R>(&self, write: impl FnOnce() -> R) -> R {
+        self.bars.suspend(write)
     }
 
     /// One HTTP exchange (shown with `--verbose`).
@@ -118,17 +123,14 @@ impl Reporter {
             return;
         }
         let length = until.saturating_sub(now).max(1);
-        let bar = ProgressBar::with_draw_target(Some(length), ProgressDrawTarget::stderr());
+        let bar = self.bars.add(ProgressBar::new(length));
         bar.set_style(
-            ProgressStyle::with_template("{msg} [{bar:30}] {prefix}")
+            ProgressStyle::with_template("{msg} [{bar:20}] {prefix}")
                 .unwrap_or_else(|_| ProgressStyle::default_bar())
                 .progress_chars("=> "),
         );
         bar.set_message(text);
         bar.set_prefix(format!("{seconds:.1} s left"));
-        if let Some(progress) = &self.progress {
-            progress.suspend(|| {});
-        }
         self.wait = Some((bar, until));
     }
 
@@ -145,6 +147,7 @@ impl Reporter {
     pub fn waited(&mut self) {
         if let Some((bar, _)) = self.wait.take() {
             bar.finish_and_clear();
+            self.bars.remove(&bar);
         }
     }
 
@@ -153,8 +156,9 @@ impl Reporter {
         if !self.terminal || self.verbosity == Verbosity::Quiet {
             return;
         }
+        let bars = &self.bars;
         let bar = self.progress.get_or_insert_with(|| {
-            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+            let bar = bars.add(ProgressBar::no_length());
             bar.set_style(
                 ProgressStyle::with_template("{spinner} {msg}")
                     .unwrap_or_else(|_| ProgressStyle::default_spinner()),

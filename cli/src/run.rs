@@ -83,7 +83,7 @@ pub fn execute(plan: Plan, reporter: &mut Reporter, interrupt: &Interrupt) -> Re
                 },
                 Event::Page { records, page, .. } => {
                     if let Some(sink) = &mut sink {
-                        sink.page(&records)?;
+                        reporter.suspend(|| sink.page(&records))?;
                         reporter.progress(sink.count(), page);
                     }
                 }
@@ -122,7 +122,7 @@ pub fn execute(plan: Plan, reporter: &mut Reporter, interrupt: &Interrupt) -> Re
         }
     };
     if let Some(sink) = sink {
-        sink.finish()?;
+        reporter.suspend(|| sink.finish())?;
     }
     result
 }

@@ -289,3 +289,47 @@ fn credentials_are_sent_as_their_kind_says_and_never_shown() {
         }
     }
 }
+
+#[test]
+fn runs_wait_prints_each_status_change_and_the_final_run() {
+    let run_in = |status: &str| Reply::json(200, json!({"data": {"id": "r1", "status": status}}));
+    let server = FaultServer::start(vec![
+        run_in("queued"),
+        run_in("running"),
+        run_in("running"),
+        Reply::error(503, "Busy."),
+        run_in("running"),
+        run_in("succeeded"),
+    ]);
+    let run = acd(&[
+        "runs",
+        "wait",
+        "r1",
+        "--interval",
+        "0.05",
+        "--base-url",
+        &server.url,
+        "--api-key",
+        ADA,
+    ]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(server.count(), 6);
+    assert!(server
+        .seen()
+        .iter()
+        .all(|seen| seen.target() == "/api/v1/runs/r1"));
+    let statuses: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|line| line.starts_with("run status: "))
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            "run status: queued",
+            "run status: running",
+            "run status: succeeded"
+        ]
+    );
+    assert_eq!(run.stdout, "{\"id\":\"r1\",\"status\":\"succeeded\"}\n");
+}
