@@ -234,6 +234,26 @@ fn ctrl_c_in_the_middle_of_a_wait_exits_130() {
 }
 
 #[test]
+fn ctrl_c_while_a_request_is_in_flight_exits_130() {
+    let server = FaultServer::start(vec![Reply::Hang(Duration::from_secs(30))]);
+    let child = acd_command()
+        .args(["index", "--base-url", &server.url])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    while server.count() == 0 {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let interrupted_at = Instant::now();
+    support::interrupt(&child);
+    let run = support::collect(child);
+    assert_eq!(run.code, Some(130), "{}", run.stderr);
+    assert!(interrupted_at.elapsed() < Duration::from_secs(10));
+    assert!(run.stdout.is_empty());
+}
+
+#[test]
 fn credentials_are_sent_as_their_kind_says_and_never_shown() {
     let key = "acd_live_VERYSECRETKEY0123456789abcd";
     let server = FaultServer::start(vec![Reply::error(401, "The API key is not valid.")]);

@@ -189,6 +189,8 @@ pub enum Reply {
     },
     /// Read the request, then close the connection without answering.
     Drop,
+    /// Read the request, then say nothing for this long.
+    Hang(Duration),
 }
 
 impl Reply {
@@ -270,7 +272,8 @@ impl FaultServer {
                     log.len()
                 };
                 let reply = script[index.min(script.len() - 1)].clone();
-                serve(stream, &reply, &log);
+                let log = log.clone();
+                std::thread::spawn(move || serve(stream, &reply, &log));
             }
         });
         Self { url, seen }
@@ -319,6 +322,7 @@ fn serve(mut stream: TcpStream, reply: &Reply, log: &Mutex<Vec<Seen>>) {
         Reply::Drop => {
             let _ = stream.shutdown(Shutdown::Both);
         }
+        Reply::Hang(duration) => std::thread::sleep(*duration),
         Reply::Respond {
             status,
             headers,
