@@ -180,9 +180,22 @@ impl Reporter {
         }
     }
 
+    /// The core's advice about a request (e.g. `--desc` without
+    /// `--order-by`), once per command.
+    pub fn advice(&mut self, warnings: &[String]) {
+        for warning in warnings {
+            if self.warned.insert(format!("advice:{warning}")) {
+                self.line(&format!("warning: {warning}"));
+            }
+        }
+    }
+
     /// A Deprecation/Sunset notice: one line per operation per command.
     pub fn deprecation(&mut self, warning: &DeprecationWarning) {
-        if !self.warned.insert(warning.operation_id.clone()) {
+        if !self
+            .warned
+            .insert(format!("deprecation:{}", warning.operation_id))
+        {
             return;
         }
         let sunset = match warning.sunset_at {

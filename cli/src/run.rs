@@ -62,6 +62,7 @@ pub fn execute(plan: Plan, reporter: &mut Reporter, interrupt: &Interrupt) -> Re
     let result = loop {
         interrupt.check()?;
         while let Some(request) = engine.poll_transmit(now()) {
+            reporter.advice(&request.warnings);
             let outcome = transport.send(&request);
             interrupt.check()?;
             reporter.exchange(&request, &outcome);
