@@ -1,5 +1,5 @@
 //! The Rust side of the overhead measurement (bindings/bench/run): one
-//! client `plan` + `interpret` round trip, called on acd-core directly and
+//! throttle `plan` + `interpret` round trip, called on acd-core directly and
 //! through acd-ffi's Rust API (the type conversions without a foreign
 //! language). Prints nanoseconds per round trip.
 //!
@@ -7,7 +7,10 @@
 //! (with `core` or `ffi`, only that loop runs, once and without warm-up: for
 //! counting instructions with callgrind at two sizes).
 
-use acd_core::client::{Client, ClientConfig, ClientCredential, HttpResponse, RequestSpec};
+use acd_core::client::{
+    build_request, interpret, ClientConfig, ClientCredential, HttpResponse, KeyStream, RequestSpec,
+    Throttle,
+};
 use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Instant;
@@ -21,10 +24,17 @@ fn core_round_trips(iterations: u32) -> Result<f64, String> {
         "acd_live_demo_ada",
         "ada",
     ));
-    let mut client = Client::new(config).map_err(|e| e.to_string())?;
-    let request = client
-        .build(&RequestSpec::list_table_records("orders"))
-        .map_err(|e| e.to_string())?;
+    let request = build_request(
+        &config,
+        &RequestSpec::list_table_records("orders"),
+        &mut KeyStream::from_seed(1),
+    )
+    .map_err(|e| e.to_string())?;
+    let operation = config
+        .catalogue
+        .get(&request.operation_id)
+        .ok_or("listTableRecords is in the catalogue")?;
+    let throttle = Throttle::new();
     let response = HttpResponse::new(200, BODY)
         .header("Content-Type", "application/json")
         .header("RateLimit-Limit", "5")
@@ -32,14 +42,14 @@ fn core_round_trips(iterations: u32) -> Result<f64, String> {
         .header("RateLimit-Reset", "60");
     let started = Instant::now();
     for _ in 0..iterations {
-        black_box(client.plan(black_box(&request), NOW));
-        let _ = black_box(client.interpret(black_box(&request), black_box(&response)));
+        black_box(throttle.plan(black_box(&request), NOW));
+        let _ = black_box(interpret(operation, black_box(&response)));
     }
     Ok(started.elapsed().as_nanos() as f64 / f64::from(iterations))
 }
 
 fn ffi_round_trips(iterations: u32) -> Result<f64, String> {
-    use acd_ffi::client::{Client, ClientConfig};
+    use acd_ffi::client::{Client, ClientConfig, Throttle};
     use acd_ffi::client_types::{spec_list_table_records, HttpResponse};
     use acd_ffi::gate_types::{CredentialKind, ResponseHeader};
     let config = ClientConfig::new().with_credential(
@@ -67,9 +77,10 @@ fn ffi_round_trips(iterations: u32) -> Result<f64, String> {
         body: BODY.as_bytes().to_vec(),
     };
     let now = i64::try_from(NOW).map_err(|e| e.to_string())?;
+    let throttle = Throttle::new();
     let started = Instant::now();
     for _ in 0..iterations {
-        let _ = black_box(client.plan(Arc::clone(&request), now));
+        let _ = black_box(throttle.plan(Arc::clone(&request), now));
         black_box(client.interpret(Arc::clone(&request), black_box(response.clone())));
     }
     Ok(started.elapsed().as_nanos() as f64 / f64::from(iterations))

@@ -1,9 +1,10 @@
-//! The client role's objects: [`ClientConfig`], [`Client`], [`ClientRequest`],
-//! [`Throttle`] and [`RetryPlanner`], plus the header parsers. Each wraps the
-//! core type (behind a mutex where the core mutates) and forwards.
+//! The client role's objects: [`ClientConfig`], [`Client`] (the core's
+//! driver), [`ClientRequest`], [`Throttle`] and [`RetryPlanner`], plus the
+//! header parsers. Each wraps the core type (behind a mutex where the core
+//! mutates) and forwards.
 
 use crate::client_types::{
-    pairs, to_json, DeprecationWarning, Handled, HttpResponse, InterpretResult, Outcome, Plan,
+    pairs, to_json, DeprecationWarning, HttpResponse, InterpretResult, Outcome, Plan,
     RateLimitHeaders, RequestSpec, RetryDecision,
 };
 use crate::gate_types::{CredentialKind, ResponseHeader};
@@ -118,12 +119,15 @@ impl ClientConfig {
 #[uniffi::export(Debug, Display)]
 pub struct ClientRequest {
     pub(crate) inner: Mutex<core_client::ClientRequest>,
+    /// Attempt state for [`RetryPlanner::on_outcome`] (the driver keeps its own).
+    pub(crate) attempt: Mutex<core_client::AttemptState>,
 }
 
 impl ClientRequest {
     pub(crate) fn new(inner: core_client::ClientRequest) -> Arc<Self> {
         Arc::new(Self {
             inner: Mutex::new(inner),
+            attempt: Mutex::new(core_client::AttemptState::default()),
         })
     }
 }
@@ -181,9 +185,9 @@ impl ClientRequest {
         lock(&self.inner).warnings.clone()
     }
 
-    /// Attempts sent so far.
+    /// Attempts sent so far (as set for [`RetryPlanner::on_outcome`]).
     pub fn attempts(&self) -> u32 {
-        lock(&self.inner).attempts
+        lock(&self.attempt).attempts
     }
 
     /// Resumes a call: sets the attempts already sent and when the first was.
@@ -195,24 +199,35 @@ impl ClientRequest {
         let first = first_sent_at_ms
             .map(|at| time::to_core("first_sent_at_ms", at))
             .transpose()?;
-        let mut request = lock(&self.inner);
-        request.attempts = attempts;
-        request.first_sent_at = first;
+        let mut state = lock(&self.attempt);
+        state.attempts = attempts;
+        state.first_sent_at = first;
         Ok(())
     }
 
-    /// The request as the core serialises it (credential headers included).
+    /// The request's wire form (credential headers included, every byte kept).
     pub fn to_json(&self) -> String {
-        to_json(&*lock(&self.inner))
+        lock(&self.inner).to_wire_json()
     }
 }
 
-/// One client: builds requests, plans sends, interprets outcomes. Shared
-/// across threads; its state (throttle, budget, notices) is behind a mutex.
+/// One request to send now, and the call it belongs to.
+#[derive(Debug, uniffi::Record)]
+pub struct Transmit {
+    /// The call's id; hand the outcome to `handle` with it.
+    pub id: u64,
+    /// The request.
+    pub request: Arc<ClientRequest>,
+}
+
+/// One client: the core's driver (start calls, `poll_transmit`, `handle`,
+/// `poll_event`, `poll_timeout`), plus building and interpreting on their
+/// own. Shared across threads; its state is behind a mutex.
 #[derive(uniffi::Object)]
 #[uniffi::export(Debug)]
 pub struct Client {
     pub(crate) inner: Mutex<core_client::Client>,
+    keys: Mutex<core_client::KeyStream>,
 }
 
 impl std::fmt::Debug for Client {
@@ -221,27 +236,42 @@ impl std::fmt::Debug for Client {
     }
 }
 
+fn call_id(id: u64) -> core_client::CallId {
+    core_client::CallId(id)
+}
+
 #[uniffi::export]
 impl Client {
-    /// A client for `config` (checked).
+    /// A client for `config` (checked). Without `seed` in the configuration,
+    /// jitter and idempotency keys are seeded from OS entropy.
     #[uniffi::constructor]
     pub fn new(config: Arc<ClientConfig>) -> Result<Arc<Self>, AcdError> {
-        let inner = core_client::Client::new(config.inner.clone())
+        let entropy = match config.inner.seed {
+            Some(seed) => core_client::Entropy::from_seed(seed),
+            None => core_client::Entropy::from_os()
+                .map_err(|error| AcdError::Config(format!("no OS entropy: {error}")))?,
+        };
+        let keys = entropy.key_stream();
+        let inner = core_client::Client::new(config.inner.clone(), entropy)
             .map_err(|error| AcdError::Config(error.to_string()))?;
         Ok(Arc::new(Self {
             inner: Mutex::new(inner),
+            keys: Mutex::new(keys),
         }))
     }
 
     /// Builds `spec` into a request, validated with the gate's validators.
     pub fn build(&self, spec: RequestSpec) -> Result<Arc<ClientRequest>, AcdError> {
-        let request = lock(&self.inner).build(&spec.into())?;
+        let client = lock(&self.inner);
+        let request =
+            core_client::build_request(client.config(), &spec.into(), &mut lock(&self.keys))?;
         Ok(ClientRequest::new(request))
     }
 
     /// Like `build`, but a refusal comes back as a value with its kind.
     pub fn try_build(&self, spec: RequestSpec) -> BuildResult {
-        match lock(&self.inner).build(&spec.into()) {
+        let client = lock(&self.inner);
+        match core_client::build_request(client.config(), &spec.into(), &mut lock(&self.keys)) {
             Ok(request) => BuildResult::Ok {
                 request: ClientRequest::new(request),
             },
@@ -251,34 +281,78 @@ impl Client {
         }
     }
 
-    /// "Send now" or "wait until T".
-    pub fn plan(&self, request: Arc<ClientRequest>, now_ms: i64) -> Result<Plan, AcdError> {
-        let now = time::to_core("now_ms", now_ms)?;
-        let request = lock(&request.inner);
-        Ok(lock(&self.inner).plan(&request, now).into())
+    /// Starts one call of `spec`; its id.
+    pub fn start(&self, spec: RequestSpec) -> Result<u64, AcdError> {
+        Ok(lock(&self.inner).start(spec.into())?.0)
     }
 
-    /// Records that `request` is sent at `now_ms` (call right before sending).
-    pub fn on_sent(&self, request: Arc<ClientRequest>, now_ms: i64) -> Result<(), AcdError> {
-        let now = time::to_core("now_ms", now_ms)?;
-        let mut request = lock(&request.inner);
-        lock(&self.inner).on_sent(&mut request, now);
-        Ok(())
+    /// Starts a table pager; `options_json` is the core's
+    /// `TablePagerOptions` (every member optional).
+    pub fn start_table_pager(&self, table: String, options_json: String) -> Result<u64, AcdError> {
+        let options = serde_json::from_str(&options_json)
+            .map_err(|error| AcdError::Config(format!("table pager options JSON: {error}")))?;
+        Ok(lock(&self.inner).start_table_pager(&table, options)?.0)
     }
 
-    /// Hands over how an attempt ended: retry at T, or the result.
-    pub fn on_outcome(
+    /// Starts a connection pager; `options_json` is the core's
+    /// `ConnectionPagerOptions` (every member optional).
+    pub fn start_connection_pager(
         &self,
-        request: Arc<ClientRequest>,
-        outcome: Outcome,
-        now_ms: i64,
-    ) -> Result<Handled, AcdError> {
-        let now = time::to_core("now_ms", now_ms)?;
-        let mut request = lock(&request.inner);
-        let outcome = outcome.into();
+        connection: String,
+        entity: String,
+        options_json: String,
+    ) -> Result<u64, AcdError> {
+        let options = serde_json::from_str(&options_json)
+            .map_err(|error| AcdError::Config(format!("connection pager options JSON: {error}")))?;
         Ok(lock(&self.inner)
-            .on_outcome(&mut request, &outcome, now)
-            .into())
+            .start_connection_pager(&connection, &entity, options)?
+            .0)
+    }
+
+    /// Starts a run poller; `options_json` is the core's `PollOptions`.
+    pub fn start_run_poller(&self, run_id: String, options_json: String) -> Result<u64, AcdError> {
+        let options = serde_json::from_str(&options_json)
+            .map_err(|error| AcdError::Config(format!("poll options JSON: {error}")))?;
+        Ok(lock(&self.inner).start_run_poller(&run_id, options)?.0)
+    }
+
+    /// Drops call `id`; nothing more is emitted for it.
+    pub fn cancel(&self, id: u64) {
+        lock(&self.inner).cancel(call_id(id));
+    }
+
+    /// The next request to send now, if any (the send is recorded).
+    pub fn poll_transmit(&self, now_ms: i64) -> Result<Option<Transmit>, AcdError> {
+        let now = time::to_core("now_ms", now_ms)?;
+        Ok(lock(&self.inner)
+            .poll_transmit(now)
+            .map(|transmit| Transmit {
+                id: transmit.id.0,
+                request: ClientRequest::new(transmit.request),
+            }))
+    }
+
+    /// When `poll_transmit` may next have something (Unix ms), if anything waits.
+    pub fn poll_timeout(&self) -> Option<i64> {
+        lock(&self.inner).poll_timeout().map(time::from_core)
+    }
+
+    /// How the attempt sent for call `id` ended.
+    pub fn handle(&self, id: u64, outcome: Outcome, now_ms: i64) -> Result<(), AcdError> {
+        let now = time::to_core("now_ms", now_ms)?;
+        Ok(lock(&self.inner).handle(call_id(id), outcome.into(), now)?)
+    }
+
+    /// The next event as `{"call": id, "event": <the core's Event JSON>}`.
+    pub fn poll_event_json(&self) -> Option<String> {
+        lock(&self.inner)
+            .poll_event()
+            .map(|(id, event)| serde_json::json!({"call": id.0, "event": event}).to_string())
+    }
+
+    /// Whether no call is live.
+    pub fn is_idle(&self) -> bool {
+        lock(&self.inner).is_idle()
     }
 
     /// Interprets a response to `request` without touching any state.
@@ -287,10 +361,8 @@ impl Client {
         request: Arc<ClientRequest>,
         response: HttpResponse,
     ) -> InterpretResult {
-        let request = lock(&request.inner);
-        lock(&self.inner)
-            .interpret(&request, &response.into())
-            .into()
+        let operation_id = lock(&request.inner).operation_id.clone();
+        self.interpret_operation(operation_id, response)
     }
 
     /// Interprets a response to operation `operation_id` of this client's
@@ -308,15 +380,6 @@ impl Client {
             })
             .into(),
         }
-    }
-
-    /// Takes the deprecation notices gathered so far.
-    pub fn drain_notices(&self) -> Vec<DeprecationWarning> {
-        lock(&self.inner)
-            .drain_notices()
-            .into_iter()
-            .map(Into::into)
-            .collect()
     }
 }
 
@@ -415,10 +478,11 @@ impl RetryPlanner {
         now_ms: i64,
     ) -> Result<RetryDecision, AcdError> {
         let now = time::to_core("now_ms", now_ms)?;
-        let mut request = lock(&request.inner);
+        let wire = lock(&request.inner);
+        let mut state = lock(&request.attempt);
         let outcome = outcome.into();
         Ok(lock(&self.inner)
-            .on_outcome(&mut request, &outcome, now)
+            .on_outcome(&wire, &mut state, &outcome, now)
             .into())
     }
 }
@@ -443,5 +507,5 @@ pub fn parse_deprecation(
     operation_id: String,
     headers: Vec<ResponseHeader>,
 ) -> Option<DeprecationWarning> {
-    core_client::deprecation::parse_deprecation(&operation_id, &pairs(&headers)).map(Into::into)
+    core_client::parse_deprecation(&operation_id, &pairs(&headers)).map(Into::into)
 }

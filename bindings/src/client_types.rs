@@ -298,9 +298,10 @@ impl From<core_client::Plan> for Plan {
             core_client::Plan::WaitUntil { at, limit, reason } => Self::WaitUntil {
                 at_ms: time::from_core(at),
                 limit,
+                // The throttle plans only quota and Retry-After waits.
                 reason: match reason {
                     core_client::WaitReason::Quota => WaitReason::Quota,
-                    core_client::WaitReason::RetryAfter => WaitReason::RetryAfter,
+                    _ => WaitReason::RetryAfter,
                 },
             },
         }
@@ -423,56 +424,6 @@ impl From<Result<core_client::ApiResponse, core_client::ClientError>> for Interp
                 response: response.into(),
             },
             Err(error) => Self::Err {
-                failure: error.into(),
-            },
-        }
-    }
-}
-
-/// What the client concluded about one attempt.
-#[derive(Debug, Clone, PartialEq, Eq, uniffi::Enum)]
-pub enum Handled {
-    /// Send the same request again at `at_ms` (not earlier).
-    Retry {
-        /// The instant (Unix ms).
-        at_ms: i64,
-        /// Number of the next attempt.
-        attempt: u32,
-        /// Budget tokens spent.
-        cost: u32,
-        /// Why, as the core serialises it (e.g. `{"type":"status","status":503}`).
-        cause_json: String,
-    },
-    /// The call is over and succeeded.
-    Finished {
-        /// The result.
-        response: ApiResponse,
-    },
-    /// The call is over and failed.
-    Failed {
-        /// The error.
-        failure: ClientFailure,
-    },
-}
-
-impl From<core_client::Handled> for Handled {
-    fn from(handled: core_client::Handled) -> Self {
-        match handled {
-            core_client::Handled::Retry {
-                at,
-                attempt,
-                cause,
-                cost,
-            } => Self::Retry {
-                at_ms: time::from_core(at),
-                attempt,
-                cost,
-                cause_json: to_json(&cause),
-            },
-            core_client::Handled::Finished(Ok(response)) => Self::Finished {
-                response: response.into(),
-            },
-            core_client::Handled::Finished(Err(error)) => Self::Failed {
                 failure: error.into(),
             },
         }

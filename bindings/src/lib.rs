@@ -8,10 +8,8 @@
 //! * [`time`]: instants as signed Unix milliseconds, checked on the way in.
 //! * [`gate_types`]: plain records and enums of the gate (responses,
 //!   decisions, answers, principals).
-//! * [`client_types`] / [`client`]: the client role (build, plan,
+//! * [`client_types`] / [`client`]: the client role (the driver, build,
 //!   interpret, retry planning, throttle, header parsers).
-//! * [`pager`] / [`poller`]: the pager and the run poller as poll/handle
-//!   state machines.
 //! * [`gate`]: the objects: [`GateConfig`], [`Credentials`], [`GateRequest`],
 //!   [`Gate`] and [`Admitted`].
 //!
@@ -24,8 +22,6 @@ pub mod client_types;
 pub mod error;
 pub mod gate;
 pub mod gate_types;
-pub mod pager;
-pub mod poller;
 pub mod time;
 
 pub use error::AcdError;

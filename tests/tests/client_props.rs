@@ -5,13 +5,11 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
-use acd_core::client::backoff::retry_after_jitter_ceiling;
-use acd_core::client::deprecation::parse_deprecation;
 use acd_core::client::{
-    interpret, parse_rate_limit_headers, BackoffPolicy, BudgetPolicy, Client, ClientConfig,
-    ClientCredential, ClientRequest, GiveUpReason, Handled, HttpResponse, Outcome, Plan,
-    RequestSpec, RetryBudget, RetryDecision, RetryPlanner, RetryPolicy, SplitMix64,
-    TransportFailure,
+    build_request, interpret, parse_deprecation, parse_rate_limit_headers, AttemptState,
+    BackoffPolicy, BudgetPolicy, CallId, Client, ClientConfig, ClientCredential, ClientRequest,
+    Entropy, Event, GiveUpReason, HttpResponse, KeyStream, Outcome, RequestSpec, RetryBudget,
+    RetryDecision, RetryPlanner, RetryPolicy, SplitMix64, TransportFailure, MIN_RETRY_DELAY_MS,
 };
 use acd_core::gate::demo::{ADA_KEY, ADA_SECOND_KEY};
 use acd_core::gate::{Decision, Gate, GateConfig, GateRequest, GateResponse, ResourceAnswer};
@@ -24,9 +22,7 @@ const NOW: u64 = 1_700_000_000_000;
 fn request(method: &str, key: bool) -> ClientRequest {
     let mut config =
         ClientConfig::default().with_credential(ClientCredential::api_key("main", ADA_KEY, "ada"));
-    config.auto_idempotency_keys = false;
     config.catalogue.add(Catalogue::create_agent_run()).unwrap();
-    let mut client = Client::new(config).unwrap();
     let spec = if method == "POST" {
         let spec = RequestSpec::new("createAgentRun").path("agent_id", "a");
         if key {
@@ -37,10 +33,15 @@ fn request(method: &str, key: bool) -> ClientRequest {
     } else {
         RequestSpec::list_table_records("t")
     };
-    let mut request = client.build(&spec).unwrap();
-    request.attempts = 1;
-    request.first_sent_at = Some(NOW);
-    request
+    build_request(&config, &spec, &mut KeyStream::from_seed(0)).unwrap()
+}
+
+fn sent_once() -> AttemptState {
+    AttemptState {
+        attempts: 1,
+        first_sent_at: Some(NOW),
+        ..AttemptState::default()
+    }
 }
 
 fn planner(seed: u64) -> RetryPlanner {
@@ -67,13 +68,13 @@ proptest! {
     }
 
     #[test]
-    fn retry_after_is_never_undercut_and_its_jitter_is_bounded(
+    fn retry_after_is_never_undercut_and_gets_the_backoff_on_top(
         seconds in 0u64..200, seed in any::<u64>(), throttled in any::<bool>()
     ) {
         let status = if throttled { 429 } else { 503 };
         let response = HttpResponse::new(status, "{}").header("Retry-After", seconds.to_string());
-        let mut request = request("GET", false);
-        let decision = planner(seed).on_outcome(&mut request, &Outcome::Response(response), NOW);
+        let request = request("GET", false);
+        let decision = planner(seed).on_outcome(&request, &mut sent_once(), &Outcome::Response(response), NOW);
         let wait = seconds * 1_000;
         if wait > RetryPolicy::default().max_retry_after_ms {
             prop_assert_eq!(decision, RetryDecision::GiveUp { reason: GiveUpReason::RetryAfterTooLong {
@@ -82,9 +83,10 @@ proptest! {
             let RetryDecision::Retry { at, attempt, cost, .. } = decision else {
                 return Err(TestCaseError::fail("expected a retry"));
             };
-            prop_assert!(at >= NOW + wait);
-            prop_assert!(at - (NOW + wait) <= retry_after_jitter_ceiling(wait));
-            prop_assert!(at - (NOW + wait) <= 5_000);
+            // Retry-After, then the first retry's full-jitter backoff
+            // (at most 1 s), and never sooner than the floor.
+            prop_assert!(at >= NOW + wait.max(MIN_RETRY_DELAY_MS));
+            prop_assert!(at - (NOW + wait) <= BackoffPolicy::default().ceiling(1));
             prop_assert_eq!(attempt, 2);
             prop_assert_eq!(cost, if throttled { 1 } else { 5 });
         }
@@ -95,23 +97,24 @@ proptest! {
         status in 100u16..600, post in any::<bool>(), key in any::<bool>(),
         attempts in 1u32..8, transport in proptest::option::of(0u8..3), seed in any::<u64>()
     ) {
-        let mut request = request(if post { "POST" } else { "GET" }, key);
-        request.attempts = attempts;
+        let request = request(if post { "POST" } else { "GET" }, key);
+        let mut state = AttemptState { attempts, ..sent_once() };
         let outcome = match transport {
             Some(0) => Outcome::Transport(TransportFailure::Connect),
             Some(1) => Outcome::Transport(TransportFailure::Timeout),
             Some(_) => Outcome::Transport(TransportFailure::Interrupted),
             None => Outcome::Response(HttpResponse::new(status, "{}")),
         };
-        let decision = planner(seed).on_outcome(&mut request, &outcome, NOW);
+        let decision = planner(seed).on_outcome(&request, &mut state, &outcome, NOW);
+        let refused = outcome.status() == Some(429);
         let never_sent = matches!(outcome, Outcome::Transport(TransportFailure::Connect));
         match (&outcome, &decision) {
             (_, RetryDecision::Retry { at, attempt, .. }) => {
-                prop_assert!(*at >= NOW);
+                prop_assert!(*at >= NOW + MIN_RETRY_DELAY_MS);
                 prop_assert!(*at <= NOW + RetryPolicy::default().backoff.cap_ms);
                 prop_assert_eq!(*attempt, attempts + 1);
                 prop_assert!(attempts < RetryPolicy::default().max_attempts);
-                prop_assert!(!post || key || never_sent, "unsafe retry of a POST");
+                prop_assert!(!post || key || never_sent || refused, "unsafe retry of a POST");
                 if let Outcome::Response(response) = &outcome {
                     prop_assert!(response.status == 429 || response.status >= 500);
                 }
@@ -195,7 +198,7 @@ struct Harness {
     gate: Gate,
     now: u64,
     latency: u64,
-    in_flight: VecDeque<(u64, ClientRequest, GateResponse)>,
+    in_flight: VecDeque<(u64, CallId, GateResponse)>,
 }
 
 impl Harness {
@@ -205,14 +208,35 @@ impl Harness {
             if *due > to {
                 break;
             }
-            let (due, mut request, response) = self.in_flight.pop_front().unwrap();
+            let (due, id, response) = self.in_flight.pop_front().unwrap();
             self.now = self.now.max(due);
-            let handled =
-                self.client
-                    .on_outcome(&mut request, &Outcome::Response(response.into()), due);
-            assert!(matches!(handled, Handled::Finished(Ok(_))), "{handled:?}");
+            self.client
+                .handle(id, Outcome::Response(response.into()), due)
+                .unwrap();
+            while let Some((_, event)) = self.client.poll_event() {
+                assert!(!matches!(event, Event::Failed(_)), "{event:?}");
+            }
         }
         self.now = self.now.max(to);
+    }
+
+    /// Sends everything due now; whether `id` was among them.
+    fn transmit(&mut self, id: CallId) -> Result<bool, TestCaseError> {
+        let mut sent = false;
+        while let Some(transmit) = self.client.poll_transmit(self.now) {
+            let response = answer(&self.gate, &transmit.request, self.now);
+            prop_assert_ne!(
+                response.status,
+                429,
+                "avoidable 429 at {} for {}",
+                self.now - NOW,
+                transmit.request.url
+            );
+            sent |= transmit.id == id;
+            self.in_flight
+                .push_back((self.now + self.latency, transmit.id, response));
+        }
+        Ok(sent)
     }
 }
 
@@ -220,18 +244,20 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
     /// A lone client (two keys of one user, several requests in flight)
-    /// that follows its plans never receives a 429 from the real gate.
+    /// driven by its own `poll_timeout` never receives a 429 from the real
+    /// gate, and a wait that nothing interrupted was long enough.
     #[test]
     fn a_client_that_follows_its_plans_never_meets_a_429(
         ops in proptest::collection::vec((0u8..4, 0u64..20_000), 1..80),
         latency in 0u64..3_000,
         start in 0u64..120_000,
+        seed in any::<u64>(),
     ) {
         let config = ClientConfig::default()
             .with_credential(ClientCredential::api_key("main", ADA_KEY, "ada"))
             .with_credential(ClientCredential::api_key("ci", ADA_SECOND_KEY, "ada"));
         let mut harness = Harness {
-            client: Client::new(config).unwrap(),
+            client: Client::new(config, Entropy::from_seed(seed)).unwrap(),
             gate: Gate::demo(GateConfig::default()).unwrap(),
             now: NOW + start,
             latency,
@@ -246,28 +272,21 @@ proptest! {
                 2 => RequestSpec::list_connection_records("c", "e").param(ParamRole::Limit, "5"),
                 _ => RequestSpec::get_api_index(),
             };
-            let mut request = harness.client.build(&spec).unwrap();
-            loop {
-                match harness.client.plan(&request, harness.now) {
-                    Plan::SendNow => break,
-                    Plan::WaitUntil { at, .. } => {
-                        prop_assert!(at > harness.now);
-                        let next_delivery = harness.in_flight.front().map(|(due, _, _)| *due);
-                        let delivered = next_delivery.is_some_and(|due| due <= at);
-                        harness.advance(next_delivery.map_or(at, |due| due.min(at)));
-                        if !delivered {
-                            // Liveness: nothing changed, so the wait was enough.
-                            prop_assert_eq!(harness.client.plan(&request, harness.now), Plan::SendNow);
-                        }
-                    }
+            let id = harness.client.start(spec).unwrap();
+            while !harness.transmit(id)? {
+                let wake = harness.client.poll_timeout().expect("the call waits");
+                prop_assert!(wake > harness.now);
+                let next_delivery = harness.in_flight.front().map(|(due, _, _)| *due);
+                let delivered = next_delivery.is_some_and(|due| due <= wake);
+                harness.advance(next_delivery.map_or(wake, |due| due.min(wake)));
+                if !delivered {
+                    // Liveness: nothing changed, so the wait was enough.
+                    prop_assert!(harness.transmit(id)?, "still waiting at {}", harness.now - NOW);
+                    break;
                 }
             }
-            let now = harness.now;
-            harness.client.on_sent(&mut request, now);
-            let response = answer(&harness.gate, &request, now);
-            prop_assert_ne!(response.status, 429, "avoidable 429 at {} for {}", now - NOW, request.url);
-            harness.in_flight.push_back((now + harness.latency, request, response));
         }
         harness.advance(u64::MAX);
+        prop_assert!(harness.client.is_idle());
     }
 }

@@ -5,8 +5,9 @@
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
 use acd_core::client::{
-    ApiKeyHeader, ApiResponse, Client, ClientConfig, ClientCredential, ClientError, EgressMode,
-    Handled, HttpResponse, Outcome, RequestSpec,
+    build_request, ApiKeyHeader, ApiResponse, Client, ClientConfig, ClientCredential, ClientError,
+    ClientRequest, EgressMode, Entropy, Event, HttpResponse, KeyStream, Outcome, RequestSpec,
+    WaitReason,
 };
 use acd_core::gate::demo::{ADA_KEY, ADA_TOKEN};
 use acd_core::gate::{Decision, Gate, GateConfig, GateRequest, ResourceAnswer};
@@ -15,12 +16,51 @@ use acd_core::model::ParamRole;
 
 const NOW: u64 = 1_700_000_000_000;
 
-fn client_with(credentials: Vec<ClientCredential>) -> Client {
-    Client::new(ClientConfig {
+/// Builds requests the way the driver does, without a driver.
+struct Builder {
+    config: ClientConfig,
+    keys: KeyStream,
+}
+
+impl Builder {
+    fn new(config: ClientConfig) -> Self {
+        config.check().unwrap();
+        Self {
+            config,
+            keys: KeyStream::from_seed(0),
+        }
+    }
+
+    fn build(&mut self, spec: &RequestSpec) -> Result<ClientRequest, ClientError> {
+        build_request(&self.config, spec, &mut self.keys)
+    }
+}
+
+fn client_with(credentials: Vec<ClientCredential>) -> Builder {
+    Builder::new(ClientConfig {
         credentials,
         ..ClientConfig::default()
     })
-    .unwrap()
+}
+
+fn driver(config: ClientConfig) -> Client {
+    Client::new(config, Entropy::from_seed(0)).unwrap()
+}
+
+/// Sends one call through `client` to `gate` at `now`; its events.
+fn call(client: &mut Client, gate: &Gate, spec: RequestSpec, now: u64) -> Vec<Event> {
+    let id = client.start(spec).unwrap();
+    let transmit = client.poll_transmit(now).unwrap();
+    let response = match gate.decide(&to_gate(&transmit.request), now) {
+        Decision::Resolve(admitted) => admitted.respond(ResourceAnswer::Found(b"[]".to_vec())),
+        Decision::Respond(response) => response,
+    };
+    client
+        .handle(id, Outcome::Response(response.into()), now)
+        .unwrap();
+    std::iter::from_fn(|| client.poll_event())
+        .map(|(_, event)| event)
+        .collect()
 }
 
 fn ada() -> ClientCredential {
@@ -134,8 +174,7 @@ fn credentials_follow_their_kind_and_oauth_is_refused_for_connection_records() {
     assert_eq!(index.limits[0].key, "client_ip");
     let mut bearer = ClientConfig::default().with_credential(ada());
     bearer.api_key_header = ApiKeyHeader::Bearer;
-    let request = Client::new(bearer)
-        .unwrap()
+    let request = Builder::new(bearer)
         .build(&RequestSpec::list_table_records("t"))
         .unwrap();
     assert_eq!(
@@ -187,25 +226,52 @@ fn stable_egress_by_header_or_by_url_reaches_the_gate_as_stable_egress() {
 }
 
 #[test]
-fn posts_get_one_idempotency_key_per_logical_call() {
-    let mut config = ClientConfig::default().with_credential(ada());
-    config
-        .catalogue
-        .add(acd_core::model::Catalogue::create_agent_run())
-        .unwrap();
-    let mut client = Client::new(config).unwrap();
+fn posts_get_a_uuid_v4_key_only_when_the_client_and_the_operation_opt_in() {
+    let mut create = acd_core::model::Catalogue::create_agent_run();
     let spec = RequestSpec::new("createAgentRun")
         .path("agent_id", "a1")
         .body(br#"{"input":"x"}"#.to_vec());
-    let first = client.build(&spec).unwrap();
-    let second = client.build(&spec).unwrap();
+    let mut config = ClientConfig::default().with_credential(ada());
+    config.catalogue.add(create.clone()).unwrap();
+    // Default: no automatic key.
+    let plain = Builder::new(config.clone()).build(&spec).unwrap();
+    assert_eq!(plain.idempotency_key, None);
+    assert_eq!(plain.header("Idempotency-Key"), None);
+    assert!(!plain.is_idempotent());
+    // The client opts in, the operation does not: still none.
+    config.idempotency_keys = true;
+    assert_eq!(
+        Builder::new(config.clone())
+            .build(&spec)
+            .unwrap()
+            .idempotency_key,
+        None
+    );
+    // Both opt in: one UUIDv4 per logical call.
+    create.honours_idempotency_key = true;
+    config.catalogue = acd_core::model::Catalogue::standard();
+    config.catalogue.add(create).unwrap();
+    let mut builder = Builder::new(config);
+    let first = builder.build(&spec).unwrap();
+    let second = builder.build(&spec).unwrap();
     let key = first.idempotency_key.clone().unwrap();
-    assert_eq!(key.len(), 32);
+    let bytes: Vec<char> = key.chars().collect();
+    assert_eq!(bytes.len(), 36);
+    assert_eq!(
+        (bytes[8], bytes[13], bytes[14], bytes[18], bytes[23]),
+        ('-', '-', '4', '-', '-')
+    );
+    assert!(
+        matches!(bytes[19], '8' | '9' | 'a' | 'b'),
+        "RFC 9562 variant: {key}"
+    );
     assert_ne!(first.idempotency_key, second.idempotency_key);
     assert_eq!(first.header("Idempotency-Key"), Some(key.as_str()));
     assert_eq!(first.header("Content-Type"), Some("application/json"));
     assert_eq!(first.limits[1].key, "agent_runs:agent_id:a1");
-    let given = client.build(&spec.clone().idempotency_key("mine")).unwrap();
+    let given = builder
+        .build(&spec.clone().idempotency_key("mine"))
+        .unwrap();
     assert_eq!(given.header("Idempotency-Key"), Some("mine"));
 }
 
@@ -231,26 +297,28 @@ fn deprecation_headers_become_one_notice_per_operation() {
         ..GateConfig::default()
     };
     let gate = Gate::demo(gate_config).unwrap();
-    let mut client = client_with(vec![ada()]);
+    let mut client = driver(ClientConfig::default().with_credential(ada()));
+    let mut notices = Vec::new();
     for _ in 0..3 {
-        let mut request = client.build(&RequestSpec::list_table_records("t")).unwrap();
-        client.on_sent(&mut request, NOW);
-        let response = match gate.decide(&to_gate(&request), NOW) {
-            Decision::Resolve(admitted) => admitted.respond(ResourceAnswer::Found(b"[]".to_vec())),
-            Decision::Respond(response) => response,
-        };
-        let handled = client.on_outcome(&mut request, &Outcome::Response(response.into()), NOW);
-        assert!(matches!(
-            handled,
-            Handled::Finished(Ok(ApiResponse::Records { .. }))
-        ));
+        let events = call(
+            &mut client,
+            &gate,
+            RequestSpec::list_table_records("t"),
+            NOW,
+        );
+        assert!(events
+            .iter()
+            .any(|e| matches!(e, Event::Response(ApiResponse::Records { .. }))));
+        assert_eq!(events.last(), Some(&Event::Done));
+        notices.extend(events.into_iter().filter_map(|e| match e {
+            Event::Deprecation(notice) => Some(notice),
+            _ => None,
+        }));
     }
-    let notices = client.drain_notices();
-    assert_eq!(notices.len(), 1);
+    assert_eq!(notices.len(), 1, "once per operation, not per response");
     assert_eq!(notices[0].operation_id, "listTableRecords");
     assert_eq!(notices[0].sunset_at, Some(1_720_000_000));
     assert!(notices[0].malformed.is_empty());
-    assert!(client.drain_notices().is_empty());
 }
 
 #[test]
@@ -258,42 +326,48 @@ fn an_index_response_teaches_the_throttle_the_advertised_limit() {
     let mut gate_config = GateConfig::default();
     gate_config.limits.credential = acd_core::limit::Quota::per_seconds(3, 60);
     let gate = Gate::demo(gate_config).unwrap();
-    let mut client = client_with(vec![ada()]);
-    let mut index = client.build(&RequestSpec::get_api_index()).unwrap();
-    client.on_sent(&mut index, NOW);
-    let Decision::Respond(response) = gate.decide(&to_gate(&index), NOW) else {
-        panic!("the index needs no resource answer")
-    };
-    let handled = client.on_outcome(&mut index, &Outcome::Response(response.into()), NOW);
+    let mut client = driver(ClientConfig::default().with_credential(ada()));
+    let events = call(&mut client, &gate, RequestSpec::get_api_index(), NOW);
     assert!(matches!(
-        handled,
-        Handled::Finished(Ok(ApiResponse::Index { .. }))
+        events[0],
+        Event::Response(ApiResponse::Index { .. })
     ));
     // Before any authenticated response, the client already plans with 3/60 s.
     let spec = RequestSpec::list_connection_records("c", "e");
     for second in 0..3 {
-        let mut request = client.build(&spec).unwrap();
-        assert_eq!(
-            client.plan(&request, NOW + second),
-            acd_core::client::Plan::SendNow
-        );
-        client.on_sent(&mut request, NOW + second);
+        let id = client.start(spec.clone()).unwrap();
+        assert_eq!(client.poll_transmit(NOW + second).map(|t| t.id), Some(id));
     }
-    let request = client.build(&spec).unwrap();
-    assert!(matches!(
-        client.plan(&request, NOW + 3),
-        acd_core::client::Plan::WaitUntil { at, .. } if at == NOW + 60_000
-    ));
+    let fourth = client.start(spec).unwrap();
+    assert_eq!(client.poll_transmit(NOW + 3), None);
+    let Some((
+        id,
+        Event::Waiting {
+            until,
+            limit,
+            reason,
+        },
+    )) = client.poll_event()
+    else {
+        panic!("the fourth call waits")
+    };
+    assert_eq!((id, reason), (fourth, WaitReason::Quota));
+    // The window's end, plus a jitter of at most the backoff base (1 s).
+    assert!((NOW + 60_000..=NOW + 61_000).contains(&until), "{until}");
+    let limit = limit.unwrap();
+    assert_eq!(
+        (limit.name.as_str(), limit.requests, limit.window_seconds),
+        ("credential", 3, 60)
+    );
 }
 
 #[test]
 fn client_types_are_send_and_sync() {
     fn check<T: Send + Sync>() {}
     check::<Client>();
-    check::<acd_core::client::Pager>();
-    check::<acd_core::client::RunPoller>();
-    check::<acd_core::client::Call>();
-    check::<acd_core::client::ClientRequest>();
+    check::<Event>();
+    check::<acd_core::client::Transmit>();
+    check::<ClientRequest>();
     check::<ClientError>();
     check::<HttpResponse>();
 }

@@ -8,11 +8,11 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
-use acd_core::client::deprecation::parse_deprecation;
 use acd_core::client::{
-    interpret, parse_rate_limit_headers, BudgetPolicy, Client, ClientConfig, ClientCredential,
-    ClientError, EgressMode, HttpResponse, Outcome, RequestSpec, RetryBudget, RetryPlanner,
-    RetryPolicy, SplitMix64, Throttle, TransportFailure,
+    build_request, interpret, parse_deprecation, parse_rate_limit_headers, AttemptState,
+    BudgetPolicy, ClientConfig, ClientCredential, ClientError, ClientRequest, EgressMode,
+    HttpResponse, KeyStream, Outcome, RequestSpec, RetryBudget, RetryPlanner, RetryPolicy,
+    SplitMix64, Throttle, TransportFailure,
 };
 use acd_core::model::{Catalogue, CredentialKind, Secret};
 use serde::{Deserialize, Serialize};
@@ -88,17 +88,20 @@ fn result<T: Serialize>(result: Result<T, ClientError>) -> Value {
     }
 }
 
-/// The client every vector uses unless its input says otherwise.
-fn client(input: &Value) -> Client {
-    client_with_keys(input, true)
-}
-
-fn client_with_keys(input: &Value, auto_idempotency_keys: bool) -> Client {
+/// The client configuration every vector uses unless its input says
+/// otherwise: `idempotency_keys` (default false) turns automatic keys on,
+/// `honours_idempotency_key` (default false) marks createAgentRun as
+/// honouring them.
+fn client(input: &Value) -> ClientConfig {
+    let flag = |key: &str| input.get(key).and_then(Value::as_bool).unwrap_or(false);
     let mut config = ClientConfig {
-        auto_idempotency_keys,
+        idempotency_keys: flag("idempotency_keys"),
+        seed: Some(0),
         ..ClientConfig::default()
     };
-    config.catalogue.add(Catalogue::create_agent_run()).unwrap();
+    let mut create = Catalogue::create_agent_run();
+    create.honours_idempotency_key = flag("honours_idempotency_key");
+    config.catalogue.add(create).unwrap();
     config.credentials = match input.get("credentials") {
         Some(list) => list
             .as_array()
@@ -116,7 +119,13 @@ fn client_with_keys(input: &Value, auto_idempotency_keys: bool) -> Client {
             ClientCredential::api_key("ci", "acd_live_demo_ada_ci", "ada"),
         ],
     };
-    Client::new(config).unwrap()
+    config.check().unwrap();
+    config
+}
+
+/// Builds `spec` with keys drawn from `KeyStream::from_seed(0)`.
+fn build(config: &ClientConfig, spec: &RequestSpec) -> Result<ClientRequest, ClientError> {
+    build_request(config, spec, &mut KeyStream::from_seed(0))
 }
 
 /// The request a throttle or retry step talks about, by operation id.
@@ -156,12 +165,12 @@ fn run_ratelimit(input: &Value) -> Value {
 }
 
 fn run_throttle(input: &Value) -> Value {
-    let mut client = client(input);
+    let config = client(input);
     let mut throttle = Throttle::new();
     let mut outputs = Vec::new();
     for step in input["steps"].as_array().unwrap() {
         let (kind, body) = step.as_object().unwrap().iter().next().unwrap();
-        let request = client.build(&spec(body)).unwrap();
+        let request = build(&config, &spec(body)).unwrap();
         let now = number(body, "now");
         outputs.push(match kind.as_str() {
             "send" => {
@@ -184,14 +193,17 @@ fn run_throttle(input: &Value) -> Value {
 }
 
 fn run_retry(input: &Value) -> Value {
-    let mut client = client_with_keys(input, false);
+    let config = client(input);
     let mut spec = spec(input);
     if let Some(key) = input.get("idempotency_key").and_then(Value::as_str) {
         spec = spec.idempotency_key(key);
     }
-    let mut request = client.build(&spec).unwrap();
-    request.attempts = u32::try_from(number(input, "attempts")).unwrap();
-    request.first_sent_at = Some(number(input, "first_sent_at"));
+    let request = build(&config, &spec).unwrap();
+    let mut state = AttemptState {
+        attempts: u32::try_from(number(input, "attempts")).unwrap(),
+        first_sent_at: Some(number(input, "first_sent_at")),
+        ..AttemptState::default()
+    };
     let mut budget = RetryBudget::new(BudgetPolicy::default());
     if let Some(available) = input.get("budget_available").and_then(Value::as_u64) {
         assert!(budget.try_spend(500 - u32::try_from(available).unwrap()));
@@ -211,11 +223,12 @@ fn run_retry(input: &Value) -> Value {
             body: b"{}".to_vec(),
         }),
     };
-    serde_json::to_value(planner.on_outcome(&mut request, &outcome, number(input, "now"))).unwrap()
+    serde_json::to_value(planner.on_outcome(&request, &mut state, &outcome, number(input, "now")))
+        .unwrap()
 }
 
 fn run_request(input: &Value) -> Value {
-    let mut client = client(input);
+    let config = client(input);
     let pairs = |key: &str| -> Vec<(String, String)> {
         serde_json::from_value(input.get(key).cloned().unwrap_or(json!([]))).unwrap()
     };
@@ -241,7 +254,11 @@ fn run_request(input: &Value) -> Value {
             .and_then(Value::as_str)
             .map(str::to_owned),
     };
-    result(client.build(&spec))
+    // The wire form: the exact bytes a transport sends, credentials included.
+    match build(&config, &spec) {
+        Ok(request) => json!({"ok": request.to_wire_value()}),
+        Err(error) => json!({"error": error}),
+    }
 }
 
 fn run_deprecation(input: &Value) -> Value {

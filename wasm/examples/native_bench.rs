@@ -7,7 +7,10 @@
 //! A measurement, not a test: nothing here asserts a duration.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use acd_core::client::{Client, ClientConfig, ClientCredential, HttpResponse, Plan, RequestSpec};
+use acd_core::client::{
+    build_request, interpret, ClientConfig, ClientCredential, HttpResponse, KeyStream, Plan,
+    RequestSpec, Throttle,
+};
 use acd_core::gate::{Decision, Gate, GateConfig, GateRequest, ResourceAnswer};
 use acd_core::model::ParamRole;
 use std::hint::black_box;
@@ -67,20 +70,24 @@ fn main() {
         GateRequest::get(TARGET, "203.0.113.7").header("X-API-Key", acd_core::gate::demo::ADA_KEY);
     assert_eq!(decide_and_respond(&gate, &request), 200);
     let gate_ns = median_ns_per_call(|| decide_and_respond(&gate, black_box(&request)));
-    let mut client = Client::new(
-        ClientConfig::default().with_credential(ClientCredential::api_key("main", ADA, "ada")),
-    )
-    .unwrap();
+    let client_config =
+        ClientConfig::default().with_credential(ClientCredential::api_key("main", ADA, "ada"));
     let spec = RequestSpec::list_table_records("orders").param(ParamRole::Limit, "2");
-    let request = client.build(&spec).unwrap();
+    let request = build_request(&client_config, &spec, &mut KeyStream::from_seed(1)).unwrap();
+    let operation = client_config
+        .catalogue
+        .get(&request.operation_id)
+        .unwrap()
+        .clone();
+    let throttle = Throttle::new();
     let response = HttpResponse::new(200, format!(r#"{{"data":{PAYLOAD}}}"#))
         .header("Content-Type", "application/json")
         .header("RateLimit-Limit", "5")
         .header("RateLimit-Remaining", "4")
         .header("RateLimit-Reset", "60");
     let plan_and_interpret = || {
-        let plan = client.plan(black_box(&request), NOW);
-        let page = client.interpret(&request, black_box(&response)).unwrap();
+        let plan = throttle.plan(black_box(&request), NOW);
+        let page = interpret(&operation, black_box(&response)).unwrap();
         u16::from(plan == Plan::SendNow) + page.status()
     };
     assert_eq!(plan_and_interpret(), 201);

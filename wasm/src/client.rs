@@ -1,17 +1,15 @@
 //! The client role for JavaScript: `Client` and `ClientRequest`.
 //!
 //! `client.build(spec)` validates and builds a request (the gate's own
-//! validators, before any I/O), `client.plan(request, nowMs)` says "send
-//! now" or "wait until", `client.onSent` records the send and
-//! `client.onOutcome` takes the response (or transport failure) and says
-//! "retry at" or gives the result. Every rule is acd-core's.
+//! validators, before any I/O) and `client.interpret` reads a response.
+//! Every rule is acd-core's.
 
 use crate::error::{ErrorClass, Failure};
 use crate::js::{self, get, object};
-use crate::response::{cause_to_js, result_to_js, JsApiResponse};
+use crate::response::JsApiResponse;
 use acd_core::client::{
-    Client, ClientConfig, ClientRequest, EgressMode, Handled, HttpResponse, Outcome, RequestSpec,
-    TransportFailure,
+    build_request, AttemptState, Client, ClientConfig, ClientRequest, EgressMode, Entropy,
+    HttpResponse, KeyStream, Outcome, RequestSpec, TransportFailure,
 };
 use acd_core::model::ParamRole;
 use js_sys::Array;
@@ -128,6 +126,8 @@ pub fn response_from_js(value: &JsValue, what: &str) -> Result<HttpResponse, Fai
 #[wasm_bindgen(js_name = ClientRequest)]
 pub struct JsClientRequest {
     pub(crate) inner: ClientRequest,
+    /// Attempt state for `RetryPlanner.onOutcome`.
+    pub(crate) attempt: AttemptState,
 }
 
 #[wasm_bindgen(js_class = ClientRequest)]
@@ -200,26 +200,26 @@ impl JsClientRequest {
     /// Attempts sent so far (0 before the first).
     #[wasm_bindgen(getter)]
     pub fn attempts(&self) -> u32 {
-        self.inner.attempts
+        self.attempt.attempts
     }
 
     /// Restores the attempt count (e.g. from saved state).
     #[wasm_bindgen(setter)]
     pub fn set_attempts(&mut self, attempts: u32) {
-        self.inner.attempts = attempts;
+        self.attempt.attempts = attempts;
     }
 
     /// When the first attempt was sent (Unix ms), or `undefined`.
     #[wasm_bindgen(getter, js_name = firstSentAt)]
     pub fn first_sent_at(&self) -> Option<f64> {
         #[allow(clippy::cast_precision_loss)]
-        self.inner.first_sent_at.map(|at| at as f64)
+        self.attempt.first_sent_at.map(|at| at as f64)
     }
 
     /// Restores when the first attempt was sent (Unix ms).
     #[wasm_bindgen(setter, js_name = firstSentAt)]
     pub fn set_first_sent_at(&mut self, at: Option<f64>) -> Result<(), JsValue> {
-        self.inner.first_sent_at = match at {
+        self.attempt.first_sent_at = match at {
             Some(at) => Some(js::millis_from_js(at, "firstSentAt")?),
             None => None,
         };
@@ -231,21 +231,14 @@ impl JsClientRequest {
     /// them: what `JSON.stringify` and loggers see.
     #[wasm_bindgen(js_name = toJSON)]
     pub fn to_json(&self) -> JsValue {
-        let mut shown = self.inner.clone();
-        for (name, value) in &mut shown.headers {
-            if name.eq_ignore_ascii_case("authorization") || name.eq_ignore_ascii_case("x-api-key")
-            {
-                *value = "<redacted>".into();
-            }
-        }
-        js::serde_to_js(&shown)
+        js::serde_to_js(&self.inner)
     }
 
     /// The core's JSON form exactly, credential included (the request as it
     /// goes on the wire, as in the conformance vectors).
     #[wasm_bindgen(js_name = toWireJSON)]
     pub fn to_wire_json(&self) -> JsValue {
-        js::serde_to_js(&self.inner)
+        js::serde_to_js(&self.inner.to_wire_value())
     }
 }
 
@@ -254,6 +247,19 @@ impl JsClientRequest {
 #[wasm_bindgen(js_name = Client)]
 pub struct JsClient {
     pub(crate) inner: Client,
+    keys: KeyStream,
+}
+
+/// Seed material for a client without a configured seed.
+fn edge_entropy() -> Entropy {
+    let mut bytes = [0u8; 32];
+    for byte in &mut bytes {
+        // `Math.random()` is in [0, 1): the product is below 256.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let value = (js_sys::Math::random() * 256.0) as u8;
+        *byte = value;
+    }
+    Entropy(bytes)
 }
 
 /// A client error as the JavaScript error to throw.
@@ -277,8 +283,13 @@ impl JsClient {
         )
         .map_err(|failure| Failure::new(ErrorClass::Config, "INVALID_CONFIG", failure.message))?
         .unwrap_or_default();
-        Client::new(config)
-            .map(|inner| JsClient { inner })
+        let entropy = match config.seed {
+            Some(seed) => Entropy::from_seed(seed),
+            None => edge_entropy(),
+        };
+        let keys = entropy.key_stream();
+        Client::new(config, entropy)
+            .map(|inner| JsClient { inner, keys })
             .map_err(|error| client_error(&error))
     }
 
@@ -289,66 +300,12 @@ impl JsClient {
         #[wasm_bindgen(unchecked_param_type = "RequestSpecInit")] spec: JsValue,
     ) -> Result<JsClientRequest, JsValue> {
         let spec = spec_from_js(&spec)?;
-        self.inner
-            .build(&spec)
-            .map(|inner| JsClientRequest { inner })
+        build_request(self.inner.config(), &spec, &mut self.keys)
+            .map(|inner| JsClientRequest {
+                inner,
+                attempt: AttemptState::default(),
+            })
             .map_err(|error| client_error(&error))
-    }
-
-    /// "Send now" or "wait until" for `request` at `nowMs`.
-    #[wasm_bindgen(unchecked_return_type = "Plan")]
-    pub fn plan(
-        &self,
-        request: &JsClientRequest,
-        #[wasm_bindgen(js_name = nowMs)] now_ms: f64,
-    ) -> Result<JsValue, JsValue> {
-        let now = js::millis_from_js(now_ms, "nowMs")?;
-        Ok(crate::response::plan_to_js(
-            &self.inner.plan(&request.inner, now),
-        ))
-    }
-
-    /// Records that `request` is sent at `nowMs` (call right before sending).
-    #[wasm_bindgen(js_name = onSent)]
-    pub fn on_sent(
-        &mut self,
-        request: &mut JsClientRequest,
-        #[wasm_bindgen(js_name = nowMs)] now_ms: f64,
-    ) -> Result<(), JsValue> {
-        let now = js::millis_from_js(now_ms, "nowMs")?;
-        self.inner.on_sent(&mut request.inner, now);
-        Ok(())
-    }
-
-    /// Hands over how an attempt ended: `{kind: "retry", at, ...}` or
-    /// `{kind: "finished", ok, response | error}`.
-    #[wasm_bindgen(js_name = onOutcome, unchecked_return_type = "Handled")]
-    pub fn on_outcome(
-        &mut self,
-        request: &mut JsClientRequest,
-        #[wasm_bindgen(unchecked_param_type = "OutcomeInit")] outcome: JsValue,
-        #[wasm_bindgen(js_name = nowMs)] now_ms: f64,
-    ) -> Result<JsValue, JsValue> {
-        let now = js::millis_from_js(now_ms, "nowMs")?;
-        let outcome = outcome_from_js(&outcome)?;
-        Ok(
-            match self.inner.on_outcome(&mut request.inner, &outcome, now) {
-                Handled::Retry {
-                    at,
-                    attempt,
-                    cause,
-                    cost,
-                } => object(&[
-                    ("kind", "retry".into()),
-                    ("at", js::u64_to_js(at)),
-                    ("attempt", attempt.into()),
-                    ("cause", cause_to_js(&cause)),
-                    ("cost", cost.into()),
-                ])
-                .into(),
-                Handled::Finished(result) => result_to_js("finished", result).into(),
-            },
-        )
     }
 
     /// Interprets a response to `request` (no state changes): the typed
@@ -359,8 +316,17 @@ impl JsClient {
         #[wasm_bindgen(unchecked_param_type = "HttpResponseInit")] response: JsValue,
     ) -> Result<JsApiResponse, JsValue> {
         let response = response_from_js(&response, "response")?;
-        self.inner
-            .interpret(&request.inner, &response)
+        let operation = self
+            .inner
+            .config()
+            .catalogue
+            .get(&request.inner.operation_id)
+            .ok_or_else(|| {
+                client_error(&acd_core::client::ClientError::UnknownOperation {
+                    operation: request.inner.operation_id.clone(),
+                })
+            })?;
+        acd_core::client::interpret(operation, &response)
             .map(|inner| JsApiResponse { inner })
             .map_err(|error| client_error(&error))
     }
@@ -416,12 +382,6 @@ impl JsClient {
                 ]))
             })
             .collect())
-    }
-
-    /// Takes the deprecation notices gathered so far (the core's JSON form).
-    #[wasm_bindgen(js_name = drainNotices, unchecked_return_type = "DeprecationWarningJson[]")]
-    pub fn drain_notices(&mut self) -> JsValue {
-        js::serde_to_js(&self.inner.drain_notices())
     }
 
     /// Tokens left in the retry budget.

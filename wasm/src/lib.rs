@@ -6,7 +6,6 @@
 //!
 //! * [`client`]: the client role (`Client`, `ClientRequest`).
 //! * [`response`]: interpreted responses (`ApiResponse`) and result objects.
-//! * [`machines`]: `Call`, `Pager`, `RunPoller` (poll / handle).
 //! * [`lowlevel`]: `Throttle`, `RetryPlanner` and the header parsers.
 //! * [`gate`]: the server role (`Gate`, `Admitted`, `GateResponse`).
 //! * [`error`]: failures as JavaScript `Error` subclasses with a `code`.
@@ -27,8 +26,6 @@ pub mod gate;
 pub mod js;
 #[cfg(feature = "client")]
 pub mod lowlevel;
-#[cfg(feature = "client")]
-pub mod machines;
 #[cfg(feature = "client")]
 pub mod response;
 mod types;

@@ -9,10 +9,9 @@
 use crate::client::{outcome_from_js, response_from_js, JsClientRequest};
 use crate::error::{ErrorClass, Failure};
 use crate::js;
-use acd_core::client::deprecation::parse_deprecation;
 use acd_core::client::{
-    parse_rate_limit_headers, BudgetPolicy, RetryBudget, RetryPlanner, RetryPolicy, SplitMix64,
-    Throttle,
+    parse_deprecation, parse_rate_limit_headers, BudgetPolicy, RetryBudget, RetryPlanner,
+    RetryPolicy, SplitMix64, Throttle,
 };
 use wasm_bindgen::prelude::*;
 
@@ -180,7 +179,8 @@ impl JsRetryPlanner {
         let now = js::millis_from_js(now_ms, "nowMs")?;
         let outcome = outcome_from_js(&outcome)?;
         Ok(js::serde_to_js(&self.inner.on_outcome(
-            &mut request.inner,
+            &request.inner,
+            &mut request.attempt,
             &outcome,
             now,
         )))

@@ -134,9 +134,10 @@ pub fn plan_to_js(plan: &Plan) -> JsValue {
             ("limit", limit.as_str().into()),
             (
                 "reason",
+                // The throttle plans only quota and Retry-After waits.
                 match reason {
                     WaitReason::Quota => "quota",
-                    WaitReason::RetryAfter => "retry_after",
+                    _ => "retry_after",
                 }
                 .into(),
             ),

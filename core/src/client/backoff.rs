@@ -1,5 +1,5 @@
-//! Backoff delays: exponential with full jitter, and the positive jitter put
-//! on top of a server's `Retry-After`.
+//! Backoff delays: exponential with full jitter. The same delay is put on
+//! top of a server's `Retry-After` (see [`super::RetryPlanner`]).
 //!
 //! Full jitter (AWS Architecture Blog, "Exponential Backoff And Jitter"):
 //! retry `n` waits a uniform draw from `[0, min(cap, base · 2ⁿ⁻¹)]`. Every
@@ -12,11 +12,6 @@ use serde::{Deserialize, Serialize};
 pub const DEFAULT_BASE_MS: u64 = 1_000;
 /// Default cap on one delay: 20 s.
 pub const DEFAULT_CAP_MS: u64 = 20_000;
-/// Largest jitter added on top of `Retry-After`: 5 s.
-pub const RETRY_AFTER_JITTER_CAP_MS: u64 = 5_000;
-/// Jitter added on top of `Retry-After`, as a fraction of it: 1/10.
-pub const RETRY_AFTER_JITTER_DIVISOR: u64 = 10;
-
 /// Exponential backoff with full jitter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -53,23 +48,9 @@ impl BackoffPolicy {
     }
 }
 
-/// The largest jitter added on top of a `Retry-After` wait of `wait_ms`:
-/// `min(wait / 10, 5 s)`.
-pub fn retry_after_jitter_ceiling(wait_ms: u64) -> u64 {
-    (wait_ms / RETRY_AFTER_JITTER_DIVISOR).min(RETRY_AFTER_JITTER_CAP_MS)
-}
-
-/// A jitter in `[0, retry_after_jitter_ceiling(wait_ms)]`, added on top of
-/// the server's wait so that clients told the same time do not all return at
-/// once, and never earlier than told.
-pub fn retry_after_jitter(wait_ms: u64, random: &mut dyn RandomSource) -> u64 {
-    uniform_inclusive(random, retry_after_jitter_ceiling(wait_ms))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::client::random::SplitMix64;
 
     #[test]
     fn ceilings_double_then_cap() {
@@ -86,14 +67,5 @@ mod tests {
             cap_ms: u64::MAX,
         };
         assert_eq!(huge.ceiling(2), u64::MAX);
-    }
-
-    #[test]
-    fn retry_after_jitter_is_ten_percent_up_to_five_seconds() {
-        assert_eq!(retry_after_jitter_ceiling(0), 0);
-        assert_eq!(retry_after_jitter_ceiling(1_000), 100);
-        assert_eq!(retry_after_jitter_ceiling(60_000), 5_000);
-        let mut random = SplitMix64::new(1);
-        assert!(retry_after_jitter(30_000, &mut random) <= 3_000);
     }
 }

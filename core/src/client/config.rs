@@ -81,19 +81,33 @@ pub struct ClientConfig {
     pub credentials: Vec<ClientCredential>,
     /// How API keys are sent.
     pub api_key_header: ApiKeyHeader,
-    /// Whether requests other than GET get an idempotency key automatically
-    /// (one per logical call, reused on every attempt), as Stripe's SDKs do.
-    pub auto_idempotency_keys: bool,
+    /// Opt-in for servers that honour `Idempotency-Key`: when `true`, a
+    /// request whose method is not safe (e.g. POST) and whose operation says
+    /// it honours the key ([`crate::model::Operation::honours_idempotency_key`])
+    /// gets a UUIDv4 key automatically, one per logical call, reused on every
+    /// attempt; such a request is then retried even after it may have been
+    /// delivered. Default `false`: the spec does not promise that servers
+    /// honour the key, so a POST that may have been delivered (timeout,
+    /// broken connection, 5xx) is not retried. A 429 is always retried,
+    /// since the server refused the request.
+    pub idempotency_keys: bool,
     /// The per-credential limit assumed before the index or headers tell.
     pub credential_quota: Quota,
     /// The per-client-IP limit assumed for public operations.
     pub client_ip_quota: Quota,
+    /// Whether calls wait for the client's model of every limit before
+    /// sending (default `true`). `false` gives a naive client that only
+    /// honours `Retry-After` (the simulation's baseline).
+    pub proactive_throttle: bool,
     /// Retry rules.
     pub retry: RetryPolicy,
     /// The retry budget.
     pub budget: BudgetPolicy,
-    /// Seed of the default random source (jitter, idempotency keys).
-    pub seed: u64,
+    /// A fixed seed for jitter and idempotency keys (tests, vectors, the
+    /// simulation). When set it wins over the [`super::Entropy`] given to
+    /// [`super::Client::new`]; leave it `None` (the default) in production so
+    /// that no two processes share jitter or keys.
+    pub seed: Option<u64>,
 }
 
 impl Default for ClientConfig {
@@ -106,12 +120,13 @@ impl Default for ClientConfig {
             catalogue: Catalogue::standard(),
             credentials: Vec::new(),
             api_key_header: ApiKeyHeader::XApiKey,
-            auto_idempotency_keys: true,
+            idempotency_keys: false,
             credential_quota: DEFAULT_CREDENTIAL_QUOTA,
             client_ip_quota: DEFAULT_CLIENT_IP_QUOTA,
+            proactive_throttle: true,
             retry: RetryPolicy::default(),
             budget: BudgetPolicy::default(),
-            seed: 0,
+            seed: None,
         }
     }
 }

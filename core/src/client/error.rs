@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// Why the retry planner stopped retrying a logical call.
+#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
 #[serde(tag = "reason", rename_all = "snake_case")]
 pub enum GiveUpReason {
@@ -75,6 +76,7 @@ pub enum GiveUpReason {
 }
 
 /// Everything that can go wrong in the client role, as one flat enum.
+#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, thiserror::Error)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ClientError {
@@ -188,6 +190,29 @@ pub enum ClientError {
         attempts: u32,
         /// The final attempt's error.
         last: Box<ClientError>,
+    },
+    /// A run poller's deadline passed before the run reached a terminal status.
+    #[error(
+        "the run did not reach a terminal status before the poller's deadline ({deadline_at} \
+         Unix ms); its last status was {last_status:?}; raise PollOptions::deadline_ms to wait longer"
+    )]
+    PollDeadline {
+        /// The deadline.
+        deadline_at: UnixMillis,
+        /// The last status seen.
+        last_status: String,
+    },
+    /// The driver was handed an outcome for a call it does not know.
+    #[error("call-{call} is not a call of this client (it ended, or was never started); hand outcomes only for requests poll_transmit returned")]
+    UnknownCall {
+        /// The call's id.
+        call: u64,
+    },
+    /// The driver was handed an outcome for a call with nothing in flight.
+    #[error("call-{call} has no request in flight; hand exactly one outcome per request poll_transmit returned")]
+    NothingInFlight {
+        /// The call's id.
+        call: u64,
     },
     /// A keyset pager met a record without a usable order value.
     #[error(

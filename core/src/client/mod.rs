@@ -1,78 +1,85 @@
-//! The client role: requests, responses, proactive throttling, retry
-//! planning, pagers and run polling — all sans-IO.
+//! The client role, sans-IO: one driver ([`Client`]) owning its calls —
+//! single requests, table and connection pagers, run pollers — with its
+//! throttle, retry planner, budget and deprecation notices.
 //!
-//! The caller owns the transport and the clock; the client owns the rules:
-//!
-//! 1. [`Client::build`] turns a [`RequestSpec`] into a [`ClientRequest`]
-//!    (URL, headers, body), validated with the gate's own validators.
-//! 2. [`Client::plan`] says "send now" or "wait until T" from its model of
-//!    every rate limit ([`Throttle`]), so a well-behaved client does not meet
-//!    a 429 it could have avoided.
-//! 3. [`Client::on_sent`] records the send; [`Client::on_outcome`] takes the
-//!    response (or transport failure) and answers "retry at T" or the typed
-//!    result ([`ApiResponse`] or [`ClientError`]).
-//!
-//! [`Call`], [`Pager`] and [`RunPoller`] wrap that loop as state machines with
-//! `poll(client, now) -> Step` and `handle(client, outcome, now)`.
+//! The caller owns the transport and the clock; the client owns the rules.
+//! A drive loop: start calls, then repeatedly send what
+//! [`Client::poll_transmit`] hands out, give each outcome to
+//! [`Client::handle`], drain [`Client::poll_event`], and sleep until
+//! [`Client::poll_timeout`].
 //!
 //! ```
-//! use acd_core::client::{Client, ClientConfig, ClientCredential, Outcome, HttpResponse, Plan, RequestSpec, Handled};
+//! use acd_core::client::{Client, ClientConfig, ClientCredential, Entropy, Event, HttpResponse, Outcome, RequestSpec};
 //! use acd_core::model::ParamRole;
 //! let config = ClientConfig::default()
 //!     .with_credential(ClientCredential::api_key("main", "acd_live_demo_ada", "ada"));
-//! let mut client = Client::new(config).unwrap();
-//! let spec = RequestSpec::list_table_records("orders").param(ParamRole::Limit, "2");
-//! let mut request = client.build(&spec).unwrap();
-//! assert_eq!(request.url, "http://127.0.0.1:8080/api/v1/tables/orders?limit=2");
+//! let mut client = Client::new(config, Entropy::from_seed(7)).unwrap();
+//! let id = client.start(RequestSpec::list_table_records("orders").param(ParamRole::Limit, "2")).unwrap();
 //! let now = 1_700_000_000_000;
-//! assert_eq!(client.plan(&request, now), Plan::SendNow);
-//! client.on_sent(&mut request, now);
-//! // ... the caller's transport sends `request` and receives:
+//! let sent = client.poll_transmit(now).unwrap();
+//! assert_eq!((sent.id, sent.request.url.as_str()), (id, "http://127.0.0.1:8080/api/v1/tables/orders?limit=2"));
+//! // ... the caller's transport sends `sent.request` and receives:
 //! let response = HttpResponse::new(200, r#"{"data":[{"id":1},{"id":2}]}"#)
 //!     .header("RateLimit-Limit", "5")
 //!     .header("RateLimit-Remaining", "4")
 //!     .header("RateLimit-Reset", "60");
-//! let Handled::Finished(Ok(page)) = client.on_outcome(&mut request, &Outcome::Response(response), now + 30)
-//! else { panic!("expected a page") };
+//! client.handle(id, Outcome::Response(response), now + 30).unwrap();
+//! let Some((_, Event::Response(page))) = client.poll_event() else { panic!("expected the page") };
 //! assert_eq!(page.records().unwrap()[1].get(), r#"{"id":2}"#);
+//! assert_eq!(client.poll_event(), Some((id, Event::Done)));
+//! assert!(client.is_idle());
 //!
 //! // A bad page size fails before any I/O, with the gate's own sentence.
-//! let error = client.build(&RequestSpec::list_table_records("orders").param(ParamRole::Limit, "0")).unwrap_err();
+//! let error = client.start(RequestSpec::list_table_records("orders").param(ParamRole::Limit, "0")).unwrap_err();
 //! assert!(error.to_string().contains("limit must be an integer from 1 to 5000"));
 //! ```
+//!
+//! The parts stay public for advanced use, off the main path:
+//! [`build_request`], [`interpret`], [`Throttle`], [`RetryPlanner`].
 
-pub mod backoff;
-pub mod budget;
-pub mod call;
-#[allow(clippy::module_inception)]
-pub mod client;
-pub mod config;
-pub mod deprecation;
-pub mod error;
-pub mod http;
-pub mod pager;
-pub mod poller;
-pub mod random;
-pub mod ratelimit_headers;
-pub mod request;
-pub mod response;
-pub mod retry;
+mod backoff;
+mod budget;
+mod calls;
+mod config;
+mod deprecation;
+mod driver;
+mod error;
+mod event;
+mod http;
+mod paging;
+mod polling;
+mod random;
+mod ratelimit_headers;
+mod request;
+mod response;
+mod retry;
 mod structured;
-pub mod throttle;
+mod throttle;
 
-pub use backoff::BackoffPolicy;
+pub use backoff::{BackoffPolicy, DEFAULT_BASE_MS, DEFAULT_CAP_MS};
 pub use budget::{BudgetPolicy, RetryBudget};
-pub use call::{Call, CallEvent, Step};
-pub use client::{Client, Handled};
-pub use config::{ApiKeyHeader, ClientConfig, ClientCredential};
-pub use deprecation::{Deprecated, DeprecationTracker, DeprecationWarning};
+pub use calls::CallId;
+pub use config::{
+    ApiKeyHeader, ClientConfig, ClientCredential, DEFAULT_CLIENT_IP_QUOTA,
+    DEFAULT_CREDENTIAL_QUOTA, IDEMPOTENCY_KEY_HEADER,
+};
+pub use deprecation::{parse_deprecation, Deprecated, DeprecationTracker, DeprecationWarning};
+pub use driver::{Client, Transmit};
 pub use error::{ClientError, GiveUpReason};
-pub use http::{HttpResponse, Outcome, TransportFailure};
-pub use pager::{ConnectionPagerOptions, Pager, PagerEvent, PagingMode, TablePagerOptions};
-pub use poller::{PollEvent, PollOptions, RunPoller};
-pub use random::{RandomSource, SplitMix64};
-pub use ratelimit_headers::{parse_rate_limit_headers, LimitObservation, RateLimitHeaders};
-pub use request::{build_request, ClientRequest, EgressMode, LimitRef, RequestSpec};
-pub use response::{interpret, ApiResponse};
-pub use retry::{RetryCause, RetryDecision, RetryPlanner, RetryPolicy};
-pub use throttle::{LimitModel, Plan, Throttle, WaitReason};
+pub use event::{Event, LimitInfo};
+pub use http::{first_header, header_values, HttpResponse, Outcome, TransportFailure};
+pub use paging::{ConnectionPagerOptions, PagingMode, TablePagerOptions};
+pub use polling::{PollOptions, GET_RUN};
+pub use random::{uniform_inclusive, Entropy, KeyStream, RandomSource, SplitMix64};
+pub use ratelimit_headers::{
+    parse_rate_limit_headers, HeaderDialect, LimitObservation, RateLimitHeaders,
+};
+pub use request::{
+    build_request, is_credential_header, redact_headers, ClientRequest, EgressMode, LimitRef,
+    RequestSpec, REDACTED,
+};
+pub use response::{interpret, returns_list, ApiResponse};
+pub use retry::{
+    AttemptState, RetryCause, RetryDecision, RetryPlanner, RetryPolicy, MIN_RETRY_DELAY_MS,
+};
+pub use throttle::{LimitModel, LimitSource, Plan, Throttle, WaitReason, MAX_MODELS};

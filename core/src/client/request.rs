@@ -9,13 +9,12 @@
 
 use super::config::{ApiKeyHeader, ClientConfig, IDEMPOTENCY_KEY_HEADER};
 use super::error::ClientError;
-use super::random::RandomSource;
+use super::random::KeyStream;
 use crate::gate::config::{CLIENT_IP_LIMIT_NAME, CREDENTIAL_LIMIT_NAME};
 use crate::limit::Quota;
 use crate::model::operation::Segment;
 use crate::model::query::{encode_component, validate_pairs};
 use crate::model::{CredentialKind, CredentialPolicy, LimitSubject, ParamRole};
-use crate::UnixMillis;
 use serde::{Deserialize, Serialize};
 
 /// How a request asks for the stable, allowlistable egress IP.
@@ -139,9 +138,11 @@ pub struct LimitRef {
 
 /// A request ready to send, plus what the client needs to plan around it.
 ///
-/// Plain owned data. `Debug` hides credential headers; serialising it does
-/// not (it is the request to put on the wire).
-#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// Immutable wire data: the driver keeps each call's attempt state itself.
+/// `Debug` and the default serde form (`Serialize`) replace credential header
+/// values with `<redacted>`; [`ClientRequest::to_wire_json`] is the explicitly
+/// named form that keeps every byte, for a transport in another language.
+#[derive(Clone, PartialEq, Eq, Deserialize)]
 pub struct ClientRequest {
     /// The method, e.g. `GET`.
     pub method: String,
@@ -159,31 +160,85 @@ pub struct ClientRequest {
     pub idempotency_key: Option<String>,
     /// Advice about the request (e.g. `direction` without `order_by`).
     pub warnings: Vec<String>,
-    /// Attempts sent so far (0 before the first).
-    pub attempts: u32,
-    /// When the first attempt was sent.
-    pub first_sent_at: Option<UnixMillis>,
-    /// Budget tokens the last retry of this call spent (refunded on success).
-    pub held_retry_cost: u32,
+}
+
+/// The text shown instead of a credential header's value.
+pub const REDACTED: &str = "<redacted>";
+
+/// Whether header `name` carries a credential (`Authorization`, `X-API-Key`).
+pub fn is_credential_header(name: &str) -> bool {
+    name.eq_ignore_ascii_case("authorization") || name.eq_ignore_ascii_case("x-api-key")
+}
+
+/// `headers` with every credential value replaced by [`REDACTED`].
+pub fn redact_headers(headers: &[(String, String)]) -> Vec<(&str, &str)> {
+    headers
+        .iter()
+        .map(|(name, value)| {
+            let shown = if is_credential_header(name) {
+                REDACTED
+            } else {
+                value.as_str()
+            };
+            (name.as_str(), shown)
+        })
+        .collect()
+}
+
+#[derive(Serialize)]
+struct RequestShape<'a, H: Serialize> {
+    method: &'a str,
+    url: &'a str,
+    headers: H,
+    body: &'a Option<Vec<u8>>,
+    operation_id: &'a str,
+    limits: &'a [LimitRef],
+    idempotency_key: &'a Option<String>,
+    warnings: &'a [String],
+}
+
+impl ClientRequest {
+    fn shape<H: Serialize>(&self, headers: H) -> RequestShape<'_, H> {
+        RequestShape {
+            method: &self.method,
+            url: &self.url,
+            headers,
+            body: &self.body,
+            operation_id: &self.operation_id,
+            limits: &self.limits,
+            idempotency_key: &self.idempotency_key,
+            warnings: &self.warnings,
+        }
+    }
+
+    /// The request as JSON with every header byte kept, credentials included:
+    /// the form to hand to a transport. Never log it.
+    pub fn to_wire_json(&self) -> String {
+        serde_json::to_string(&self.shape(&self.headers)).unwrap_or_default()
+    }
+
+    /// The request as a JSON value with every header byte kept (see
+    /// [`ClientRequest::to_wire_json`]).
+    pub fn to_wire_value(&self) -> serde_json::Value {
+        serde_json::to_value(self.shape(&self.headers)).unwrap_or_default()
+    }
+}
+
+impl Serialize for ClientRequest {
+    /// The redacted form: credential header values are `<redacted>`.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.shape(redact_headers(&self.headers))
+            .serialize(serializer)
+    }
 }
 
 impl std::fmt::Debug for ClientRequest {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let headers: Vec<(&str, &str)> = self
-            .headers
-            .iter()
-            .map(|(name, value)| {
-                let secret = name.eq_ignore_ascii_case("authorization")
-                    || name.eq_ignore_ascii_case("x-api-key");
-                (name.as_str(), if secret { "<redacted>" } else { value })
-            })
-            .collect();
         f.debug_struct("ClientRequest")
             .field("method", &self.method)
             .field("url", &self.url)
-            .field("headers", &headers)
+            .field("headers", &redact_headers(&self.headers))
             .field("operation_id", &self.operation_id)
-            .field("attempts", &self.attempts)
             .finish_non_exhaustive()
     }
 }
@@ -195,8 +250,9 @@ impl ClientRequest {
         after_scheme.find('/').map_or("/", |at| &after_scheme[at..])
     }
 
-    /// Whether repeating it cannot repeat an effect: a safe or idempotent
-    /// method (RFC 9110 §9.2.2), or an idempotency key.
+    /// Whether repeating it cannot repeat an effect: an idempotent method
+    /// (RFC 9110 §9.2.2), or an idempotency key (given by the caller, or
+    /// added because the client and the operation both opted in).
     pub fn is_idempotent(&self) -> bool {
         matches!(
             self.method.as_str(),
@@ -210,11 +266,16 @@ impl ClientRequest {
     }
 }
 
+/// Whether `method` is safe (RFC 9110 §9.2.1): it never gets a key.
+fn is_safe_method(method: &str) -> bool {
+    matches!(method, "GET" | "HEAD" | "OPTIONS")
+}
+
 /// Builds the request `spec` describes, validating it fully first.
 pub fn build_request(
     config: &ClientConfig,
     spec: &RequestSpec,
-    random: &mut dyn RandomSource,
+    keys: &mut KeyStream,
 ) -> Result<ClientRequest, ClientError> {
     let operation =
         config
@@ -396,14 +457,11 @@ pub fn build_request(
     }
     let idempotency_key = match &spec.idempotency_key {
         Some(key) => Some(key.clone()),
-        None if config.auto_idempotency_keys
-            && !matches!(operation.method.as_str(), "GET" | "HEAD" | "OPTIONS") =>
+        None if config.idempotency_keys
+            && operation.honours_idempotency_key
+            && !is_safe_method(&operation.method) =>
         {
-            Some(format!(
-                "{:016x}{:016x}",
-                random.next_u64(),
-                random.next_u64()
-            ))
+            Some(keys.next_key())
         }
         None => None,
     };
@@ -439,8 +497,5 @@ pub fn build_request(
         limits,
         idempotency_key,
         warnings,
-        attempts: 0,
-        first_sent_at: None,
-        held_retry_cost: 0,
     })
 }

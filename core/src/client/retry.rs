@@ -4,19 +4,30 @@
 //! Rules, in order:
 //! 1. 2xx: done (the budget earns tokens back). 1xx/3xx and 4xx other than
 //!    429: give up, the request itself must change.
-//! 2. 429, 5xx and transport failures are retryable; a request that may have
-//!    reached the server is retried only when idempotent (GET… or an
-//!    idempotency key); a connect failure never left the client, so any
-//!    method may be retried.
-//! 3. At most `max_attempts` attempts.
+//! 2. 429, 5xx and transport failures are retryable. A 429 means the server
+//!    refused the request, so any method is retried; a request that may have
+//!    been processed (5xx, timeout, broken connection) is retried only when
+//!    idempotent (GET… or an idempotency key); a connect failure never left
+//!    the client, so any method may be retried.
+//! 3. At most `max_attempts` attempts. A 429 with `Retry-After` is the
+//!    server saying when its quota admits again: it counts against
+//!    `max_throttled` instead, and its backoff stays at the level of the
+//!    call's real failures, so an instance that met a 429 competes for the
+//!    next window on equal terms with instances that were merely throttled.
 //! 4. `Retry-After` (on a 429, or a 5xx that sends it) is authoritative: the
-//!    retry is never earlier, and gets a positive jitter of up to
-//!    `min(10 %, 5 s)`; a wait beyond `max_retry_after_ms` gives up at once,
-//!    naming the server's time. Otherwise: full-jitter exponential backoff.
-//! 5. No attempt starts after `first attempt + deadline_ms`.
+//!    retry is never earlier, and the capped full-jitter backoff of the retry
+//!    is added on top ("wait that many seconds, then retry with backoff and
+//!    jitter"); a wait beyond `max_retry_after_ms` gives up at once, naming
+//!    the server's time. Otherwise: full-jitter exponential backoff. Either
+//!    way a retry is at least [`MIN_RETRY_DELAY_MS`] after the answer, so a
+//!    `Retry-After: 0` never retries in the same millisecond.
+//! 5. No attempt starts after `first attempt + deadline_ms`, plus the time
+//!    the call spent waiting for the client's own throttle
+//!    ([`AttemptState::throttled_ms`]): proactive waits are not the server
+//!    failing, so they do not eat the deadline.
 //! 6. Every retry is paid from the [`RetryBudget`]; an empty budget gives up.
 
-use super::backoff::{retry_after_jitter, BackoffPolicy};
+use super::backoff::BackoffPolicy;
 use super::budget::{BudgetPolicy, RetryBudget};
 use super::error::{ClientError, GiveUpReason};
 use super::http::{Outcome, TransportFailure};
@@ -26,12 +37,38 @@ use super::request::ClientRequest;
 use crate::UnixMillis;
 use serde::{Deserialize, Serialize};
 
+/// The shortest wait before any retry: 100 ms.
+pub const MIN_RETRY_DELAY_MS: u64 = 100;
+
+/// One logical call's attempt bookkeeping. The driver keeps it per call; it
+/// is public for callers that use [`RetryPlanner`] directly.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AttemptState {
+    /// Attempts sent so far (0 before the first).
+    pub attempts: u32,
+    /// When the first attempt was sent.
+    pub first_sent_at: Option<UnixMillis>,
+    /// Budget tokens the last retry spent (refunded on success).
+    pub held_retry_cost: u32,
+    /// Time spent waiting for a quota — the client's own throttle, or a
+    /// 429's `Retry-After` — which extends the deadline.
+    pub throttled_ms: u64,
+    /// Attempts answered 429 with `Retry-After` (they count against
+    /// [`RetryPolicy::max_throttled`], not `max_attempts`).
+    pub throttled: u32,
+}
+
 /// Retry rules of one client.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RetryPolicy {
-    /// Attempts per logical call, the first included.
+    /// Attempts per logical call, the first included; a 429 that carries
+    /// `Retry-After` is a wait for a quota and does not count.
     pub max_attempts: u32,
+    /// 429s with `Retry-After` one logical call accepts before giving up
+    /// (quota waits; each also costs the budget its `throttled_cost`).
+    pub max_throttled: u32,
     /// Backoff when the server does not say when to retry.
     pub backoff: BackoffPolicy,
     /// The longest `Retry-After` the caller is willing to wait.
@@ -44,6 +81,7 @@ impl Default for RetryPolicy {
     fn default() -> Self {
         Self {
             max_attempts: 5,
+            max_throttled: 20,
             backoff: BackoffPolicy::default(),
             max_retry_after_ms: 60_000,
             deadline_ms: 120_000,
@@ -166,15 +204,16 @@ impl RetryPlanner {
     }
 
     /// Decides after an attempt of `request` ended with `outcome` at `now`.
-    /// Records the retry's cost on the request so a later success refunds it.
+    /// Records the retry's cost in `state` so a later success refunds it.
     pub fn on_outcome(
         &mut self,
-        request: &mut ClientRequest,
+        request: &ClientRequest,
+        state: &mut AttemptState,
         outcome: &Outcome,
         now: UnixMillis,
     ) -> RetryDecision {
         let give_up = |reason| RetryDecision::GiveUp { reason };
-        let attempts = request.attempts.max(1);
+        let attempts = state.attempts.max(1);
         let costs = *self.budget.policy();
         let (cause, cost, retry_at, reached_server) = match outcome {
             Outcome::Response(response) => {
@@ -185,10 +224,10 @@ impl RetryPlanner {
                         let refund = if attempts <= 1 {
                             costs.success_refund
                         } else {
-                            request.held_retry_cost
+                            state.held_retry_cost
                         };
                         self.budget.refund(refund);
-                        request.held_retry_cost = 0;
+                        state.held_retry_cost = 0;
                         return RetryDecision::Done;
                     }
                     429 => {
@@ -201,7 +240,8 @@ impl RetryPlanner {
                         let cause = RetryCause::Throttled {
                             retry_after: at.is_some(),
                         };
-                        (cause, cost, at, true)
+                        // Refused: the server did nothing, any method may retry.
+                        (cause, cost, at, false)
                     }
                     500..=599 => (
                         RetryCause::ServerError { status },
@@ -226,7 +266,16 @@ impl RetryPlanner {
                 method: request.method.clone(),
             });
         }
-        if attempts >= self.policy.max_attempts {
+        // A 429 that says when is a wait for a quota, not a failure: it
+        // counts against `max_throttled`, not `max_attempts`, and its wait
+        // extends the deadline like a throttle wait.
+        let quota_wait = matches!(cause, RetryCause::Throttled { retry_after: true });
+        let failures = attempts.saturating_sub(state.throttled).max(1);
+        if quota_wait {
+            if state.throttled >= self.policy.max_throttled {
+                return give_up(GiveUpReason::MaxAttempts { attempts });
+            }
+        } else if failures >= self.policy.max_attempts {
             return give_up(GiveUpReason::MaxAttempts { attempts });
         }
         let at = match retry_at {
@@ -239,14 +288,24 @@ impl RetryPlanner {
                         max_wait_ms: self.policy.max_retry_after_ms,
                     });
                 }
-                retry_at.saturating_add(retry_after_jitter(wait_ms, &mut *self.random))
+                retry_at
+                    .max(now)
+                    .saturating_add(self.policy.backoff.delay(failures, &mut *self.random))
             }
-            None => now.saturating_add(self.policy.backoff.delay(attempts, &mut *self.random)),
+            None => now.saturating_add(self.policy.backoff.delay(failures, &mut *self.random)),
+        }
+        .max(now.saturating_add(MIN_RETRY_DELAY_MS));
+        let quota_ms = if quota_wait {
+            retry_at.map_or(0, |retry_at| retry_at.saturating_sub(now))
+        } else {
+            0
         };
-        let deadline_at = request
+        let deadline_at = state
             .first_sent_at
             .unwrap_or(now)
-            .saturating_add(self.policy.deadline_ms);
+            .saturating_add(self.policy.deadline_ms)
+            .saturating_add(state.throttled_ms)
+            .saturating_add(quota_ms);
         if at > deadline_at {
             return give_up(GiveUpReason::Deadline {
                 deadline_at,
@@ -259,7 +318,11 @@ impl RetryPlanner {
                 cost,
             });
         }
-        request.held_retry_cost = cost;
+        state.held_retry_cost = cost;
+        if quota_wait {
+            state.throttled = state.throttled.saturating_add(1);
+            state.throttled_ms = state.throttled_ms.saturating_add(quota_ms);
+        }
         RetryDecision::Retry {
             at,
             attempt: attempts.saturating_add(1),

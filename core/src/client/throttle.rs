@@ -105,7 +105,8 @@ impl LimitModel {
     }
 }
 
-/// Why a send has to wait.
+/// Why a send (or a call) has to wait.
+#[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum WaitReason {
@@ -113,6 +114,13 @@ pub enum WaitReason {
     Quota,
     /// The server said when to come back (`Retry-After`).
     RetryAfter,
+    /// A failed attempt is retried after a backoff.
+    Backoff {
+        /// The number of the attempt that waits (2 for the first retry).
+        attempt: u32,
+    },
+    /// A run poller waits for its next poll.
+    PollInterval,
 }
 
 /// The throttle's answer for one request.

@@ -172,6 +172,7 @@ impl Catalogue {
             stable_egress: false,
             needs_resource: false,
             deprecation: None,
+            honours_idempotency_key: false,
         };
         let tables = Operation {
             id: ids::LIST_TABLE_RECORDS.into(),
@@ -210,6 +211,7 @@ impl Catalogue {
             stable_egress: false,
             needs_resource: true,
             deprecation: None,
+            honours_idempotency_key: false,
         };
         let connections = Operation {
             id: ids::LIST_CONNECTION_RECORDS.into(),
@@ -241,6 +243,7 @@ impl Catalogue {
             stable_egress: true,
             needs_resource: true,
             deprecation: None,
+            honours_idempotency_key: false,
         };
         Self::new(vec![index, tables, connections])
     }
@@ -332,6 +335,7 @@ impl Catalogue {
             stable_egress: false,
             needs_resource: true,
             deprecation: None,
+            honours_idempotency_key: false,
         }
     }
 }

@@ -214,6 +214,10 @@ pub struct Operation {
     pub needs_resource: bool,
     /// Set when this operation is deprecated.
     pub deprecation: Option<DeprecationNotice>,
+    /// Whether the server de-duplicates requests by `Idempotency-Key`
+    /// (a client with `idempotency_keys` on sends one only then).
+    #[serde(default)]
+    pub honours_idempotency_key: bool,
 }
 
 #[cfg(test)]

@@ -8,12 +8,13 @@ use crate::client::{
 };
 use crate::gate::GateConfig;
 use crate::model::operation::PathTemplate;
-use crate::model::{Catalogue, CredentialPolicy, Envelope, InMemoryCredentials, Operation};
+use crate::model::{
+    Catalogue, CredentialPolicy, CredentialRecord, Envelope, InMemoryCredentials, Operation, Secret,
+};
 use crate::UnixMillis;
 use serde::{Deserialize, Serialize};
 
-/// Operation id of the simulated run read.
-pub const GET_RUN: &str = "getRun";
+pub use crate::client::GET_RUN;
 
 /// A caller-defined operation for run polling: `GET /runs/{run_id}`
 /// answering `{"data": {"id": …, "status": …}}`.
@@ -32,6 +33,7 @@ pub fn run_operation() -> Operation {
         stable_egress: false,
         needs_resource: true,
         deprecation: None,
+        honours_idempotency_key: false,
     }
 }
 
@@ -82,34 +84,49 @@ pub enum SimTask {
 }
 
 /// One simulated client instance.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// In JSON every member but `name` is optional; a `config` given there is
+/// used as is (include `getRun` in its catalogue to poll runs).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SimClientConfig {
     /// A name for reports.
     pub name: String,
     /// Its configuration (catalogue, credentials, policies).
+    #[serde(default = "default_client_config")]
     pub config: ClientConfig,
     /// The IP the gate sees.
+    #[serde(default = "default_client_ip")]
     pub client_ip: String,
     /// How far its clock is ahead of the server's (negative: behind).
+    #[serde(default)]
     pub clock_skew_ms: i64,
     /// When it starts, after the simulation's start.
+    #[serde(default)]
     pub start_offset_ms: u64,
     /// Its tasks, run concurrently.
+    #[serde(default)]
     pub tasks: Vec<SimTask>,
+}
+
+fn default_client_config() -> ClientConfig {
+    ClientConfig {
+        catalogue: catalogue(),
+        ..ClientConfig::default()
+    }
+}
+
+fn default_client_ip() -> String {
+    "198.51.100.1".into()
 }
 
 impl SimClientConfig {
     /// A client named `name` using `credential`, with the simulation's catalogue.
     pub fn new(name: impl Into<String>, credential: ClientCredential) -> Self {
-        let config = ClientConfig {
-            catalogue: catalogue(),
-            ..ClientConfig::default()
-        }
-        .with_credential(credential);
         Self {
             name: name.into(),
-            config,
-            client_ip: "198.51.100.1".into(),
+            config: default_client_config().with_credential(credential),
+            client_ip: default_client_ip(),
             clock_skew_ms: 0,
             start_offset_ms: 0,
             tasks: Vec::new(),
@@ -155,8 +172,32 @@ pub struct FaultRule {
     pub client: Option<String>,
 }
 
-/// A whole simulation.
-#[derive(Debug, Clone)]
+/// One entry of the gate's credential table in a simulation's JSON:
+/// the secret and what the gate knows about it.
+#[derive(Debug, Clone, Deserialize)]
+struct CredentialEntry {
+    secret: Secret,
+    #[serde(flatten)]
+    record: CredentialRecord,
+}
+
+fn credentials_from_json<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<InMemoryCredentials, D::Error> {
+    let entries = Vec::<CredentialEntry>::deserialize(deserializer)?;
+    Ok(entries
+        .into_iter()
+        .fold(InMemoryCredentials::new(), |table, entry| {
+            table.with(entry.secret, entry.record)
+        }))
+}
+
+/// A whole simulation. With serde (JSON in, for [`super::run_json`]):
+/// every member is optional and takes the default below; `credentials` is a
+/// list of `{secret, id, kind, user, scopes, expires_at}` (the demo
+/// credentials when absent) and is never serialised.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct SimConfig {
     /// Seed of every random choice (faults, and each client's source).
     pub seed: u64,
@@ -173,6 +214,7 @@ pub struct SimConfig {
     /// The gate's configuration.
     pub gate: GateConfig,
     /// The gate's credentials.
+    #[serde(skip_serializing, deserialize_with = "credentials_from_json")]
     pub credentials: InMemoryCredentials,
     /// The data the gate serves.
     pub dataset: Dataset,
@@ -180,6 +222,13 @@ pub struct SimConfig {
     pub faults: Vec<FaultRule>,
     /// The client instances.
     pub clients: Vec<SimClientConfig>,
+    /// Every client runs without proactive throttling (it only honours
+    /// `Retry-After`): the naive baseline.
+    pub naive_clients: bool,
+    /// Also run the same simulation with naive clients and put its figures
+    /// in [`super::SimReport::baseline`], so the throttle's benefit is a
+    /// measured figure. Default `true`.
+    pub naive_baseline: bool,
 }
 
 impl Default for SimConfig {
@@ -199,6 +248,8 @@ impl Default for SimConfig {
             dataset: Dataset::default(),
             faults: Vec::new(),
             clients: Vec::new(),
+            naive_clients: false,
+            naive_baseline: true,
         }
     }
 }

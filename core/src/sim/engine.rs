@@ -1,29 +1,18 @@
 //! The event loop: a virtual clock, a real [`Gate`], and client instances
-//! whose jobs (pagers, pollers, bursts) are driven through their sans-IO
-//! `poll`/`handle` until every job is over. Events at the same instant run in
-//! the order they were scheduled, so the same seed always gives the same trace.
+//! whose calls (pagers, pollers, bursts) run through each client's driver
+//! (`poll_transmit` / `handle` / `poll_event` / `poll_timeout`) until every
+//! call is over. Events at the same instant run in the order they were
+//! scheduled, so the same seed always gives the same trace.
 
 use super::config::SimConfig;
 use super::report::{ClientSummary, SimReport, TraceEvent, TraceKind};
 use super::setup::build_clients;
-use crate::client::{
-    Call, CallEvent, Client, ClientError, Outcome, Pager, PagerEvent, PollEvent, RunPoller,
-    SplitMix64, Step,
-};
+use super::SimError;
+use crate::client::{CallId, Client, Event as ClientEvent, Outcome, SplitMix64, WaitReason};
 use crate::gate::Gate;
 use crate::UnixMillis;
 use serde_json::Value;
 use std::collections::BTreeMap;
-
-pub(super) enum JobKind {
-    Pager {
-        pager: Pager,
-        expected: Vec<Value>,
-        delivered: Vec<Value>,
-    },
-    Poller(RunPoller),
-    Single(Call),
-}
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum JobState {
@@ -32,32 +21,39 @@ pub(super) enum JobState {
     Failed,
 }
 
+/// One job: one call of a client's driver.
 pub(super) struct Job {
-    pub(super) kind: JobKind,
+    pub(super) call: Option<CallId>,
     pub(super) state: JobState,
-    pub(super) generation: u64,
+    /// Record ids a pager must deliver, in order (`None`: not a pager).
+    pub(super) expected: Option<Vec<Value>>,
+    pub(super) delivered: Vec<Value>,
+    /// No send of this job before this instant (client clock).
     pub(super) planned_at: UnixMillis,
+    /// Attempts sent of the current request.
+    pub(super) attempt: u32,
 }
 
 pub(super) struct SimClient {
     pub(super) client: Client,
     pub(super) jobs: Vec<Job>,
+    pub(super) by_call: BTreeMap<CallId, usize>,
     pub(super) skew: i64,
     pub(super) ip: String,
     pub(super) credential_ids: Vec<String>,
     pub(super) users: Vec<String>,
     pub(super) summary: ClientSummary,
+    pub(super) generation: u64,
 }
 
 pub(super) enum Event {
     Wake {
         client: usize,
-        job: usize,
         generation: u64,
     },
     Deliver {
         client: usize,
-        job: usize,
+        call: CallId,
         outcome: Outcome,
         injected: bool,
     },
@@ -76,24 +72,22 @@ pub(super) struct Engine {
     last_event: UnixMillis,
 }
 
-fn invalid(field: &str, problem: impl std::fmt::Display) -> ClientError {
-    ClientError::InvalidConfig {
-        field: field.to_owned(),
-        problem: problem.to_string(),
-    }
-}
-
 fn record_id(record: &serde_json::value::RawValue) -> Value {
     serde_json::from_str::<Value>(record.get())
         .map(|value| value["id"].clone())
         .unwrap_or(Value::Null)
 }
 
-/// Runs `config` to completion (or to `max_virtual_ms`) and reports.
-pub fn run(config: SimConfig) -> Result<SimReport, ClientError> {
-    let gate = Gate::in_memory(config.gate.clone(), config.credentials.clone())
-        .map_err(|error| invalid("gate", error))?;
-    let clients = build_clients(&config)?;
+/// Runs `config` once, as configured (no baseline).
+pub(super) fn run_once(config: SimConfig) -> Result<SimReport, SimError> {
+    let gate =
+        Gate::in_memory(config.gate.clone(), config.credentials.clone()).map_err(|error| {
+            SimError::Config {
+                field: "gate".into(),
+                problem: error.to_string(),
+            }
+        })?;
+    let (clients, failed_at_start) = build_clients(&config)?;
     let mut engine = Engine {
         random: SplitMix64::new(config.seed),
         gate,
@@ -106,11 +100,14 @@ pub fn run(config: SimConfig) -> Result<SimReport, ClientError> {
         last_event: config.start_ms,
         config,
     };
+    for (client, job, error) in failed_at_start {
+        let start = engine.config.start_ms;
+        engine.finish_job(start, client, job, Some(error));
+    }
     for client in 0..engine.clients.len() {
-        let start = engine.config.start_ms + engine.config.clients[client].start_offset_ms;
-        for job in 0..engine.clients[client].jobs.len() {
-            engine.schedule_wake(client, job, start);
-        }
+        let offset = engine.config.clients[client].start_offset_ms;
+        let start = engine.config.start_ms.saturating_add(offset);
+        engine.schedule_wake(client, start);
     }
     engine.run_loop();
     Ok(engine.finish())
@@ -118,22 +115,15 @@ pub fn run(config: SimConfig) -> Result<SimReport, ClientError> {
 
 impl Engine {
     pub(super) fn schedule(&mut self, at: UnixMillis, event: Event) {
-        self.sequence += 1;
+        self.sequence = self.sequence.saturating_add(1);
         self.queue.insert((at, self.sequence), event);
     }
 
-    fn schedule_wake(&mut self, client: usize, job: usize, at: UnixMillis) {
-        let entry = &mut self.clients[client].jobs[job];
-        entry.generation += 1;
+    fn schedule_wake(&mut self, client: usize, at: UnixMillis) {
+        let entry = &mut self.clients[client];
+        entry.generation = entry.generation.saturating_add(1);
         let generation = entry.generation;
-        self.schedule(
-            at,
-            Event::Wake {
-                client,
-                job,
-                generation,
-            },
-        );
+        self.schedule(at, Event::Wake { client, generation });
     }
 
     pub(super) fn offset(&self, at: UnixMillis) -> u64 {
@@ -172,30 +162,32 @@ impl Engine {
                 break;
             }
             match event {
-                Event::Wake {
-                    client,
-                    job,
-                    generation,
-                } => {
-                    if self.clients[client].jobs[job].generation == generation {
+                Event::Wake { client, generation } => {
+                    if self.clients[client].generation == generation {
                         self.last_event = now;
-                        self.wake(client, job, now);
+                        self.drive(client, now);
                     }
                 }
                 Event::Deliver {
                     client,
-                    job,
+                    call,
                     outcome,
                     injected,
                 } => {
                     self.last_event = now;
-                    self.deliver(client, job, outcome, injected, now)
+                    self.deliver(client, call, outcome, injected, now);
                 }
             }
         }
     }
 
-    fn finish_job(&mut self, client: usize, job: usize, now: UnixMillis, error: Option<String>) {
+    pub(super) fn finish_job(
+        &mut self,
+        now: UnixMillis,
+        client: usize,
+        job: usize,
+        error: Option<String>,
+    ) {
         let state = if error.is_some() {
             JobState::Failed
         } else {
@@ -209,51 +201,107 @@ impl Engine {
         self.note(now, client, job, what);
     }
 
-    fn wake(&mut self, client: usize, job: usize, now: UnixMillis) {
+    /// Sends everything the client has to send now, records its events and
+    /// schedules its next wake.
+    fn drive(&mut self, client: usize, now: UnixMillis) {
         let client_now = self.client_clock(client, now);
-        let sim_client = &mut self.clients[client];
-        let entry = &mut sim_client.jobs[job];
-        if entry.state != JobState::Running {
-            return;
-        }
-        let step = match &mut entry.kind {
-            JobKind::Pager { pager, .. } => pager.poll(&mut sim_client.client, client_now),
-            JobKind::Poller(poller) => poller.poll(&mut sim_client.client, client_now),
-            JobKind::Single(call) => Ok(call.poll(&mut sim_client.client, client_now)),
-        };
-        let planned_at = entry.planned_at;
-        match step {
-            Err(error) => self.finish_job(client, job, now, Some(error.to_string())),
-            Ok(Step::Done) => self.finish_job(client, job, now, None),
-            Ok(Step::AwaitingResponse) => {}
-            Ok(Step::WaitUntil(until)) => {
-                self.clients[client].jobs[job].planned_at = until;
-                let at = self.server_clock(client, until).max(now + 1);
-                if until != planned_at {
-                    let until_ms = self.offset(at);
-                    self.note(now, client, job, TraceKind::Wait { until_ms });
-                }
-                self.schedule_wake(client, job, at);
+        while let Some(transmit) = self.clients[client].client.poll_transmit(client_now) {
+            let Some(&job) = self.clients[client].by_call.get(&transmit.id) else {
+                continue;
+            };
+            let entry = &mut self.clients[client].jobs[job];
+            if client_now < entry.planned_at {
+                let planned = entry.planned_at;
+                self.violations.push(format!(
+                    "client {client} job {job} sent at {client_now} before its planned time {planned}"
+                ));
             }
-            Ok(Step::Send(request)) => {
-                if client_now < planned_at {
-                    self.violations.push(format!(
-                        "client {client} job {job} sent at {client_now} before its planned time {planned_at}"
-                    ));
+            entry.attempt = entry.attempt.saturating_add(1);
+            let attempt = entry.attempt;
+            self.clients[client].summary.requests_sent += 1;
+            let target = transmit.request.target().to_owned();
+            self.note(
+                now,
+                client,
+                job,
+                TraceKind::Send {
+                    method: transmit.request.method.clone(),
+                    target: target.clone(),
+                    attempt,
+                },
+            );
+            self.transmit(client, transmit.id, &transmit.request, target, now);
+        }
+        self.drain(client, now, None);
+        if let Some(at) = self.clients[client].client.poll_timeout() {
+            let at = self.server_clock(client, at).max(now.saturating_add(1));
+            self.schedule_wake(client, at);
+        }
+    }
+
+    /// Records the client's events. After an outcome, `spent` is the budget
+    /// it cost (attributed to the retry it planned).
+    fn drain(&mut self, client: usize, now: UnixMillis, spent: Option<u64>) {
+        while let Some((call, event)) = self.clients[client].client.poll_event() {
+            let Some(&job) = self.clients[client].by_call.get(&call) else {
+                continue;
+            };
+            match event {
+                ClientEvent::Waiting { until, reason, .. } => {
+                    self.clients[client].jobs[job].planned_at = until;
+                    let at_ms = self.offset(self.server_clock(client, until));
+                    let retry =
+                        matches!(reason, WaitReason::Backoff { .. } | WaitReason::RetryAfter);
+                    let what = if let (true, Some(spent)) = (retry, spent) {
+                        let summary = &mut self.clients[client].summary;
+                        summary.retries += 1;
+                        summary.budget_spent += spent;
+                        TraceKind::Retry {
+                            at_ms,
+                            reason,
+                            cost: u32::try_from(spent).unwrap_or(u32::MAX),
+                        }
+                    } else {
+                        TraceKind::Wait { until_ms: at_ms }
+                    };
+                    self.note(now, client, job, what);
                 }
-                self.clients[client].summary.requests_sent += 1;
-                let target = request.target().to_owned();
-                self.note(
-                    now,
-                    client,
-                    job,
-                    TraceKind::Send {
-                        method: request.method.clone(),
-                        target: target.clone(),
-                        attempt: request.attempts,
-                    },
-                );
-                self.transmit(client, job, &request, target, now);
+                ClientEvent::Page { records, last, .. } => {
+                    let entry = &mut self.clients[client].jobs[job];
+                    entry.attempt = 0;
+                    entry
+                        .delivered
+                        .extend(records.iter().map(|record| record_id(record)));
+                    self.note(
+                        now,
+                        client,
+                        job,
+                        TraceKind::Page {
+                            records: records.len(),
+                            last,
+                        },
+                    );
+                }
+                ClientEvent::RunStatus { status, .. } => {
+                    self.note(now, client, job, TraceKind::Poll { state: status });
+                }
+                ClientEvent::Done => {
+                    let entry = &self.clients[client].jobs[job];
+                    let error = entry.expected.as_ref().and_then(|expected| {
+                        (&entry.delivered != expected).then(|| {
+                            format!(
+                                "the pager delivered {} records, not exactly the {} expected in order",
+                                entry.delivered.len(),
+                                expected.len()
+                            )
+                        })
+                    });
+                    self.finish_job(now, client, job, error);
+                }
+                ClientEvent::Failed(error) => {
+                    self.finish_job(now, client, job, Some(error.to_string()));
+                }
+                _ => {}
             }
         }
     }
@@ -261,11 +309,16 @@ impl Engine {
     fn deliver(
         &mut self,
         client: usize,
-        job: usize,
+        call: CallId,
         outcome: Outcome,
         injected: bool,
         now: UnixMillis,
     ) {
+        let job = self.clients[client]
+            .by_call
+            .get(&call)
+            .copied()
+            .unwrap_or(0);
         match &outcome {
             Outcome::Response(response) => {
                 self.note(
@@ -280,6 +333,9 @@ impl Engine {
                 if response.status == 429 {
                     self.check_429(client, job, response);
                 }
+                if (200..300).contains(&response.status) {
+                    self.clients[client].jobs[job].attempt = 0;
+                }
             }
             Outcome::Transport(failure) => {
                 self.note(now, client, job, TraceKind::Transport { failure: *failure })
@@ -288,114 +344,18 @@ impl Engine {
         let client_now = self.client_clock(client, now);
         let sim_client = &mut self.clients[client];
         let spent_before = sim_client.client.budget().spent_total();
-        let entry = &mut sim_client.jobs[job];
-        let mut finished: Option<Option<String>> = None;
-        let mut notes: Vec<TraceKind> = Vec::new();
-        let mut retry_at: Option<UnixMillis> = None;
-        match &mut entry.kind {
-            JobKind::Pager {
-                pager,
-                expected,
-                delivered,
-            } => match pager.handle(&mut sim_client.client, &outcome, client_now) {
-                Some(PagerEvent::Page { records, last }) => {
-                    delivered.extend(records.iter().map(|record| record_id(record)));
-                    notes.push(TraceKind::Page {
-                        records: records.len(),
-                        last,
-                    });
-                    if last {
-                        finished = Some((delivered != expected).then(|| {
-                                format!("the pager delivered {} records, not exactly the {} expected in order", delivered.len(), expected.len())
-                            }));
-                    }
-                }
-                Some(PagerEvent::Retrying { at, cause }) => {
-                    retry_at = Some(at);
-                    notes.push(TraceKind::Retry {
-                        at_ms: 0,
-                        cause,
-                        cost: 0,
-                    });
-                }
-                Some(PagerEvent::Failed(error)) => finished = Some(Some(error.to_string())),
-                None => finished = Some(Some("an outcome arrived with nothing in flight".into())),
-            },
-            JobKind::Poller(poller) => {
-                match poller.handle(&mut sim_client.client, &outcome, client_now) {
-                    Some(PollEvent::Status {
-                        state, terminal, ..
-                    }) => {
-                        notes.push(TraceKind::Poll { state });
-                        if terminal {
-                            finished = Some(None);
-                        }
-                    }
-                    Some(PollEvent::Retrying { at, cause }) => {
-                        retry_at = Some(at);
-                        notes.push(TraceKind::Retry {
-                            at_ms: 0,
-                            cause,
-                            cost: 0,
-                        });
-                    }
-                    Some(PollEvent::Failed(error)) => finished = Some(Some(error.to_string())),
-                    Some(PollEvent::DeadlineReached { deadline_at, .. }) => {
-                        finished = Some(Some(format!("the poll deadline {deadline_at} passed")))
-                    }
-                    None => {
-                        finished = Some(Some("an outcome arrived with nothing in flight".into()))
-                    }
-                }
-            }
-            JobKind::Single(call) => {
-                match call.handle(&mut sim_client.client, &outcome, client_now) {
-                    Some(CallEvent::Retrying { at, cause, .. }) => {
-                        retry_at = Some(at);
-                        notes.push(TraceKind::Retry {
-                            at_ms: 0,
-                            cause,
-                            cost: 0,
-                        });
-                    }
-                    Some(CallEvent::Finished(Ok(_))) => finished = Some(None),
-                    Some(CallEvent::Finished(Err(error))) => {
-                        finished = Some(Some(error.to_string()))
-                    }
-                    None => {
-                        finished = Some(Some("an outcome arrived with nothing in flight".into()))
-                    }
-                }
-            }
+        if let Err(error) = sim_client.client.handle(call, outcome, client_now) {
+            self.violations.push(format!(
+                "client {client} job {job}: the driver refused an outcome: {error}"
+            ));
         }
-        let spent = sim_client
+        let spent = self.clients[client]
             .client
             .budget()
             .spent_total()
             .saturating_sub(spent_before);
-        if let Some(at) = retry_at {
-            entry.planned_at = at;
-            sim_client.summary.retries += 1;
-            sim_client.summary.budget_spent += spent;
-        }
-        for mut what in notes {
-            if let (TraceKind::Retry { at_ms, cost, .. }, Some(at)) = (&mut what, retry_at) {
-                *at_ms = self.offset(self.server_clock(client, at));
-                *cost = u32::try_from(spent).unwrap_or(u32::MAX);
-            }
-            self.note(now, client, job, what);
-        }
-        match finished {
-            Some(error) => self.finish_job(client, job, now, error),
-            None => self.schedule_wake(client, job, now),
-        }
-        // The outcome may have moved this client's limits (a window learned
-        // from headers ends earlier than assumed): every waiting job re-plans.
-        for other in 0..self.clients[client].jobs.len() {
-            if other != job && self.clients[client].jobs[other].state == JobState::Running {
-                self.schedule_wake(client, other, now);
-            }
-        }
+        self.drain(client, now, Some(spent));
+        self.drive(client, now);
     }
 
     fn finish(mut self) -> SimReport {
@@ -406,7 +366,8 @@ impl Engine {
             sim_client.summary.budget_refunded = budget.refunded_total();
             let capacity = u64::from(budget.policy().capacity);
             if sim_client.summary.budget_spent != budget.spent_total()
-                || sim_client.summary.budget_spent > capacity + budget.refunded_total()
+                || sim_client.summary.budget_spent
+                    > capacity.saturating_add(budget.refunded_total())
             {
                 self.violations.push(format!(
                     "client {index} spent {} budget tokens on retries, more than its capacity {capacity} plus refunds {}",
@@ -441,6 +402,7 @@ impl Engine {
             violations: self.violations,
             clients: summaries,
             trace: self.trace,
+            baseline: None,
         }
     }
 }

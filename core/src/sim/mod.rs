@@ -34,10 +34,10 @@
 //! assert!(report.elapsed_ms > 0 && report.elapsed_ms <= 61_000);
 //! ```
 
-pub mod config;
-pub mod dataset;
+mod config;
+mod dataset;
 mod engine;
-pub mod report;
+mod report;
 mod server;
 mod setup;
 
@@ -45,5 +45,60 @@ pub use config::{
     catalogue, run_operation, FaultKind, FaultRule, SimClientConfig, SimConfig, SimTask, GET_RUN,
 };
 pub use dataset::{sample_records, Dataset, SimRun};
-pub use engine::run;
-pub use report::{ClientSummary, SimReport, TraceEvent, TraceKind};
+pub use report::{Baseline, ClientSummary, SimReport, TraceEvent, TraceKind};
+
+use crate::client::ClientError;
+
+/// Why a simulation could not run.
+#[non_exhaustive]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SimError {
+    /// A part of the configuration is unusable.
+    #[error("simulation configuration `{field}`: {problem}")]
+    Config {
+        /// The member.
+        field: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// A client could not be built or a call could not start.
+    #[error("a simulated client could not start: {0}")]
+    Client(#[from] ClientError),
+    /// The JSON given to [`run_json`] is not a simulation configuration.
+    #[error("the simulation configuration JSON is not valid: {0}")]
+    Json(String),
+}
+
+/// Runs `config` to completion (or to `max_virtual_ms`) and reports; with
+/// `naive_baseline`, also runs it with naive clients and reports their figures.
+pub fn run(config: SimConfig) -> Result<SimReport, SimError> {
+    let baseline = (config.naive_baseline && !config.naive_clients).then(|| SimConfig {
+        naive_clients: true,
+        ..config.clone()
+    });
+    let mut report = engine::run_once(config)?;
+    if let Some(naive) = baseline {
+        let naive = engine::run_once(naive)?;
+        report.baseline = Some(Baseline {
+            requests_sent: naive.requests_sent,
+            responses_429: naive.responses_429,
+            retries: naive.retries,
+            elapsed_ms: naive.elapsed_ms,
+            completed: naive.completed,
+            avoided_429: i64::try_from(naive.responses_429)
+                .unwrap_or(i64::MAX)
+                .saturating_sub(i64::try_from(report.responses_429).unwrap_or(i64::MAX)),
+        });
+    }
+    Ok(report)
+}
+
+/// [`run`] with JSON in and JSON out, for the language bindings: a
+/// [`SimConfig`] (every member optional) in, a [`SimReport`] out.
+pub fn run_json(config: &str) -> Result<String, SimError> {
+    let config: SimConfig =
+        serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_str(config))
+            .map_err(|error| SimError::Json(error.to_string()))?;
+    let report = run(config)?;
+    serde_json::to_string(&report).map_err(|error| SimError::Json(error.to_string()))
+}

@@ -1,7 +1,7 @@
 //! What a simulation records: a trace of every step, per-client figures,
 //! and the invariants it checked.
 
-use crate::client::{RetryCause, TransportFailure};
+use crate::client::{TransportFailure, WaitReason};
 use serde::{Deserialize, Serialize};
 
 /// One step of one job, at a virtual instant.
@@ -51,8 +51,8 @@ pub enum TraceKind {
     Retry {
         /// When, ms after start.
         at_ms: u64,
-        /// Why.
-        cause: RetryCause,
+        /// Why it waits that long (`retry_after` or `backoff`).
+        reason: WaitReason,
         /// Budget tokens spent (from the client's budget delta).
         cost: u32,
     },
@@ -123,6 +123,28 @@ pub struct SimReport {
     pub clients: Vec<ClientSummary>,
     /// Every step.
     pub trace: Vec<TraceEvent>,
+    /// The same simulation with naive clients (no proactive throttling,
+    /// only `Retry-After` honoured), when [`super::SimConfig::naive_baseline`]
+    /// asked for it.
+    pub baseline: Option<Baseline>,
+}
+
+/// Figures of the naive baseline run, next to the throttled run's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Baseline {
+    /// Requests sent by all naive clients.
+    pub requests_sent: u64,
+    /// 429 responses they received.
+    pub responses_429: u64,
+    /// Retries they planned.
+    pub retries: u64,
+    /// Virtual time to their last event, in ms.
+    pub elapsed_ms: u64,
+    /// Whether every naive job finished successfully.
+    pub completed: bool,
+    /// 429s the throttle avoided: the baseline's minus the throttled run's
+    /// (negative if the throttled run met more).
+    pub avoided_429: i64,
 }
 
 impl SimReport {
@@ -134,10 +156,24 @@ impl SimReport {
         })
     }
 
-    /// A one-line summary: requests, 429s, retries, virtual seconds.
+    /// A one-line summary: requests, 429s, retries, virtual seconds, and
+    /// the naive baseline's figures when there is one.
     pub fn summary(&self) -> String {
+        let baseline = self.baseline.as_ref().map_or(String::new(), |b| {
+            format!(
+                "; naive baseline: {} requests, {} x 429, {:.1} virtual s, {}",
+                b.requests_sent,
+                b.responses_429,
+                b.elapsed_ms as f64 / 1_000.0,
+                if b.completed {
+                    "completed"
+                } else {
+                    "NOT completed"
+                }
+            )
+        });
         format!(
-            "{} requests, {} x 429 ({} avoidable), {} retries, {} faults, {:.1} virtual s, {}",
+            "{} requests, {} x 429 ({} avoidable), {} retries, {} faults, {:.1} virtual s, {}{baseline}",
             self.requests_sent,
             self.responses_429,
             self.avoidable_429,

@@ -4,7 +4,7 @@
 
 use super::config::FaultKind;
 use super::engine::{Engine, Event};
-use crate::client::{ClientRequest, HttpResponse, Outcome, TransportFailure};
+use crate::client::{CallId, ClientRequest, HttpResponse, Outcome, TransportFailure};
 use crate::gate::config::{CLIENT_IP_LIMIT_NAME, CREDENTIAL_LIMIT_NAME};
 use crate::gate::{Decision, GateRequest, ResourceAnswer};
 use crate::model::ErrorBody;
@@ -20,7 +20,7 @@ impl Engine {
                 && rule.client.as_ref().is_none_or(|only| only == name)
         })?;
         let (per_mille, kind) = (rule.per_mille, rule.kind);
-        let draw = crate::client::random::uniform_inclusive(&mut self.random, 999);
+        let draw = crate::client::uniform_inclusive(&mut self.random, 999);
         (draw < u64::from(per_mille)).then_some(kind)
     }
 
@@ -61,7 +61,7 @@ impl Engine {
     pub(super) fn transmit(
         &mut self,
         client: usize,
-        job: usize,
+        call: CallId,
         request: &ClientRequest,
         target: String,
         now: UnixMillis,
@@ -105,7 +105,7 @@ impl Engine {
             now.saturating_add(delay.max(1)),
             Event::Deliver {
                 client,
-                job,
+                call,
                 outcome,
                 injected,
             },

@@ -1,13 +1,15 @@
-//! Building the simulated client instances and their jobs from a
+//! Building the simulated client instances and their calls from a
 //! [`SimConfig`], and what each pager is expected to deliver.
 
 use super::config::{SimConfig, SimTask};
 use super::dataset::Dataset;
-use super::engine::{Job, JobKind, JobState, SimClient};
+use super::engine::{Job, JobState, SimClient};
 use super::report::ClientSummary;
-use crate::client::{Call, Client, ClientError, Pager, RandomSource, RunPoller, SplitMix64};
+use super::SimError;
+use crate::client::{CallId, Client, ClientError, Entropy, RandomSource, SplitMix64};
 use crate::model::CredentialStore;
 use serde_json::Value;
+use std::collections::BTreeMap;
 
 fn ids(records: &[Value]) -> Vec<Value> {
     records.iter().map(|record| record["id"].clone()).collect()
@@ -30,47 +32,75 @@ pub(super) fn expected_records(dataset: &Dataset, task: &SimTask) -> Vec<Value> 
     }
 }
 
-/// One [`SimClient`] per configured client, each with its jobs.
-pub(super) fn build_clients(config: &SimConfig) -> Result<Vec<SimClient>, ClientError> {
+fn job(call: Option<CallId>, expected: Option<Vec<Value>>) -> Job {
+    Job {
+        call,
+        state: JobState::Running,
+        expected,
+        delivered: Vec::new(),
+        planned_at: 0,
+        attempt: 0,
+    }
+}
+
+/// A call as started, and the record ids a pager must deliver.
+type Started = (Result<CallId, ClientError>, Option<Vec<Value>>);
+
+/// Jobs whose call could not even start: (client, job, error sentence).
+pub(super) type FailedAtStart = Vec<(usize, usize, String)>;
+
+/// One [`SimClient`] per configured client, each with its calls started.
+pub(super) fn build_clients(
+    config: &SimConfig,
+) -> Result<(Vec<SimClient>, FailedAtStart), SimError> {
     let mut clients = Vec::new();
+    let mut failed = Vec::new();
     for (index, spec) in config.clients.iter().enumerate() {
         let mut client_config = spec.config.clone();
         let salt = (index as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        client_config.seed ^= SplitMix64::new(config.seed ^ salt).next_u64();
-        let mut client = Client::new(client_config)?;
+        let derived = SplitMix64::new(config.seed ^ salt).next_u64();
+        client_config.seed = Some(client_config.seed.unwrap_or(0) ^ derived);
+        if config.naive_clients {
+            client_config.proactive_throttle = false;
+        }
+        let mut client = Client::new(client_config, Entropy::from_seed(derived))?;
         let mut jobs = Vec::new();
         for task in &spec.tasks {
-            let kinds: Vec<JobKind> = match task {
-                SimTask::Table { table, options } => vec![JobKind::Pager {
-                    pager: Pager::table(table.clone(), options.clone()),
-                    expected: expected_records(&config.dataset, task),
-                    delivered: Vec::new(),
-                }],
+            let started: Vec<Started> = match task {
+                SimTask::Table { table, options } => vec![(
+                    client.start_table_pager(table, options.clone()),
+                    Some(expected_records(&config.dataset, task)),
+                )],
                 SimTask::Connection {
                     connection,
                     entity,
                     options,
-                } => vec![JobKind::Pager {
-                    pager: Pager::connection(connection.clone(), entity.clone(), options.clone()),
-                    expected: expected_records(&config.dataset, task),
-                    delivered: Vec::new(),
-                }],
-                SimTask::PollRun { run_id, options } => vec![JobKind::Poller(RunPoller::new(
-                    crate::client::RequestSpec::new(super::config::GET_RUN)
-                        .path("run_id", run_id.clone()),
-                    options.clone(),
-                ))],
+                } => vec![(
+                    client.start_connection_pager(connection, entity, options.clone()),
+                    Some(expected_records(&config.dataset, task)),
+                )],
+                SimTask::PollRun { run_id, options } => {
+                    vec![(client.start_run_poller(run_id, options.clone()), None)]
+                }
                 SimTask::Burst { spec, count } => (0..*count)
-                    .map(|_| Call::build(&mut client, spec).map(JobKind::Single))
-                    .collect::<Result<_, _>>()?,
+                    .map(|_| client.start(spec.clone()).map(|id| (Ok(id), None)))
+                    .collect::<Result<_, ClientError>>()?,
             };
-            jobs.extend(kinds.into_iter().map(|kind| Job {
-                kind,
-                state: JobState::Running,
-                generation: 0,
-                planned_at: 0,
-            }));
+            for (result, expected) in started {
+                match result {
+                    Ok(id) => jobs.push(job(Some(id), expected)),
+                    Err(error) => {
+                        failed.push((index, jobs.len(), error.to_string()));
+                        jobs.push(job(None, expected));
+                    }
+                }
+            }
         }
+        let by_call: BTreeMap<CallId, usize> = jobs
+            .iter()
+            .enumerate()
+            .filter_map(|(position, job)| job.call.map(|id| (id, position)))
+            .collect();
         let mut credential_ids = Vec::new();
         let mut users = Vec::new();
         for credential in &spec.config.credentials {
@@ -88,6 +118,7 @@ pub(super) fn build_clients(config: &SimConfig) -> Result<Vec<SimClient>, Client
         clients.push(SimClient {
             client,
             jobs,
+            by_call,
             skew: spec.clock_skew_ms,
             ip: spec.client_ip.clone(),
             credential_ids,
@@ -96,7 +127,8 @@ pub(super) fn build_clients(config: &SimConfig) -> Result<Vec<SimClient>, Client
                 name: spec.name.clone(),
                 ..ClientSummary::default()
             },
+            generation: 0,
         });
     }
-    Ok(clients)
+    Ok((clients, failed))
 }

@@ -1,28 +1,26 @@
-//! Pagers for table records and connection records.
+//! Paging rules of the table and connection pagers the driver runs
+//! ([`super::Client::start_table_pager`], [`super::Client::start_connection_pager`]).
 //!
 //! * Table records: keyset paging (`order_by` + `after` = the last record's
-//!   order value) when ordering ascending, because "greater than" only works
-//!   that way; offset paging for descending order, without `order_by`, or when
-//!   asked (keyset needs a unique order column).
+//!   order value) only when the caller declares the order column unique
+//!   ([`TablePagerOptions::unique_order`]) and the order is ascending: the
+//!   spec's lower bound is strictly "greater than", so rows sharing the last
+//!   value of a full page would be skipped. Offset paging otherwise.
 //! * Connection records: offset paging.
 //!
-//! A pager stops on a short (or empty) page. Each page is one [`Call`], so it
-//! goes through the throttle: with 5 table reads per minute per user, the
-//! sixth page waits for the window instead of failing.
+//! A pager stops on a short (or empty) page. Each page is one request of the
+//! driver, so it goes through the throttle: with 5 table reads per minute per
+//! user, the sixth page waits for the window instead of failing.
 
-use super::call::{Call, CallEvent, Step};
-use super::client::Client;
 use super::error::ClientError;
-use super::http::Outcome;
 use super::request::{EgressMode, RequestSpec};
-use super::retry::RetryCause;
 use crate::model::catalogue::DEFAULT_PAGE_SIZE;
 use crate::model::ParamRole;
-use crate::UnixMillis;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 /// How pages follow each other.
+#[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PagingMode {
@@ -42,9 +40,10 @@ pub struct TablePagerOptions {
     pub order_by: Option<String>,
     /// Descending order (paged by offset).
     pub descending: bool,
-    /// Page by offset even when keyset paging is possible (for an order
-    /// column whose values are not unique).
-    pub offset_only: bool,
+    /// The caller declares that no two records share a value of `order_by`,
+    /// so keyset paging (`after`) cannot skip rows. Default `false`: pages
+    /// follow by offset.
+    pub unique_order: bool,
     /// Credential id; the client's first when `None`.
     pub credential: Option<String>,
 }
@@ -55,8 +54,18 @@ impl Default for TablePagerOptions {
             page_size: DEFAULT_PAGE_SIZE,
             order_by: None,
             descending: false,
-            offset_only: false,
+            unique_order: false,
             credential: None,
+        }
+    }
+}
+
+impl TablePagerOptions {
+    /// How these options page: keyset only for a unique column, ascending.
+    pub fn mode(&self) -> PagingMode {
+        match (&self.order_by, self.descending, self.unique_order) {
+            (Some(_), false, true) => PagingMode::Keyset,
+            _ => PagingMode::Offset,
         }
     }
 }
@@ -86,50 +95,24 @@ impl Default for ConnectionPagerOptions {
     }
 }
 
-/// What one outcome did to a pager.
+/// Where a pager is: what the next page request is, and pages so far.
 #[derive(Debug, Clone)]
-pub enum PagerEvent {
-    /// A page arrived; `last` when it was short (the pager is done).
-    Page {
-        /// The records, raw JSON objects as received.
-        records: Vec<Box<RawValue>>,
-        /// Whether this was the final page.
-        last: bool,
-    },
-    /// The page request will be retried at `at`.
-    Retrying {
-        /// The instant.
-        at: UnixMillis,
-        /// Why.
-        cause: RetryCause,
-    },
-    /// Paging stopped with this error.
-    Failed(ClientError),
-}
-
-/// Pages through a table's or a connection's records.
-#[derive(Debug, Clone)]
-pub struct Pager {
+pub(crate) struct PagerState {
     base: RequestSpec,
     mode: PagingMode,
     page_size: u64,
     order_by: Option<String>,
     offset: u64,
     after: Option<String>,
-    call: Option<Call>,
-    finished: bool,
     pages: u64,
 }
 
-impl Pager {
+impl PagerState {
     /// A pager over table `table`.
-    pub fn table(table: impl Into<String>, options: TablePagerOptions) -> Self {
+    pub(crate) fn table(table: &str, options: TablePagerOptions) -> Self {
+        let mode = options.mode();
         let mut base = RequestSpec::list_table_records(table);
         base.credential = options.credential;
-        let mode = match (&options.order_by, options.descending, options.offset_only) {
-            (Some(_), false, false) => PagingMode::Keyset,
-            _ => PagingMode::Offset,
-        };
         if let Some(column) = &options.order_by {
             base = base.param(ParamRole::OrderBy, column.clone());
             if options.descending {
@@ -140,9 +123,9 @@ impl Pager {
     }
 
     /// A pager over `connection`'s records of `entity`.
-    pub fn connection(
-        connection: impl Into<String>,
-        entity: impl Into<String>,
+    pub(crate) fn connection(
+        connection: &str,
+        entity: &str,
         options: ConnectionPagerOptions,
     ) -> Self {
         let mut base =
@@ -167,28 +150,12 @@ impl Pager {
             order_by,
             offset: 0,
             after: None,
-            call: None,
-            finished: false,
             pages: 0,
         }
     }
 
-    /// How pages follow each other.
-    pub fn mode(&self) -> PagingMode {
-        self.mode
-    }
-
-    /// Pages delivered so far.
-    pub fn pages(&self) -> u64 {
-        self.pages
-    }
-
-    /// Whether paging is over (last page seen or failed).
-    pub fn is_finished(&self) -> bool {
-        self.finished
-    }
-
-    fn next_spec(&self) -> RequestSpec {
+    /// The request of the next page.
+    pub(crate) fn next_spec(&self) -> RequestSpec {
         let mut spec = self
             .base
             .clone()
@@ -204,58 +171,12 @@ impl Pager {
         spec
     }
 
-    /// What to do at `now`. An error (e.g. an invalid page size) ends paging
-    /// before anything is sent.
-    pub fn poll(&mut self, client: &mut Client, now: UnixMillis) -> Result<Step, ClientError> {
-        if self.finished {
-            return Ok(Step::Done);
-        }
-        if self.call.is_none() {
-            match Call::build(client, &self.next_spec()) {
-                Ok(call) => self.call = Some(call),
-                Err(error) => {
-                    self.finished = true;
-                    return Err(error);
-                }
-            }
-        }
-        Ok(match &mut self.call {
-            Some(call) => call.poll(client, now),
-            None => Step::Done,
-        })
-    }
-
-    /// Takes the outcome of the page request in flight; `None` if none is.
-    pub fn handle(
+    /// Takes a page's records: its number (1 for the first page) and
+    /// whether it was the last, or why paging cannot go on.
+    pub(crate) fn advance(
         &mut self,
-        client: &mut Client,
-        outcome: &Outcome,
-        now: UnixMillis,
-    ) -> Option<PagerEvent> {
-        let event = self.call.as_mut()?.handle(client, outcome, now)?;
-        Some(match event {
-            CallEvent::Retrying { at, cause, .. } => PagerEvent::Retrying { at, cause },
-            CallEvent::Finished(result) => {
-                self.call = None;
-                match result.map(|response| response.into_records()) {
-                    Ok(Some(records)) => self.advance(records),
-                    Ok(None) => self.fail(ClientError::Protocol {
-                        status: 200,
-                        problem: "a page request was answered with something other than records"
-                            .into(),
-                    }),
-                    Err(error) => self.fail(error),
-                }
-            }
-        })
-    }
-
-    fn fail(&mut self, error: ClientError) -> PagerEvent {
-        self.finished = true;
-        PagerEvent::Failed(error)
-    }
-
-    fn advance(&mut self, records: Vec<Box<RawValue>>) -> PagerEvent {
+        records: &[Box<RawValue>],
+    ) -> Result<(u64, bool), ClientError> {
         let count = u64::try_from(records.len()).unwrap_or(u64::MAX);
         let last = count < self.page_size;
         if !last {
@@ -269,7 +190,7 @@ impl Pager {
                     {
                         Some(value) => self.after = Some(value),
                         None => {
-                            return self.fail(ClientError::KeysetValueMissing {
+                            return Err(ClientError::KeysetValueMissing {
                                 column,
                                 position: records.len().saturating_sub(1),
                             })
@@ -278,9 +199,8 @@ impl Pager {
                 }
             }
         }
-        self.pages += 1;
-        self.finished = last;
-        PagerEvent::Page { records, last }
+        self.pages = self.pages.saturating_add(1);
+        Ok((self.pages, last))
     }
 }
 

@@ -1,0 +1,137 @@
+//! The driver's bookkeeping of one call: its kind (single request, pager,
+//! run poller), the request of its current attempt, the attempt state the
+//! retry planner reads, and the wait it is in.
+
+use super::event::LimitInfo;
+use super::paging::PagerState;
+use super::polling::PollerState;
+use super::request::ClientRequest;
+use super::retry::AttemptState;
+use super::throttle::WaitReason;
+use crate::UnixMillis;
+use serde::{Deserialize, Serialize};
+
+/// Opaque id of one logical call (single request, table pager, connection
+/// pager, run poller). `Display` shows `call-7`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct CallId(pub u64);
+
+impl std::fmt::Display for CallId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "call-{}", self.0)
+    }
+}
+
+/// What a call does with a successful answer.
+#[derive(Debug, Clone)]
+pub(crate) enum Kind {
+    /// One request: its response, then done.
+    Single,
+    /// Pages until a short page.
+    Pager(PagerState),
+    /// Polls a run until a terminal status.
+    Poller(PollerState),
+}
+
+/// A wait a call is in, and whether the caller has been told.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Wait {
+    pub(crate) until: UnixMillis,
+    pub(crate) limit: Option<LimitInfo>,
+    pub(crate) reason: WaitReason,
+}
+
+/// One live call.
+#[derive(Debug, Clone)]
+pub(crate) struct CallState {
+    pub(crate) kind: Kind,
+    /// The request of the current attempt (the current page or poll).
+    pub(crate) request: ClientRequest,
+    pub(crate) attempt: AttemptState,
+    pub(crate) in_flight: bool,
+    /// No send before this (retry backoff, Retry-After, poll interval).
+    pub(crate) not_before: UnixMillis,
+    /// Why `not_before` was set.
+    pub(crate) not_before_reason: WaitReason,
+    /// The limit behind `not_before`, if one (a 429's refusing limit).
+    pub(crate) not_before_limit: Option<LimitInfo>,
+    /// The jitter added to the throttle's waits of this attempt (drawn once).
+    pub(crate) throttle_jitter: Option<u64>,
+    /// The throttle's last wait, jitter included.
+    pub(crate) throttle_wait: Option<Wait>,
+    /// When the current throttle wait began (to extend the deadline).
+    pub(crate) throttled_since: Option<UnixMillis>,
+    /// The last wait announced to the caller.
+    pub(crate) announced: Option<Wait>,
+    /// When `poll_transmit` may next have something for this call.
+    pub(crate) wake_at: UnixMillis,
+}
+
+impl CallState {
+    /// A call about to send its first attempt of `request`.
+    pub(crate) fn new(kind: Kind, request: ClientRequest) -> Self {
+        Self {
+            kind,
+            request,
+            attempt: AttemptState::default(),
+            in_flight: false,
+            not_before: 0,
+            not_before_reason: WaitReason::Quota,
+            not_before_limit: None,
+            throttle_jitter: None,
+            throttle_wait: None,
+            throttled_since: None,
+            announced: None,
+            wake_at: 0,
+        }
+    }
+
+    /// Moves on to a new logical request (the next page or poll), which
+    /// may not be sent before `not_before`.
+    pub(crate) fn next_request(
+        &mut self,
+        request: ClientRequest,
+        not_before: UnixMillis,
+        reason: WaitReason,
+    ) {
+        self.request = request;
+        self.attempt = AttemptState::default();
+        self.not_before = not_before;
+        self.not_before_reason = reason;
+        self.not_before_limit = None;
+        self.throttle_jitter = None;
+        self.throttle_wait = None;
+        self.throttled_since = None;
+        self.wake_at = not_before;
+    }
+
+    /// Records a send at `now`.
+    pub(crate) fn on_sent(&mut self, now: UnixMillis) {
+        if let Some(since) = self.throttled_since.take() {
+            self.attempt.throttled_ms = self
+                .attempt
+                .throttled_ms
+                .saturating_add(now.saturating_sub(since));
+        }
+        self.attempt.attempts = self.attempt.attempts.saturating_add(1);
+        self.attempt.first_sent_at.get_or_insert(now);
+        self.throttle_jitter = None;
+        self.throttle_wait = None;
+        self.announced = None;
+        self.in_flight = true;
+        if let Kind::Poller(poller) = &mut self.kind {
+            poller.on_sent(now);
+        }
+    }
+
+    /// Whether `wait` is news to the caller (then it is remembered).
+    pub(crate) fn announce(&mut self, wait: &Wait) -> bool {
+        self.wake_at = wait.until;
+        if self.announced.as_ref() == Some(wait) {
+            return false;
+        }
+        self.announced = Some(wait.clone());
+        true
+    }
+}

@@ -1,0 +1,566 @@
+//! [`Client`]: the client role's driver. It owns its calls (single requests,
+//! pagers, run pollers) and every rule around them — throttle, retries,
+//! budget, deprecation notices — behind one sans-IO loop:
+//!
+//! 1. `start*` validates and builds a call's first request (before any I/O);
+//! 2. [`Client::poll_transmit`] hands out the next request to send now;
+//! 3. [`Client::handle`] takes how that attempt ended;
+//! 4. [`Client::poll_event`] drains what happened, in order;
+//! 5. [`Client::poll_timeout`] says when to call `poll_transmit` again.
+//!
+//! The caller owns the transport and the clock; time is always an argument.
+
+use super::budget::RetryBudget;
+use super::calls::{CallId, CallState, Kind, Wait};
+use super::config::ClientConfig;
+use super::deprecation::DeprecationTracker;
+use super::error::{ClientError, GiveUpReason};
+use super::event::{Event, LimitInfo};
+use super::http::Outcome;
+use super::paging::{ConnectionPagerOptions, PagerState, TablePagerOptions};
+use super::polling::{PollOptions, PollerState, GET_RUN};
+use super::random::{uniform_inclusive, Entropy, KeyStream};
+use super::ratelimit_headers::parse_rate_limit_headers;
+use super::request::{build_request, ClientRequest, RequestSpec};
+use super::response::{interpret, ApiResponse};
+use super::retry::{RetryCause, RetryDecision, RetryPlanner};
+use super::throttle::{Plan, Throttle, WaitReason};
+use crate::time::ceil_seconds;
+use crate::UnixMillis;
+use std::collections::{BTreeMap, VecDeque};
+
+/// The next request to send, and the call it belongs to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Transmit {
+    /// The call; hand the outcome to [`Client::handle`] with this id.
+    pub id: CallId,
+    /// The request (immutable wire data).
+    pub request: ClientRequest,
+}
+
+/// One client instance: configuration, throttle, retry planner, deprecation
+/// tracker and its live calls. `Send + Sync`; all state is per instance.
+pub struct Client {
+    config: ClientConfig,
+    throttle: Throttle,
+    planner: RetryPlanner,
+    keys: KeyStream,
+    deprecations: DeprecationTracker,
+    calls: BTreeMap<CallId, CallState>,
+    /// Cancelled calls whose request is still in flight: their outcome only
+    /// updates the throttle.
+    orphans: BTreeMap<CallId, ClientRequest>,
+    next_id: u64,
+    events: VecDeque<(CallId, Event)>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &self.config.base_url)
+            .field("calls", &self.calls.len())
+            .field("throttle", &self.throttle)
+            .field("planner", &self.planner)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Client {
+    /// A client. `config.seed`, when set, wins (deterministic: tests,
+    /// vectors, the simulation); otherwise `entropy` seeds the jitter and,
+    /// independently, the idempotency keys. Edges pass OS entropy
+    /// (`Entropy::from_os()` with the `os-entropy` feature, or
+    /// `crypto.getRandomValues` in a browser).
+    pub fn new(config: ClientConfig, entropy: Entropy) -> Result<Client, ClientError> {
+        config.check()?;
+        let entropy = match config.seed {
+            Some(seed) => Entropy::from_seed(seed),
+            None => entropy,
+        };
+        Ok(Self {
+            planner: RetryPlanner::new(
+                config.retry,
+                config.budget,
+                Box::new(entropy.jitter_stream()),
+            ),
+            keys: entropy.key_stream(),
+            config,
+            throttle: Throttle::new(),
+            deprecations: DeprecationTracker::new(),
+            calls: BTreeMap::new(),
+            orphans: BTreeMap::new(),
+            next_id: 0,
+            events: VecDeque::new(),
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &ClientConfig {
+        &self.config
+    }
+
+    /// The throttle's models of every limit.
+    pub fn throttle(&self) -> &Throttle {
+        &self.throttle
+    }
+
+    /// The retry budget.
+    pub fn budget(&self) -> &RetryBudget {
+        self.planner.budget()
+    }
+
+    fn build(&mut self, spec: &RequestSpec) -> Result<ClientRequest, ClientError> {
+        build_request(&self.config, spec, &mut self.keys)
+    }
+
+    fn add(&mut self, kind: Kind, request: ClientRequest) -> CallId {
+        self.next_id = self.next_id.saturating_add(1);
+        let id = CallId(self.next_id);
+        self.calls.insert(id, CallState::new(kind, request));
+        id
+    }
+
+    /// Starts one call of `spec`, validated and built before any I/O.
+    pub fn start(&mut self, spec: RequestSpec) -> Result<CallId, ClientError> {
+        let request = self.build(&spec)?;
+        Ok(self.add(Kind::Single, request))
+    }
+
+    /// Starts a pager over `table`'s records (its first request is
+    /// validated and built now).
+    pub fn start_table_pager(
+        &mut self,
+        table: &str,
+        options: TablePagerOptions,
+    ) -> Result<CallId, ClientError> {
+        let pager = PagerState::table(table, options);
+        let request = self.build(&pager.next_spec())?;
+        Ok(self.add(Kind::Pager(pager), request))
+    }
+
+    /// Starts a pager over `connection`'s records of `entity`.
+    pub fn start_connection_pager(
+        &mut self,
+        connection: &str,
+        entity: &str,
+        options: ConnectionPagerOptions,
+    ) -> Result<CallId, ClientError> {
+        let pager = PagerState::connection(connection, entity, options);
+        let request = self.build(&pager.next_spec())?;
+        Ok(self.add(Kind::Pager(pager), request))
+    }
+
+    /// Starts polling run `run_id` with the catalogue's `getRun` operation
+    /// until a terminal status (`options.terminal_states`).
+    pub fn start_run_poller(
+        &mut self,
+        run_id: &str,
+        options: PollOptions,
+    ) -> Result<CallId, ClientError> {
+        let param = self
+            .config
+            .catalogue
+            .get(GET_RUN)
+            .and_then(|operation| operation.path.param_names().next().map(str::to_owned))
+            .ok_or_else(|| ClientError::UnknownOperation {
+                operation: GET_RUN.into(),
+            })?;
+        let spec = RequestSpec::new(GET_RUN).path(param, run_id);
+        let request = self.build(&spec)?;
+        Ok(self.add(Kind::Poller(PollerState::new(options)), request))
+    }
+
+    /// Drops call `id`; nothing more is emitted for it (events not yet
+    /// drained included). An outcome still in flight may be handed over and
+    /// only updates the throttle.
+    pub fn cancel(&mut self, id: CallId) {
+        if let Some(call) = self.calls.remove(&id) {
+            if call.in_flight {
+                self.orphans.insert(id, call.request);
+            }
+        }
+        self.events.retain(|(call, _)| *call != id);
+    }
+
+    /// Whether no call is live.
+    pub fn is_idle(&self) -> bool {
+        self.calls.is_empty()
+    }
+
+    /// Drains the next event, in order.
+    pub fn poll_event(&mut self) -> Option<(CallId, Event)> {
+        self.events.pop_front()
+    }
+
+    /// The earliest instant at which [`Client::poll_transmit`] may have
+    /// something new (`None`: every live call awaits an outcome, or none is
+    /// live). An instant in the past means "now".
+    pub fn poll_timeout(&self) -> Option<UnixMillis> {
+        self.calls
+            .values()
+            .filter(|call| !call.in_flight)
+            .map(|call| call.wake_at)
+            .min()
+    }
+
+    /// The next request to send now, if any; the send is recorded at `now`.
+    /// Call it repeatedly until `None`.
+    pub fn poll_transmit(&mut self, now: UnixMillis) -> Option<Transmit> {
+        let ids: Vec<CallId> = self
+            .calls
+            .iter()
+            .filter(|(_, call)| !call.in_flight)
+            .map(|(id, _)| *id)
+            .collect();
+        ids.into_iter().find_map(|id| self.try_send(id, now))
+    }
+
+    fn limit_info(&self, request: &ClientRequest, key: &str) -> Option<LimitInfo> {
+        if let Some(model) = self.throttle.model(key) {
+            return Some(LimitInfo {
+                name: model.name.clone(),
+                requests: u64::from(model.limit),
+                window_seconds: ceil_seconds(model.window_ms),
+            });
+        }
+        let reference = request.limits.iter().find(|limit| limit.key == key)?;
+        Some(LimitInfo {
+            name: reference.name.clone(),
+            requests: u64::from(reference.quota.requests),
+            window_seconds: ceil_seconds(reference.quota.window()),
+        })
+    }
+
+    fn try_send(&mut self, id: CallId, now: UnixMillis) -> Option<Transmit> {
+        let call = self.calls.get(&id)?;
+        let firm = now < call.not_before;
+        let wait = if firm {
+            Some(Wait {
+                until: call.not_before,
+                limit: call.not_before_limit.clone(),
+                reason: call.not_before_reason,
+            })
+        } else if !self.config.proactive_throttle {
+            None
+        } else {
+            match self.throttle.plan(&call.request, now) {
+                Plan::WaitUntil { at, limit, reason } => {
+                    let limit = self.limit_info(&call.request, &limit);
+                    let ceiling = self.config.retry.backoff.base_ms;
+                    let call = self.calls.get_mut(&id)?;
+                    let planner = &mut self.planner;
+                    let jitter = *call
+                        .throttle_jitter
+                        .get_or_insert_with(|| uniform_inclusive(planner.random(), ceiling));
+                    let wait = Wait {
+                        until: at.saturating_add(jitter),
+                        limit,
+                        reason,
+                    };
+                    call.throttle_wait = Some(wait.clone());
+                    Some(wait)
+                }
+                _ => call.throttle_wait.clone().filter(|wait| wait.until > now),
+            }
+        };
+        let call = self.calls.get_mut(&id)?;
+        match wait {
+            Some(wait) => {
+                if !firm {
+                    call.throttled_since.get_or_insert(now);
+                }
+                if call.announce(&wait) {
+                    self.events.push_back((
+                        id,
+                        Event::Waiting {
+                            until: wait.until,
+                            limit: wait.limit,
+                            reason: wait.reason,
+                        },
+                    ));
+                }
+                None
+            }
+            None => {
+                call.on_sent(now);
+                self.throttle.on_sent(&call.request.limits, now);
+                Some(Transmit {
+                    id,
+                    request: call.request.clone(),
+                })
+            }
+        }
+    }
+
+    fn observe(&mut self, id: CallId, request: &ClientRequest, outcome: &Outcome, now: UnixMillis) {
+        match outcome {
+            Outcome::Response(response) => {
+                let parsed = parse_rate_limit_headers(&response.headers, now);
+                self.throttle
+                    .on_response(&request.limits, response.status, &parsed, now);
+                if let Some(notice) = self
+                    .deprecations
+                    .observe(&request.operation_id, &response.headers)
+                {
+                    self.events.push_back((id, Event::Deprecation(notice)));
+                }
+            }
+            Outcome::Transport(failure) => {
+                self.throttle
+                    .on_transport_failure(&request.limits, failure.never_sent(), now);
+            }
+        }
+    }
+
+    /// How the attempt sent for `id` ended. `Err` only for misuse (an
+    /// unknown id, or nothing in flight), never for API errors: those arrive
+    /// as [`Event::Failed`].
+    pub fn handle(
+        &mut self,
+        id: CallId,
+        outcome: Outcome,
+        now: UnixMillis,
+    ) -> Result<(), ClientError> {
+        if let Some(request) = self.orphans.remove(&id) {
+            self.observe(id, &request, &outcome, now);
+            self.events.retain(|(call, _)| *call != id);
+            return Ok(());
+        }
+        let call = self
+            .calls
+            .get_mut(&id)
+            .ok_or(ClientError::UnknownCall { call: id.0 })?;
+        if !call.in_flight {
+            return Err(ClientError::NothingInFlight { call: id.0 });
+        }
+        call.in_flight = false;
+        let request = call.request.clone();
+        self.observe(id, &request, &outcome, now);
+        let Some(call) = self.calls.get_mut(&id) else {
+            return Ok(());
+        };
+        let attempts = call.attempt.attempts.max(1);
+        match self
+            .planner
+            .on_outcome(&request, &mut call.attempt, &outcome, now)
+        {
+            RetryDecision::Retry {
+                at, attempt, cause, ..
+            } => {
+                let throttled = matches!(cause, RetryCause::Throttled { .. });
+                if let (true, Kind::Poller(poller)) = (throttled, &mut call.kind) {
+                    poller.on_throttled();
+                }
+                let reason = match cause {
+                    RetryCause::Throttled { retry_after: true } => WaitReason::RetryAfter,
+                    _ => WaitReason::Backoff { attempt },
+                };
+                call.not_before = at;
+                call.not_before_reason = reason;
+                let limit = if throttled {
+                    self.refusing_limit(&request, now)
+                } else {
+                    None
+                };
+                if let Some(call) = self.calls.get_mut(&id) {
+                    call.not_before_limit = limit.clone();
+                }
+                self.announce(
+                    id,
+                    Wait {
+                        until: at,
+                        limit,
+                        reason,
+                    },
+                );
+            }
+            RetryDecision::Done => {
+                let result = match &outcome {
+                    Outcome::Response(response) => self.interpret(&request, response),
+                    Outcome::Transport(failure) => {
+                        Err(ClientError::Transport { failure: *failure })
+                    }
+                };
+                if let Ok(ApiResponse::Index { index, .. }) = &result {
+                    self.throttle.learn_index(&index.rate_limits);
+                }
+                match result {
+                    Ok(response) => self.succeeded(id, response, now),
+                    Err(error) => self.fail(id, error),
+                }
+            }
+            RetryDecision::GiveUp { reason } => {
+                let last = match &outcome {
+                    Outcome::Response(response) => match self.interpret(&request, response) {
+                        Err(error) => error,
+                        Ok(_) => ClientError::Protocol {
+                            status: response.status,
+                            problem: "a successful response was not accepted".into(),
+                        },
+                    },
+                    Outcome::Transport(failure) => ClientError::Transport { failure: *failure },
+                };
+                let error = match reason {
+                    GiveUpReason::NotRetryable { .. } => last,
+                    reason => ClientError::GaveUp {
+                        reason,
+                        attempts,
+                        last: Box::new(last),
+                    },
+                };
+                self.fail(id, error);
+            }
+        }
+        Ok(())
+    }
+
+    fn interpret(
+        &self,
+        request: &ClientRequest,
+        response: &super::http::HttpResponse,
+    ) -> Result<ApiResponse, ClientError> {
+        match self.config.catalogue.get(&request.operation_id) {
+            Some(operation) => interpret(operation, response),
+            None => Err(ClientError::UnknownOperation {
+                operation: request.operation_id.clone(),
+            }),
+        }
+    }
+
+    /// The limit that refused the request: the one blocked longest.
+    fn refusing_limit(&self, request: &ClientRequest, now: UnixMillis) -> Option<LimitInfo> {
+        let key = request
+            .limits
+            .iter()
+            .filter_map(|limit| self.throttle.model(&limit.key))
+            .filter(|model| model.blocked_until > now)
+            .max_by_key(|model| model.blocked_until)?
+            .key
+            .clone();
+        self.limit_info(request, &key)
+    }
+
+    fn announce(&mut self, id: CallId, wait: Wait) {
+        if let Some(call) = self.calls.get_mut(&id) {
+            if call.announce(&wait) {
+                self.events.push_back((
+                    id,
+                    Event::Waiting {
+                        until: wait.until,
+                        limit: wait.limit,
+                        reason: wait.reason,
+                    },
+                ));
+            }
+        }
+    }
+
+    fn fail(&mut self, id: CallId, error: ClientError) {
+        self.calls.remove(&id);
+        self.events.push_back((id, Event::Failed(error)));
+    }
+
+    fn done(&mut self, id: CallId) {
+        self.calls.remove(&id);
+        self.events.push_back((id, Event::Done));
+    }
+
+    /// A successful answer to the current attempt of call `id`.
+    fn succeeded(&mut self, id: CallId, response: ApiResponse, now: UnixMillis) {
+        let Some(call) = self.calls.get_mut(&id) else {
+            return;
+        };
+        match &mut call.kind {
+            Kind::Single => {
+                self.events.push_back((id, Event::Response(response)));
+                self.done(id);
+            }
+            Kind::Pager(pager) => {
+                let Some(records) = response.into_records() else {
+                    return self.fail(
+                        id,
+                        ClientError::Protocol {
+                            status: 200,
+                            problem:
+                                "a page request was answered with something other than records"
+                                    .into(),
+                        },
+                    );
+                };
+                let (page, last) = match pager.advance(&records) {
+                    Ok(step) => step,
+                    Err(error) => return self.fail(id, error),
+                };
+                let next = pager.next_spec();
+                self.events.push_back((
+                    id,
+                    Event::Page {
+                        records,
+                        page,
+                        last,
+                    },
+                ));
+                if last {
+                    return self.done(id);
+                }
+                match self.build(&next) {
+                    Ok(request) => {
+                        if let Some(call) = self.calls.get_mut(&id) {
+                            call.next_request(request, 0, WaitReason::Quota);
+                        }
+                    }
+                    Err(error) => self.fail(id, error),
+                }
+            }
+            Kind::Poller(poller) => {
+                let ApiResponse::Object { value, .. } = response else {
+                    return self.fail(
+                        id,
+                        ClientError::Protocol {
+                            status: 200,
+                            problem: "the run poll was answered with something other than a \
+                                      `data` object"
+                                .into(),
+                        },
+                    );
+                };
+                let span = poller.jitter_span();
+                let jitter = uniform_inclusive(self.planner.random(), span);
+                let Some(Kind::Poller(poller)) = self.calls.get_mut(&id).map(|c| &mut c.kind)
+                else {
+                    return;
+                };
+                let answered = match poller.answered(&value, now, jitter) {
+                    Ok(answered) => answered,
+                    Err(error) => return self.fail(id, error),
+                };
+                if answered.changed || answered.terminal {
+                    self.events.push_back((
+                        id,
+                        Event::RunStatus {
+                            status: answered.status,
+                            terminal: answered.terminal,
+                            run: value,
+                        },
+                    ));
+                }
+                if answered.terminal {
+                    return self.done(id);
+                }
+                let Some(call) = self.calls.get_mut(&id) else {
+                    return;
+                };
+                let request = call.request.clone();
+                call.next_request(request, answered.next_poll_at, WaitReason::PollInterval);
+                self.announce(
+                    id,
+                    Wait {
+                        until: answered.next_poll_at,
+                        limit: None,
+                        reason: WaitReason::PollInterval,
+                    },
+                );
+            }
+        }
+    }
+}
