@@ -38,7 +38,9 @@ pub fn code_of(error: &ClientError) -> u8 {
             last,
             ..
         } => code_of(last),
-        ClientError::GaveUp { .. } | ClientError::Transport { .. } => GAVE_UP,
+        ClientError::GaveUp { .. }
+        | ClientError::Transport { .. }
+        | ClientError::PollDeadline { .. } => GAVE_UP,
         // Everything else is found while building the request: nothing was sent.
         _ => USAGE,
     }
@@ -89,6 +91,10 @@ pub fn line_of(error: &ClientError) -> String {
                 format!("error: gave up after {attempts} attempt(s): {reason}; last: {last}")
             }
         }
+        ClientError::PollDeadline { last_status, .. } => format!(
+            "error: gave up: the run was still {last_status:?} when the deadline passed; raise \
+             --deadline to wait longer"
+        ),
         ClientError::NoCredential { operation } => format!(
             "error: {operation} needs a credential; give --api-key KEY or --token TOKEN \
              (or set ACD_API_KEY or ACD_TOKEN)"

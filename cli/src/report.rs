@@ -5,8 +5,8 @@
 //! No secret ever reaches this module: it sees URLs, statuses and headers
 //! of responses only.
 
-use crate::engine::{LimitInfo, Millis, WaitReason};
-use acd_core::client::{ClientRequest, DeprecationWarning, Outcome};
+use crate::engine::Millis;
+use acd_core::client::{ClientRequest, DeprecationWarning, LimitInfo, Outcome, WaitReason};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::BTreeSet;
 use std::io::IsTerminal;
@@ -115,7 +115,7 @@ impl Reporter {
                 last.map(|last| format!("; last: {last}"))
                     .unwrap_or_default()
             ),
-            (WaitReason::PollInterval, _) => String::new(),
+            _ => String::new(),
         };
         let text = format!("waiting {seconds:.1} s {why}");
         if !self.terminal {

@@ -2,13 +2,13 @@
 //! outcome, show its events, and sleep (interruptibly) until the instant it
 //! names. It moves bytes and waits; every decision is the core's.
 
-use crate::engine::{Engine, Event, Millis};
+use crate::engine::{Engine, Millis};
 use crate::interrupt::{Interrupt, Interrupted};
 use crate::output::{write_compact, RecordSink};
 use crate::report::Reporter;
 use crate::setup::{Plan, Printing};
 use crate::transport::Transport;
-use acd_core::client::{ClientError, Outcome};
+use acd_core::client::{ClientError, Event, Outcome};
 use std::io::{self, Write};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -73,10 +73,10 @@ pub fn execute(plan: Plan, reporter: &mut Reporter, interrupt: &Interrupt) -> Re
                 }
                 Outcome::Transport(failure) => failure.to_string(),
             });
-            engine.handle(&outcome, now());
+            engine.handle(outcome, now());
         }
         let mut ended = None;
-        while let Some(event) = engine.poll_event() {
+        while let Some(event) = engine.poll_event(now()) {
             match event {
                 Event::Response(response) => match (&mut sink, response.into_records()) {
                     (Some(sink), Some(records)) => sink.page(&records)?,
@@ -109,6 +109,7 @@ pub fn execute(plan: Plan, reporter: &mut Reporter, interrupt: &Interrupt) -> Re
                 Event::Deprecation(warning) => reporter.deprecation(&warning),
                 Event::Done => ended = Some(Ok(())),
                 Event::Failed(error) => ended = Some(Err(Failure::Client(error))),
+                _ => {}
             }
         }
         if let Some(result) = ended {

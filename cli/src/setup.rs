@@ -57,7 +57,6 @@ pub fn plan(cli: &Cli) -> Result<Plan, SetupError> {
     let mut config = ClientConfig {
         base_url: global.base_url.trim_end_matches('/').to_owned(),
         stable_egress_url: None,
-        seed: os_seed(),
         ..ClientConfig::default()
     };
     if ureq::http::Uri::try_from(config.base_url.as_str()).is_err() {
@@ -103,7 +102,7 @@ pub fn plan(cli: &Cli) -> Result<Plan, SetupError> {
         Command::Tables(crate::args::TablesCommand::Read(args)) => table_job(args)?,
         Command::Connections(crate::args::ConnectionsCommand::Read(args)) => connection_job(args)?,
         Command::Runs(crate::args::RunsCommand::Wait(args)) => {
-            add_operation(&mut config, acd_core::sim::config::run_operation());
+            add_operation(&mut config, acd_core::sim::run_operation());
             let mut options = PollOptions::default();
             if let Some(seconds) = args.interval {
                 if !(seconds.is_finite() && seconds > 0.0) {
@@ -137,13 +136,6 @@ pub fn plan(cli: &Cli) -> Result<Plan, SetupError> {
         printing,
         deadline_ms,
     })
-}
-
-/// Seed of the client's jitter and idempotency keys, from OS entropy so no
-/// two processes share them.
-fn os_seed() -> u64 {
-    getrandom::u64()
-        .unwrap_or_else(|_| u64::from(std::process::id()) ^ crate::run::now().rotate_left(17))
 }
 
 fn no_offset_with_all(paging: &PagingArgs) -> Result<(), SetupError> {
@@ -192,7 +184,7 @@ fn table_job(args: &TableReadArgs) -> Result<(Job, Printing), SetupError> {
         page_size: page_size(paging, defaults.page_size)?,
         order_by: args.order_by.clone(),
         descending: args.desc,
-        offset_only: !args.unique_order,
+        unique_order: args.unique_order,
         ..defaults
     };
     let job = Job::Table {
@@ -333,6 +325,7 @@ fn raw_spec(
                     stable_egress: false,
                     needs_resource: true,
                     deprecation: None,
+                    honours_idempotency_key: false,
                 },
             );
             RequestSpec::new(RAW_OPERATION)
