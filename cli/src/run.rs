@@ -24,6 +24,9 @@ pub enum Failure {
     Interrupted,
     /// Writing stdout failed.
     Output(io::Error),
+    /// The client has nothing to send, nothing to say and no instant to
+    /// wait for, yet the call is not over.
+    Stalled,
 }
 
 impl From<Interrupted> for Failure {
@@ -61,7 +64,9 @@ pub fn execute(plan: Plan, reporter: &mut Reporter, interrupt: &Interrupt) -> Re
     let mut last: Option<String> = None;
     let result = loop {
         interrupt.check()?;
+        let mut active = false;
         while let Some(request) = engine.poll_transmit(now()) {
+            active = true;
             reporter.advice(&request.warnings);
             let outcome = transport.send(&request);
             interrupt.check()?;
@@ -77,6 +82,7 @@ pub fn execute(plan: Plan, reporter: &mut Reporter, interrupt: &Interrupt) -> Re
         }
         let mut ended = None;
         while let Some(event) = engine.poll_event(now()) {
+            active = true;
             match event {
                 Event::Response(response) => match (&mut sink, response.into_records()) {
                     (Some(sink), Some(records)) => sink.page(&records)?,
@@ -120,7 +126,8 @@ pub fn execute(plan: Plan, reporter: &mut Reporter, interrupt: &Interrupt) -> Re
                 sleep_until(until, reporter, interrupt)?;
                 reporter.waited();
             }
-            None => interrupt.sleep(SLICE)?,
+            None if active => {}
+            None => break Err(Failure::Stalled),
         }
     };
     if let Some(sink) = sink {
