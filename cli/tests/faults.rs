@@ -353,3 +353,25 @@ fn runs_wait_prints_each_status_change_and_the_final_run() {
     );
     assert_eq!(run.stdout, "{\"id\":\"r1\",\"status\":\"succeeded\"}\n");
 }
+
+#[test]
+fn a_quota_wait_past_the_deadline_is_not_slept() {
+    // The headers say the window is spent for 30 s; the command has 2 s.
+    let server = FaultServer::start(vec![Reply::page(json!([{"id": 1}]))
+        .header("RateLimit-Limit", "1")
+        .header("RateLimit-Remaining", "0")
+        .header("RateLimit-Reset", "30")]);
+    let started = Instant::now();
+    let run = read(&server, &["--all", "--page-size", "1", "--deadline", "2"]);
+    assert_eq!(run.code, Some(3), "{}", run.stderr);
+    assert_eq!(server.count(), 1, "the second page is never sent");
+    assert_eq!(run.stdout, "{\"id\":1}\n", "the first page is kept");
+    assert!(
+        started.elapsed() < Duration::from_secs(25),
+        "it slept the wait"
+    );
+    let last = run.stderr.lines().last().unwrap();
+    assert!(last.starts_with("error: gave up"), "{last}");
+    assert!(last.contains("--deadline"), "{last}");
+    assert!(!run.stderr.contains("waiting "), "{}", run.stderr);
+}
