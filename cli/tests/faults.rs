@@ -8,7 +8,7 @@ mod support;
 
 use serde_json::json;
 use std::time::{Duration, Instant};
-use support::{acd, acd_command, FaultServer, Reply, ADA};
+use support::{acd, FaultServer, Reply, ADA};
 
 fn read(server: &FaultServer, extra: &[&str]) -> support::Run {
     let mut args = vec![
@@ -205,25 +205,18 @@ fn ctrl_c_in_the_middle_of_a_wait_exits_130() {
     let server = FaultServer::start(vec![
         Reply::error(429, "Slow down.").header("Retry-After", "30")
     ]);
-    let child = acd_command()
-        .args([
-            "tables",
-            "read",
-            "t",
-            "--base-url",
-            &server.url,
-            "--api-key",
-            ADA,
-            "--deadline",
-            "120",
-        ])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    while server.count() == 0 {
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let child = support::spawn(&[
+        "tables",
+        "read",
+        "t",
+        "--base-url",
+        &server.url,
+        "--api-key",
+        ADA,
+        "--deadline",
+        "120",
+    ]);
+    server.wait_for(1);
     std::thread::sleep(Duration::from_millis(200));
     let interrupted_at = Instant::now();
     support::interrupt(&child);
@@ -236,15 +229,8 @@ fn ctrl_c_in_the_middle_of_a_wait_exits_130() {
 #[test]
 fn ctrl_c_while_a_request_is_in_flight_exits_130() {
     let server = FaultServer::start(vec![Reply::Hang(Duration::from_secs(30))]);
-    let child = acd_command()
-        .args(["index", "--base-url", &server.url])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    while server.count() == 0 {
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let child = support::spawn(&["index", "--base-url", &server.url]);
+    server.wait_for(1);
     let interrupted_at = Instant::now();
     support::interrupt(&child);
     let run = support::collect(child);

@@ -284,6 +284,13 @@ impl FaultServer {
         self.seen.lock().unwrap().clone()
     }
 
+    /// Waits until `n` requests arrived.
+    pub fn wait_for(&self, n: usize) {
+        while self.count() < n {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// How many requests arrived.
     pub fn count(&self) -> usize {
         self.seen.lock().unwrap().len()
@@ -349,6 +356,16 @@ pub fn unix_now() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_secs()
+}
+
+/// Starts `acd args...` with piped stdout and stderr.
+pub fn spawn(args: &[&str]) -> Child {
+    acd_command()
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
 }
 
 /// Sends SIGINT to `child`.
