@@ -56,6 +56,10 @@ pub struct GlobalArgs {
     /// [default: the core's default].
     #[arg(long, global = true, value_name = "N")]
     pub max_attempts: Option<u32>,
+    /// Before paging (--all), read the API index once so the client paces
+    /// itself to the limit the server advertises instead of the spec's.
+    #[arg(long, global = true)]
+    pub learn_limits: bool,
     /// One stderr line per HTTP exchange (method, path, status, remaining quota).
     #[arg(short, long, global = true, conflicts_with = "quiet")]
     pub verbose: bool,

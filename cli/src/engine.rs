@@ -6,7 +6,10 @@
 //! every rule (building, throttling, retries, paging, interpretation) is the
 //! core's. The one thing it adds is the command's own budget (`--deadline`):
 //! a wait that would end after it is not slept, the call is cancelled and
-//! the command gives up at once.
+//! the command gives up at once. With `--learn-limits` it reads the API
+//! index once before paging, so the core learns the limit the server
+//! advertises (a pager's responses describe only the tightest limit they
+//! pass through).
 
 use acd_core::client::{
     CallId, Client, ClientConfig, ClientError, ClientRequest, ConnectionPagerOptions, Entropy,
@@ -51,6 +54,8 @@ pub enum Job {
 pub struct Engine {
     client: Client,
     id: CallId,
+    /// The index read that precedes paging, and the paging job it precedes.
+    prelude: Option<(CallId, Job)>,
     deadline_at: Option<Millis>,
     extra: VecDeque<Event>,
     over: bool,
@@ -68,29 +73,43 @@ fn os_entropy() -> Entropy {
     Entropy(seed)
 }
 
+fn start(client: &mut Client, job: Job) -> Result<CallId, ClientError> {
+    match job {
+        Job::Single(spec) => client.start(spec),
+        Job::Table { table, options } => client.start_table_pager(&table, options),
+        Job::Connection {
+            connection,
+            entity,
+            options,
+        } => client.start_connection_pager(&connection, &entity, options),
+        Job::Run { run_id, options } => client.start_run_poller(&run_id, options),
+    }
+}
+
 impl Engine {
     /// A client for `config` with its call `job`, validated and built before
-    /// any I/O. `deadline_ms` bounds the whole command's waits from `now`.
+    /// any I/O. `deadline_ms` bounds the whole command's waits from `now`;
+    /// `learn_limits` reads the index before a pager starts.
     pub fn new(
         config: ClientConfig,
         job: Job,
         deadline_ms: Option<u64>,
+        learn_limits: bool,
         now: Millis,
     ) -> Result<Self, ClientError> {
         let mut client = Client::new(config, os_entropy())?;
-        let id = match job {
-            Job::Single(spec) => client.start(spec)?,
-            Job::Table { table, options } => client.start_table_pager(&table, options)?,
-            Job::Connection {
-                connection,
-                entity,
-                options,
-            } => client.start_connection_pager(&connection, &entity, options)?,
-            Job::Run { run_id, options } => client.start_run_poller(&run_id, options)?,
-        };
+        // Started (so validated and built) before any I/O, in every case.
+        let mut id = start(&mut client, job.clone())?;
+        let mut prelude = None;
+        if learn_limits && matches!(job, Job::Table { .. } | Job::Connection { .. }) {
+            client.cancel(id);
+            id = client.start(RequestSpec::get_api_index())?;
+            prelude = Some((id, job));
+        }
         Ok(Self {
             client,
             id,
+            prelude,
             deadline_at: deadline_ms.map(|ms| now.saturating_add(ms)),
             extra: VecDeque::new(),
             over: false,
@@ -121,11 +140,19 @@ impl Engine {
         if self.over {
             return None;
         }
-        let (_, event) = self.client.poll_event()?;
+        let (id, event) = self.client.poll_event()?;
+        if let Some((prelude, _)) = &self.prelude {
+            if id == *prelude {
+                return self.prelude_event(event, now);
+            }
+        }
         match event {
-            Event::Waiting { until, .. } => match self.deadline_at {
+            Event::Waiting {
+                until, ref limit, ..
+            } => match self.deadline_at {
                 Some(deadline_at) if until > deadline_at => {
-                    self.give_up(deadline_at, until, now);
+                    let what = limit.as_ref().map(crate::report::describe_limit);
+                    self.give_up(deadline_at, until, now, what);
                     self.extra.pop_front()
                 }
                 _ => Some(event),
@@ -138,8 +165,29 @@ impl Engine {
         }
     }
 
+    /// The index read before paging: its waits show, its result only
+    /// teaches the client; whatever its end, paging starts then.
+    fn prelude_event(&mut self, event: Event, now: Millis) -> Option<Event> {
+        match event {
+            Event::Done | Event::Failed(_) => {
+                if let Some((_, job)) = self.prelude.take() {
+                    match start(&mut self.client, job) {
+                        Ok(id) => self.id = id,
+                        Err(error) => {
+                            self.over = true;
+                            return Some(Event::Failed(error));
+                        }
+                    }
+                }
+                self.poll_event(now)
+            }
+            Event::Waiting { .. } => Some(event),
+            _ => self.poll_event(now),
+        }
+    }
+
     /// A wait past the command's deadline: cancel the call and end it here.
-    fn give_up(&mut self, deadline_at: Millis, until: Millis, now: Millis) {
+    fn give_up(&mut self, deadline_at: Millis, until: Millis, now: Millis, what: Option<String>) {
         self.client.cancel(self.id);
         self.over = true;
         let wait = until.saturating_sub(now) as f64 / 1000.0;
@@ -151,7 +199,10 @@ impl Engine {
             attempts: 0,
             last: Box::new(ClientError::InvalidConfig {
                 field: "deadline".into(),
-                problem: format!("a wait of {wait:.1} s does not fit in what is left of it"),
+                problem: format!(
+                    "a wait of {wait:.1} s{} does not fit in what is left of it",
+                    what.map(|what| format!(" for {what}")).unwrap_or_default()
+                ),
             }),
         }));
     }

@@ -93,12 +93,7 @@ impl Reporter {
         }
         let seconds = until.saturating_sub(now) as f64 / 1000.0;
         let why = match (reason, limit) {
-            (WaitReason::Quota, Some(limit)) => format!(
-                "for the {} ({} per {} s)",
-                limit_name(&limit.name),
-                limit.requests,
-                limit.window_seconds
-            ),
+            (WaitReason::Quota, Some(limit)) => format!("for {}", describe_limit(limit)),
             (WaitReason::Quota, None) => "for a rate limit to reset".to_owned(),
             (WaitReason::RetryAfter, _) => format!(
                 "as the server's Retry-After asks{}",
@@ -238,6 +233,16 @@ fn plural(count: u64) -> &'static str {
     } else {
         "s"
     }
+}
+
+/// "the table-read limit (5 per 60 s)".
+pub fn describe_limit(limit: &LimitInfo) -> String {
+    format!(
+        "the {} ({} per {} s)",
+        limit_name(&limit.name),
+        limit.requests,
+        limit.window_seconds
+    )
 }
 
 /// A limit's name as people say it.

@@ -52,8 +52,14 @@ pub fn now() -> Millis {
 
 /// Runs `plan` to its end.
 pub fn execute(plan: Plan, reporter: &mut Reporter, interrupt: &Interrupt) -> Result<(), Failure> {
-    let mut engine =
-        Engine::new(plan.config, plan.job, plan.deadline_ms, now()).map_err(Failure::Client)?;
+    let mut engine = Engine::new(
+        plan.config,
+        plan.job,
+        plan.deadline_ms,
+        plan.learn_limits,
+        now(),
+    )
+    .map_err(Failure::Client)?;
     let transport = Transport::new();
     let stdout = io::stdout();
     let mut sink = match plan.printing {

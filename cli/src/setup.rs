@@ -43,6 +43,8 @@ pub struct Plan {
     pub printing: Printing,
     /// The command's budget for waits and retries, if given.
     pub deadline_ms: Option<u64>,
+    /// Read the index before paging, to learn the advertised limit.
+    pub learn_limits: bool,
 }
 
 /// The id under which the command-line credential is configured.
@@ -135,6 +137,7 @@ pub fn plan(cli: &Cli) -> Result<Plan, SetupError> {
         job,
         printing,
         deadline_ms,
+        learn_limits: global.learn_limits,
     })
 }
 

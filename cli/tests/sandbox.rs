@@ -7,7 +7,7 @@ mod support;
 
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
-use support::{acd, Sandbox, ADA};
+use support::{acd, as_ada, Sandbox, ADA};
 
 /// 23 orders whose `customer` repeats (so ordering by it has ties).
 fn orders() -> Vec<Value> {
@@ -263,4 +263,49 @@ fn connections_read_filters_and_pages() {
     .concat());
     assert_eq!(all.code, Some(0), "{}", all.stderr);
     assert_eq!(all.records(), once.records());
+}
+
+#[test]
+fn learn_limits_reads_the_index_first_and_paces_to_the_advertised_limit() {
+    // 120 pages: past the 100 per 60 s the client assumes per credential
+    // until told otherwise. The headers of a table read describe the
+    // table-read limit (the tightest); the index advertises the credential's.
+    let rows: Vec<Value> = (1..=120).map(|id| json!({ "id": id })).collect();
+    let sandbox = Sandbox::start(&support::sandbox_config(&[("wide", rows)], 900_000, 60));
+    let args = [
+        "tables",
+        "read",
+        "wide",
+        "--all",
+        "--page-size",
+        "1",
+        "--deadline",
+        "5",
+        "-v",
+    ];
+    let assumed = as_ada(&sandbox.url, &args);
+    assert_eq!(assumed.code, Some(3), "{}", assumed.stderr);
+    assert!(
+        assumed.stderr.contains("per-credential limit"),
+        "{}",
+        assumed.stderr
+    );
+    let learned = as_ada(&sandbox.url, &[&["--learn-limits"][..], &args[..]].concat());
+    assert_eq!(learned.code, Some(0), "{}", learned.stderr);
+    assert_eq!(ids(&learned.records()), (1..=120).collect::<Vec<_>>());
+    let exchanges: Vec<&str> = learned
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("GET "))
+        .collect();
+    assert_eq!(
+        exchanges.len(),
+        122,
+        "the index, 120 pages and the empty one"
+    );
+    assert!(
+        exchanges[0].starts_with("GET /api/v1 -> 200"),
+        "{}",
+        exchanges[0]
+    );
 }

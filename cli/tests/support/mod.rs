@@ -381,3 +381,10 @@ pub fn interrupt(child: &Child) {
 pub fn collect(child: Child) -> Run {
     finish(child.wait_with_output().unwrap())
 }
+
+/// Runs `acd args... --base-url URL --api-key ADA`.
+pub fn as_ada(url: &str, args: &[&str]) -> Run {
+    let mut all = args.to_vec();
+    all.extend_from_slice(&["--base-url", url, "--api-key", ADA]);
+    acd(&all)
+}
