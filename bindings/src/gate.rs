@@ -246,10 +246,10 @@ impl Gate {
 
 fn decision(decision: core_gate::Decision) -> Decision {
     match decision {
-        core_gate::Decision::Respond(response) => Decision::Respond {
+        core_gate::Decision::Reply(response) => Decision::Respond {
             response: response.into(),
         },
-        core_gate::Decision::Resolve(admitted) => Decision::Resolve {
+        core_gate::Decision::FetchResource(admitted) => Decision::Resolve {
             admitted: Arc::new(Admitted { inner: *admitted }),
         },
     }

@@ -329,6 +329,7 @@ fn raw_spec(
                     needs_resource: true,
                     deprecation: None,
                     honours_idempotency_key: false,
+                    noun: None,
                 },
             );
             RequestSpec::new(RAW_OPERATION)

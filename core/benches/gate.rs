@@ -23,8 +23,8 @@ fn one_kib_object() -> Vec<u8> {
 
 fn decide_and_respond(gate: &Gate, request: &GateRequest, now: u64, payload: &[u8]) -> u16 {
     match gate.decide(request, now) {
-        Decision::Respond(response) => response.status,
-        Decision::Resolve(admitted) => {
+        Decision::Reply(response) => response.status,
+        Decision::FetchResource(admitted) => {
             admitted
                 .respond(ResourceAnswer::Found(payload.to_vec()))
                 .status

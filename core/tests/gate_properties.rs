@@ -99,8 +99,8 @@ proptest! {
         let request = GateRequest { method, target, headers, client_ip };
         for _ in 0..repeats {
             let response = match gate.decide(&request, now) {
-                Decision::Respond(response) => response,
-                Decision::Resolve(admitted) => admitted.respond(answer.clone()),
+                Decision::Reply(response) => response,
+                Decision::FetchResource(admitted) => admitted.respond(answer.clone()),
             };
             check(&response)?;
         }

@@ -9,8 +9,10 @@ use acd_core::model::CredentialStore;
 
 fn finish(decision: Decision) -> GateResponse {
     match decision {
-        Decision::Respond(response) => response,
-        Decision::Resolve(admitted) => admitted.respond(ResourceAnswer::Found(b"[]".to_vec())),
+        Decision::Reply(response) => response,
+        Decision::FetchResource(admitted) => {
+            admitted.respond(ResourceAnswer::Found(b"[]".to_vec()))
+        }
     }
 }
 

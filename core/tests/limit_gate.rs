@@ -9,8 +9,10 @@ const NOW: u64 = 1_700_000_080_000; // 40 s into a minute
 
 fn send(gate: &Gate, request: &GateRequest, now: u64) -> GateResponse {
     match gate.decide(request, now) {
-        Decision::Respond(response) => response,
-        Decision::Resolve(admitted) => admitted.respond(ResourceAnswer::Found(b"[]".to_vec())),
+        Decision::Reply(response) => response,
+        Decision::FetchResource(admitted) => {
+            admitted.respond(ResourceAnswer::Found(b"[]".to_vec()))
+        }
     }
 }
 

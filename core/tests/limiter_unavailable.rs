@@ -55,8 +55,8 @@ fn gate_with(limiter: Arc<Switchable>) -> Gate {
 
 fn respond(gate: &Gate, request: &GateRequest) -> GateResponse {
     match gate.decide(request, NOW) {
-        Decision::Respond(response) => response,
-        Decision::Resolve(admitted) => {
+        Decision::Reply(response) => response,
+        Decision::FetchResource(admitted) => {
             admitted.respond(acd_core::gate::ResourceAnswer::Found(b"[]".to_vec()))
         }
     }
@@ -68,9 +68,23 @@ fn table_read() -> GateRequest {
 
 fn assert_unavailable(response: &GateResponse) {
     assert_eq!(response.status, 503);
-    assert_eq!(response.header("Retry-After"), Some("2"));
-    assert_eq!(response.header("RateLimit-Limit"), None);
-    assert_eq!(response.header("Content-Type"), Some("application/json"));
+    // Every response carries RateLimit-*: the base limit (100 per 60 s for
+    // both the credential and the client IP) shown as spent until the retry.
+    let headers: Vec<(&str, &str)> = response
+        .headers
+        .iter()
+        .map(|(name, value)| (name.as_str(), value.as_str()))
+        .collect();
+    assert_eq!(
+        headers,
+        [
+            ("Content-Type", "application/json"),
+            ("RateLimit-Limit", "100"),
+            ("RateLimit-Remaining", "0"),
+            ("RateLimit-Reset", "2"),
+            ("Retry-After", "2"),
+        ]
+    );
     let body: serde_json::Value = serde_json::from_slice(&response.body).unwrap();
     assert_eq!(body["status"], 503);
     let detail = body["detail"].as_str().unwrap();

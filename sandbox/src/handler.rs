@@ -142,8 +142,8 @@ async fn api(State(app): State<Arc<App>>, request: Request) -> Response {
         client_ip,
     };
     let decide = move |app: &App| match app.gate.decide(&request, now_ms()) {
-        Decision::Respond(response) => response,
-        Decision::Resolve(admitted) => app.store.respond(*admitted),
+        Decision::Reply(response) => response,
+        Decision::FetchResource(admitted) => app.store.respond(*admitted),
     };
     if !app.blocking_limiter {
         return into_http(decide(&app));

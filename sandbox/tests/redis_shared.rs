@@ -92,7 +92,10 @@ fn without_redis_a_sandbox_fails_open_or_closed_as_asked() {
     let response = closed.get("/api/v1/tables/orders", &[("X-API-Key", ADA_KEY)]);
     assert_eq!(response.status, 503);
     assert!(response.int("Retry-After") >= 1);
-    assert_eq!(response.header("RateLimit-Limit"), None);
+    // Every response carries RateLimit-*: the base limit, spent until the retry.
+    assert_eq!(response.int("RateLimit-Limit"), 100);
+    assert_eq!(response.int("RateLimit-Remaining"), 0);
+    assert_eq!(response.int("RateLimit-Reset"), response.int("Retry-After"));
     assert!(
         response.text().contains("unavailable"),
         "{}",

@@ -154,15 +154,18 @@ fn fail_closed_answers_unavailable_and_the_gate_says_503() {
     .unwrap();
     let read =
         GateRequest::get("/api/v1/tables/orders", "203.0.113.7").header("X-API-Key", ADA_KEY);
-    assert!(matches!(gate.decide(&read, NOW), Decision::Resolve(_)));
+    assert!(matches!(
+        gate.decide(&read, NOW),
+        Decision::FetchResource(_)
+    ));
 
     server.stop();
     match gate.decide(&read, NOW) {
-        Decision::Respond(response) => {
+        Decision::Reply(response) => {
             assert_eq!(response.status, 503);
             assert_eq!(response.header("Retry-After"), Some("1"));
         }
-        Decision::Resolve(_) => panic!("admitted without Redis while failing closed"),
+        Decision::FetchResource(_) => panic!("admitted without Redis while failing closed"),
     }
     let Err(LimiterUnavailable { retry_at }) = redis.try_acquire(&[check("ada", 100)], NOW) else {
         panic!("decided without Redis while failing closed");
@@ -178,7 +181,10 @@ fn fail_closed_answers_unavailable_and_the_gate_says_503() {
 
     server.restart();
     until_redis_decides(&redis);
-    assert!(matches!(gate.decide(&read, NOW), Decision::Resolve(_)));
+    assert!(matches!(
+        gate.decide(&read, NOW),
+        Decision::FetchResource(_)
+    ));
 }
 
 #[test]

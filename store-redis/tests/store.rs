@@ -276,8 +276,10 @@ fn two_limiters_on_one_redis_admit_exactly_the_limit() {
 
 fn respond(gate: &Gate, request: &GateRequest, now: u64) -> GateResponse {
     match gate.decide(request, now) {
-        Decision::Respond(response) => response,
-        Decision::Resolve(admitted) => admitted.respond(ResourceAnswer::Found(b"[]".to_vec())),
+        Decision::Reply(response) => response,
+        Decision::FetchResource(admitted) => {
+            admitted.respond(ResourceAnswer::Found(b"[]".to_vec()))
+        }
     }
 }
 

@@ -210,8 +210,8 @@ fn expected_from(response: GateResponse, admitted: Option<ExpectedAdmitted>) -> 
 pub fn run_step(gate: &Gate, step: &GateStep) -> Result<Expected, String> {
     let request = to_gate_request(&step.request)?;
     match gate.decide(&request, step.at) {
-        Decision::Respond(response) => Ok(expected_from(response, None)),
-        Decision::Resolve(admitted) => {
+        Decision::Reply(response) => Ok(expected_from(response, None)),
+        Decision::FetchResource(admitted) => {
             let resource = step
                 .resource
                 .as_ref()

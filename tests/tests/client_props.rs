@@ -188,8 +188,10 @@ fn answer(gate: &Gate, request: &ClientRequest, now: u64) -> GateResponse {
         client_ip: "203.0.113.5".into(),
     };
     match gate.decide(&gate_request, now) {
-        Decision::Respond(response) => response,
-        Decision::Resolve(admitted) => admitted.respond(ResourceAnswer::Found(b"[]".to_vec())),
+        Decision::Reply(response) => response,
+        Decision::FetchResource(admitted) => {
+            admitted.respond(ResourceAnswer::Found(b"[]".to_vec()))
+        }
     }
 }
 

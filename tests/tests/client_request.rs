@@ -52,8 +52,10 @@ fn call(client: &mut Client, gate: &Gate, spec: RequestSpec, now: u64) -> Vec<Ev
     let id = client.start(spec).unwrap();
     let transmit = client.poll_transmit(now).unwrap();
     let response = match gate.decide(&to_gate(&transmit.request), now) {
-        Decision::Resolve(admitted) => admitted.respond(ResourceAnswer::Found(b"[]".to_vec())),
-        Decision::Respond(response) => response,
+        Decision::FetchResource(admitted) => {
+            admitted.respond(ResourceAnswer::Found(b"[]".to_vec()))
+        }
+        Decision::Reply(response) => response,
     };
     client
         .handle(id, Outcome::Response(response.into()), now)
@@ -109,7 +111,7 @@ fn urls_encode_path_segments_and_query_values() {
     );
     // The gate routes and decodes it back to the same values.
     let gate = Gate::demo(GateConfig::default()).unwrap();
-    let Decision::Resolve(admitted) = gate.decide(&to_gate(&request), NOW) else {
+    let Decision::FetchResource(admitted) = gate.decide(&to_gate(&request), NOW) else {
         panic!("admitted")
     };
     assert_eq!(admitted.path_param("id"), Some("orders/2024 é"));
@@ -128,7 +130,7 @@ fn a_bad_page_size_fails_before_io_with_the_gates_own_sentence() {
     let gate = Gate::demo(GateConfig::default()).unwrap();
     let request = GateRequest::get("/api/v1/tables/orders?limit=5001", "203.0.113.9")
         .header("X-API-Key", ADA_KEY);
-    let Decision::Respond(response) = gate.decide(&request, NOW) else {
+    let Decision::Reply(response) = gate.decide(&request, NOW) else {
         panic!("refused")
     };
     let body: serde_json::Value = serde_json::from_slice(&response.body).unwrap();
@@ -211,7 +213,7 @@ fn stable_egress_by_header_or_by_url_reaches_the_gate_as_stable_egress() {
             .build(&RequestSpec::list_connection_records("c 1", "e").egress(mode))
             .unwrap();
         assert_eq!(request.url, url);
-        let Decision::Resolve(admitted) = gate.decide(&to_gate(&request), NOW) else {
+        let Decision::FetchResource(admitted) = gate.decide(&to_gate(&request), NOW) else {
             panic!("admitted")
         };
         assert!(admitted.stable_egress());

@@ -39,8 +39,8 @@ fn config() -> GateConfig {
 
 fn decide_and_respond(gate: &Gate, request: &GateRequest) -> u16 {
     match gate.decide(request, NOW) {
-        Decision::Respond(response) => response.status,
-        Decision::Resolve(admitted) => {
+        Decision::Reply(response) => response.status,
+        Decision::FetchResource(admitted) => {
             admitted
                 .respond(ResourceAnswer::Found(PAYLOAD.as_bytes().to_vec()))
                 .status

@@ -129,8 +129,8 @@ fn request_from_js(request: &JsValue) -> Result<GateRequest, Failure> {
 
 fn decision_to_js(decision: Decision) -> JsValue {
     match decision {
-        Decision::Respond(response) => JsGateResponse { inner: response }.into(),
-        Decision::Resolve(admitted) => JsAdmitted {
+        Decision::Reply(response) => JsGateResponse { inner: response }.into(),
+        Decision::FetchResource(admitted) => JsAdmitted {
             inner: Some(*admitted),
         }
         .into(),

@@ -177,10 +177,10 @@ impl ClientConfig {
                 return fail("credentials", "credential ids must be unique");
             }
             let secret = credential.secret.expose();
-            if secret.is_empty() || !secret.bytes().all(|b| b.is_ascii_graphic()) {
+            if !crate::model::credential::is_well_formed_secret(secret) {
                 return fail(
                     "credentials",
-                    "a secret must be non-empty visible ASCII without spaces",
+                    &format!("a secret {}", crate::model::credential::SECRET_SHAPE),
                 );
             }
         }
@@ -189,15 +189,7 @@ impl ClientConfig {
 }
 
 fn is_http_url(url: &str) -> bool {
-    let rest = url
-        .strip_prefix("https://")
-        .or_else(|| url.strip_prefix("http://"));
-    rest.is_some_and(|rest| {
-        !rest.is_empty()
-            && !rest.starts_with('/')
-            && !url.ends_with('/')
-            && !url.contains(['?', '#', ' '])
-    })
+    crate::model::url::HttpUrl::parse(url).is_ok()
 }
 
 #[cfg(test)]

@@ -10,8 +10,8 @@
 use super::config::{ApiKeyHeader, ClientConfig, IDEMPOTENCY_KEY_HEADER};
 use super::error::ClientError;
 use super::random::KeyStream;
-use crate::gate::config::{CLIENT_IP_LIMIT_NAME, CREDENTIAL_LIMIT_NAME};
 use crate::limit::Quota;
+use crate::model::limits::{CLIENT_IP_LIMIT_NAME, CREDENTIAL_LIMIT_NAME};
 use crate::model::operation::Segment;
 use crate::model::query::{encode_component, validate_pairs};
 use crate::model::{CredentialKind, CredentialPolicy, LimitSubject, ParamRole};

@@ -187,7 +187,7 @@ impl Throttle {
         let name = limits
             .scope
             .clone()
-            .unwrap_or_else(|| crate::gate::config::CREDENTIAL_LIMIT_NAME.into());
+            .unwrap_or_else(|| crate::model::limits::CREDENTIAL_LIMIT_NAME.into());
         let quota = Quota {
             requests: u32::try_from(limits.requests.max(0)).unwrap_or(u32::MAX),
             window_ms: u64::try_from(limits.window_seconds.max(1))

@@ -1,11 +1,11 @@
 //! Step 7–8: an admitted request waiting for the caller's resource answer,
 //! and the response built from that answer.
 
-use super::bodies::{error_response, invalid_body};
+use super::bodies::error_response;
 use super::headers::Headers;
 use super::response::GateResponse;
-use crate::model::operation::Segment;
-use crate::model::{Envelope, ErrorBody, Operation, ParamProblem, Params, Principal};
+use crate::model::header_names::WWW_AUTHENTICATE;
+use crate::model::{Envelope, ErrorBody, ParamProblem, Params, Principal};
 
 /// The caller's answer about the resource of an admitted request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,7 +31,7 @@ pub struct Admitted {
     pub(crate) operation_id: String,
     pub(crate) envelope: Envelope,
     /// The resource named in 404/403 sentences, e.g. `table`.
-    pub(crate) noun: &'static str,
+    pub(crate) noun: String,
     pub(crate) path_params: Vec<(String, String)>,
     pub(crate) params: Params,
     pub(crate) principal: Principal,
@@ -82,7 +82,7 @@ impl Admitted {
     /// Builds the response from the caller's answer.
     pub fn respond(self, answer: ResourceAnswer) -> GateResponse {
         let id = self.first_path_param().to_owned();
-        let noun = self.noun;
+        let noun = &self.noun;
         let mut headers = Headers(self.headers);
         match answer {
             ResourceAnswer::Found(payload) => {
@@ -117,8 +117,8 @@ impl Admitted {
                 ),
             ),
             ResourceAnswer::Invalid(problems) => {
-                headers.0.retain(|(name, _)| name != "WWW-Authenticate");
-                error_response(headers, invalid_body(&problems))
+                headers.0.retain(|(name, _)| name != WWW_AUTHENTICATE);
+                error_response(headers, ErrorBody::invalid_params(&problems))
             }
         }
     }
@@ -129,27 +129,5 @@ impl Admitted {
     /// path's resource would mislead.
     pub fn respond_not_found(self, detail: impl Into<String>) -> GateResponse {
         error_response(Headers(self.headers), ErrorBody::new(404, detail))
-    }
-}
-
-/// The noun for a resource in sentences: the operation's first literal path
-/// segment, singular (`tables` → `table`); `resource` when it has none.
-pub(crate) fn resource_noun(operation: &Operation) -> &'static str {
-    let first = operation
-        .path
-        .segments()
-        .iter()
-        .find_map(|segment| match segment {
-            Segment::Literal(text) => Some(text.as_str()),
-            Segment::Param(_) => None,
-        });
-    match first {
-        Some("tables") => "table",
-        Some("connections") => "connection",
-        Some("agents") => "agent",
-        Some("runs") => "run",
-        Some("documents") => "document",
-        Some("databases") => "database",
-        _ => "resource",
     }
 }

@@ -1,5 +1,7 @@
 //! Steps 2–4: extract the credential, authenticate it, check its scope.
 
+use crate::model::credential::{is_well_formed_secret, SecretPrefixes};
+use crate::model::header_names::{AUTHORIZATION, X_API_KEY};
 use crate::model::{CredentialKind, CredentialPolicy, CredentialRecord, CredentialStore};
 use crate::UnixMillis;
 
@@ -27,25 +29,19 @@ pub(crate) enum AuthFailure {
     },
 }
 
-/// The prefixes that tell keys from tokens.
-pub(crate) struct Prefixes<'a> {
-    pub(crate) api_key: &'a str,
-    pub(crate) oauth_token: &'a str,
-}
-
 /// Step 2: find the one credential in the headers.
 pub(crate) fn extract<'a>(
     headers: &'a [(String, Vec<u8>)],
-    prefixes: &Prefixes<'_>,
+    prefixes: &SecretPrefixes<'_>,
 ) -> Result<Option<Presented<'a>>, AuthFailure> {
     let api_keys: Vec<&[u8]> = headers
         .iter()
-        .filter(|(name, _)| name.eq_ignore_ascii_case("x-api-key"))
+        .filter(|(name, _)| name.eq_ignore_ascii_case(X_API_KEY))
         .map(|(_, value)| value.as_slice())
         .collect();
     let authorizations: Vec<&[u8]> = headers
         .iter()
-        .filter(|(name, _)| name.eq_ignore_ascii_case("authorization"))
+        .filter(|(name, _)| name.eq_ignore_ascii_case(AUTHORIZATION))
         .map(|(_, value)| value.as_slice())
         .collect();
     if api_keys.len() + authorizations.len() > 1 {
@@ -59,7 +55,7 @@ pub(crate) fn extract<'a>(
         let secret = std::str::from_utf8(raw)
             .ok()
             .map(str::trim)
-            .filter(|value| is_token68(value))
+            .filter(|value| is_well_formed_secret(value))
             .ok_or_else(|| {
                 AuthFailure::Invalid(
                     "The X-API-Key header is malformed; send the key as issued.".into(),
@@ -96,31 +92,18 @@ pub(crate) fn extract<'a>(
         ));
     }
     let secret = rest.trim_start_matches(' ');
-    if !is_token68(secret) {
+    if !is_well_formed_secret(secret) {
         return Err(AuthFailure::Invalid(
             "The bearer credential is malformed; send Authorization: Bearer <key or token>.".into(),
         ));
     }
-    let kind = if secret.starts_with(prefixes.api_key) {
-        CredentialKind::ApiKey
-    } else if secret.starts_with(prefixes.oauth_token) {
-        CredentialKind::OAuthToken
-    } else {
+    let Some(kind) = prefixes.kind_of(secret) else {
         return Err(AuthFailure::Invalid(format!(
             "The bearer credential is neither an API key (prefix {:?}) nor an OAuth token (prefix {:?}).",
             prefixes.api_key, prefixes.oauth_token
         )));
     };
     Ok(Some(Presented { kind, secret }))
-}
-
-/// RFC 6750 `b68token`-ish: visible ASCII without spaces, quotes or commas.
-fn is_token68(value: &str) -> bool {
-    !value.is_empty()
-        && value.len() <= 4_096
-        && value
-            .bytes()
-            .all(|b| b.is_ascii_graphic() && !matches!(b, b'"' | b',' | b'\\'))
 }
 
 /// Step 3 and 4: look the credential up and check it against the operation.

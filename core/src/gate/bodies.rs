@@ -4,10 +4,13 @@
 
 use super::headers::Headers;
 use super::response::GateResponse;
-use crate::limit::{LimitCheck, LimiterUnavailable, StackDecision};
+use crate::limit::{LimiterUnavailable, StackDecision};
+use crate::model::header_names::{
+    RATELIMIT_LIMIT, RATELIMIT_REMAINING, RATELIMIT_RESET, RETRY_AFTER,
+};
+use crate::model::limits::AppliedLimit;
 use crate::model::operation::DeprecationNotice;
-use crate::model::query::MAX_REPORTED_PROBLEMS;
-use crate::model::{ErrorBody, ParamProblem};
+use crate::model::ErrorBody;
 use crate::UnixMillis;
 use serde_json::Value;
 
@@ -19,43 +22,11 @@ pub(crate) fn error_response(headers: Headers, body: ErrorBody) -> GateResponse 
     }
 }
 
-/// The 400 body: a sentence naming the first problems plus the `errors` array.
-pub(crate) fn invalid_body(problems: &[ParamProblem]) -> ErrorBody {
-    if problems.is_empty() {
-        return ErrorBody::new(400, "The request's parameters do not fit this resource.")
-            .with("errors", Value::Array(vec![]));
-    }
-    let shown: Vec<String> = problems
-        .iter()
-        .take(3)
-        .map(|p| format!("{} {}", p.parameter, p.problem))
-        .collect();
-    let mut detail = format!(
-        "The request has {} invalid parameter{}: {}",
-        problems.len(),
-        if problems.len() == 1 { "" } else { "s" },
-        shown.join("; ")
-    );
-    if problems.len() > shown.len() {
-        detail.push_str(&format!(
-            "; and {} more (see errors)",
-            problems.len() - shown.len()
-        ));
-    }
-    detail.push('.');
-    let errors: Vec<Value> = problems
-        .iter()
-        .take(MAX_REPORTED_PROBLEMS)
-        .map(|problem| serde_json::json!({"parameter": problem.parameter, "problem": problem.problem}))
-        .collect();
-    ErrorBody::new(400, detail).with("errors", Value::Array(errors))
-}
-
 /// The 429 response: headers already carry the refusing limit's state.
 pub(crate) fn too_many(
     headers: Headers,
     decision: &StackDecision,
-    checks: &[LimitCheck<'_>],
+    checks: &[AppliedLimit],
     now: UnixMillis,
 ) -> GateResponse {
     let StackDecision::Refused { refusing, retry_at } = decision else {
@@ -65,7 +36,7 @@ pub(crate) fn too_many(
         );
     };
     let check = checks.get(refusing.index);
-    let name = check.map_or("rate", |check| check.name);
+    let name = check.map_or("rate", |check| check.name.as_str());
     let window_seconds = check.map_or(0, |check| crate::time::ceil_seconds(check.quota.window()));
     let wait = crate::time::ceil_seconds(retry_at.saturating_sub(now));
     let body = ErrorBody::new(
@@ -80,17 +51,26 @@ pub(crate) fn too_many(
     error_response(headers, body)
 }
 
-/// The 503 answer when the limiter cannot decide and fails closed: no
-/// `RateLimit-*` headers (no limit was checked), `Retry-After` of at least
-/// one second, nothing charged.
+/// The 503 answer when the limiter cannot decide and fails closed:
+/// `Retry-After` of at least one second, nothing charged. Every response
+/// carries `RateLimit-*`: as no limit could be read, they describe the
+/// request's base limit (`quota` requests) as spent until the retry time
+/// (`Remaining: 0`, `Reset` = `Retry-After`), which tells a throttling
+/// client the same as `Retry-After`.
 pub(crate) fn limiter_unavailable(
     unavailable: LimiterUnavailable,
+    quota: Option<u32>,
     deprecation: Option<&DeprecationNotice>,
     now: UnixMillis,
 ) -> GateResponse {
     let wait = crate::time::ceil_seconds(unavailable.retry_at.saturating_sub(now)).max(1);
     let mut headers = Headers::json();
-    headers.push("Retry-After", wait.to_string());
+    if let Some(quota) = quota {
+        headers.push(RATELIMIT_LIMIT, quota.to_string());
+        headers.push(RATELIMIT_REMAINING, "0");
+        headers.push(RATELIMIT_RESET, wait.to_string());
+    }
+    headers.push(RETRY_AFTER, wait.to_string());
     headers.deprecation(deprecation);
     error_response(
         headers,

@@ -1,44 +1,18 @@
 //! Gate configuration: prefixes, limits, the catalogue, stable egress,
 //! deprecation, and the operator's choices for the `ApiIndex`.
 
-use crate::limit::Quota;
+use crate::model::credential::SecretPrefixes;
+use crate::model::header_names::{self, AUTHORIZATION, X_API_KEY};
 use crate::model::index::{
     AccountAccess, ApiIndex, AuthMethod, Authentication, CredentialCreation, MethodType,
     Onboarding, RateLimits, Trial, Versioning, VersioningStrategy,
 };
+use crate::model::limits::{check_quota, LimitSettings, CREDENTIAL_LIMIT_NAME};
 use crate::model::operation::DeprecationNotice;
+use crate::model::url::HttpUrl;
 use crate::model::{Catalogue, IndexError};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-
-/// The spec's per-credential limit: 100 requests per 60 s.
-pub const CREDENTIAL_LIMIT: Quota = Quota::per_seconds(100, 60);
-/// The spec's per-client-IP limit of unauthenticated traffic: 100 per 60 s.
-pub const CLIENT_IP_LIMIT: Quota = Quota::per_seconds(100, 60);
-/// Limit name of the per-credential limit (used in limit keys and 429 bodies).
-pub const CREDENTIAL_LIMIT_NAME: &str = "credential";
-/// Limit name of the per-client-IP limit.
-pub const CLIENT_IP_LIMIT_NAME: &str = "client_ip";
-
-/// The two limits every request meets one of.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct LimitSettings {
-    /// Authenticated traffic, per credential.
-    pub credential: Quota,
-    /// Unauthenticated traffic (the index, and requests that failed before a
-    /// credential was established), per client IP.
-    pub client_ip: Quota,
-}
-
-impl Default for LimitSettings {
-    fn default() -> Self {
-        Self {
-            credential: CREDENTIAL_LIMIT,
-            client_ip: CLIENT_IP_LIMIT,
-        }
-    }
-}
 
 /// Everything the gate needs besides credentials and a limiter.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -77,7 +51,7 @@ impl Default for GateConfig {
             stable_egress_url: Some("http://127.0.0.1:8080/egress".into()),
             api_key_prefix: "acd_live_".into(),
             oauth_token_prefix: "acd_oat_".into(),
-            stable_egress_header: "X-Stable-Egress".into(),
+            stable_egress_header: header_names::X_STABLE_EGRESS.into(),
             realm: "acd".into(),
             limits: LimitSettings::default(),
             catalogue: Catalogue::standard(),
@@ -167,32 +141,21 @@ impl GateConfig {
         let Some(url) = &self.stable_egress_url else {
             return Ok(None);
         };
-        let invalid = |problem: &str| GateConfigError::Field {
+        let parsed = HttpUrl::parse(url).map_err(|error| GateConfigError::Field {
             field: "stable_egress_url",
-            problem: format!("{url:?} {problem}"),
-        };
-        let after_scheme = url
-            .split_once("://")
-            .map(|(_, rest)| rest)
-            .ok_or_else(|| invalid("is not an absolute http(s) URL"))?;
-        let path = after_scheme
-            .find('/')
-            .map_or("", |at| &after_scheme[at..])
-            .trim_end_matches('/');
-        if path.contains(['?', '#']) {
-            return Err(invalid("must not have a query or fragment"));
-        }
-        let segments: Vec<String> = path
-            .split('/')
-            .filter(|segment| !segment.is_empty())
-            .map(str::to_owned)
-            .collect();
+            problem: error.to_string(),
+        })?;
+        let segments = parsed.path_segments();
         if segments.first().is_some_and(|first| first == "api") || segments.is_empty() {
-            return Err(invalid(
-                "needs a path of its own that does not start with /api (e.g. https://host/egress)",
-            ));
+            return Err(GateConfigError::Field {
+                field: "stable_egress_url",
+                problem: format!(
+                    "{url:?} needs a path of its own that does not start with /api \
+                     (e.g. https://host/egress)"
+                ),
+            });
         }
-        Ok(Some(segments))
+        Ok(Some(segments.to_vec()))
     }
 
     /// Checks the fields the gate relies on.
@@ -206,22 +169,32 @@ impl GateConfig {
         if self.version.is_empty() || self.version.contains('/') {
             return field("version", "must be one path segment such as v1");
         }
-        if self.api_key_prefix.is_empty() {
-            return field("api_key_prefix", "must not be empty");
+        if let Err((name, problem)) = self.prefixes().check() {
+            return field(name, problem);
         }
-        if self.oauth_token_prefix.is_empty() {
-            return field("oauth_token_prefix", "must not be empty");
+        if let Err(error) = HttpUrl::parse(&self.base_url) {
+            return field("base_url", error.problem);
         }
-        if self.api_key_prefix.starts_with(&self.oauth_token_prefix)
-            || self.oauth_token_prefix.starts_with(&self.api_key_prefix)
-        {
-            return field(
-                "oauth_token_prefix",
-                "must differ from api_key_prefix so that neither is a prefix of the other",
-            );
+        for (name, quota) in [
+            ("limits.credential", &self.limits.credential),
+            ("limits.client_ip", &self.limits.client_ip),
+        ] {
+            if let Err(problem) = check_quota(quota) {
+                return field(name, &problem.to_string());
+            }
         }
-        if self.base_url.ends_with('/') {
-            return field("base_url", "must not end with '/'");
+        for operation in self.catalogue.operations() {
+            for extra in &operation.extra_limits {
+                if let Err(problem) = check_quota(&extra.quota) {
+                    return Err(GateConfigError::Field {
+                        field: "catalogue",
+                        problem: format!(
+                            "operation {:?}, limit {:?}: {problem}",
+                            operation.id, extra.name
+                        ),
+                    });
+                }
+            }
         }
         if self.stable_egress_header.is_empty() {
             return field("stable_egress_header", "must not be empty");
@@ -231,6 +204,14 @@ impl GateConfig {
         }
         self.egress_segments()?;
         Ok(())
+    }
+
+    /// The key and token prefixes.
+    pub fn prefixes(&self) -> SecretPrefixes<'_> {
+        SecretPrefixes {
+            api_key: &self.api_key_prefix,
+            oauth_token: &self.oauth_token_prefix,
+        }
     }
 
     /// The `ApiIndex` this configuration serves.
@@ -264,7 +245,7 @@ impl GateConfig {
                     AuthMethod {
                         kind: MethodType::ApiKey,
                         documentation_url: settings.documentation_url.clone(),
-                        headers: Some(vec!["X-API-Key".into(), "Authorization: Bearer".into()]),
+                        headers: Some(vec![X_API_KEY.into(), format!("{AUTHORIZATION}: Bearer")]),
                         self_serve: Some(true),
                         credential_creation: Some(CredentialCreation::AvailableAfterAccountAccess),
                         account_access: Some(AccountAccess::InviteRequired),
@@ -295,21 +276,19 @@ impl GateConfig {
                 requests: i64::from(limit.requests),
                 window_seconds: i64::try_from(limit.window().div_ceil(1_000)).unwrap_or(i64::MAX),
                 scope: Some(CREDENTIAL_LIMIT_NAME.into()),
-                response_headers: vec![
-                    "RateLimit-Limit".into(),
-                    "RateLimit-Remaining".into(),
-                    "RateLimit-Reset".into(),
-                    "Retry-After".into(),
-                    "x-ratelimit-limit".into(),
-                    "x-ratelimit-remaining".into(),
-                    "x-ratelimit-reset".into(),
-                ],
+                response_headers: header_names::RATE_LIMIT_HEADERS
+                    .iter()
+                    .map(|name| (*name).to_owned())
+                    .collect(),
                 documentation_url: None,
             },
             versioning: Versioning {
                 strategy: VersioningStrategy::UrlPath,
                 current_version: self.version.clone(),
-                deprecation_headers: Some(vec!["Deprecation".into(), "Sunset".into()]),
+                deprecation_headers: Some(vec![
+                    header_names::DEPRECATION.into(),
+                    header_names::SUNSET.into(),
+                ]),
                 minimum_sunset_notice_days: settings.minimum_sunset_notice_days,
                 documentation_url: None,
             },

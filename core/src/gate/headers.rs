@@ -3,17 +3,21 @@
 
 use crate::http_date::format_http_date;
 use crate::limit::{LimitStatus, StackDecision};
+use crate::model::header_names::{
+    CONTENT_TYPE, DEPRECATION, RATELIMIT_LIMIT, RATELIMIT_REMAINING, RATELIMIT_RESET, RETRY_AFTER,
+    SUNSET, WWW_AUTHENTICATE, X_RATELIMIT_LIMIT, X_RATELIMIT_REMAINING, X_RATELIMIT_RESET,
+};
 use crate::model::operation::DeprecationNotice;
 use crate::time::ceil_seconds;
 use crate::UnixMillis;
 
 /// Response headers under construction.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct Headers(pub(crate) Vec<(String, String)>);
 
 impl Headers {
     pub(crate) fn json() -> Self {
-        Self(vec![("Content-Type".into(), "application/json".into())])
+        Self(vec![(CONTENT_TYPE.into(), "application/json".into())])
     }
 
     pub(crate) fn push(&mut self, name: &str, value: impl Into<String>) {
@@ -28,23 +32,23 @@ impl Headers {
         }
         if let StackDecision::Refused { refusing, retry_at } = decision {
             self.push(
-                "Retry-After",
+                RETRY_AFTER,
                 ceil_seconds(retry_at.saturating_sub(now)).to_string(),
             );
-            self.push("x-ratelimit-limit", refusing.limit.to_string());
-            self.push("x-ratelimit-remaining", refusing.remaining.to_string());
+            self.push(X_RATELIMIT_LIMIT, refusing.limit.to_string());
+            self.push(X_RATELIMIT_REMAINING, refusing.remaining.to_string());
             self.push(
-                "x-ratelimit-reset",
+                X_RATELIMIT_RESET,
                 ceil_seconds(refusing.reset_at).to_string(),
             );
         }
     }
 
     fn standard_trio(&mut self, status: &LimitStatus, now: UnixMillis) {
-        self.push("RateLimit-Limit", status.limit.to_string());
-        self.push("RateLimit-Remaining", status.remaining.to_string());
+        self.push(RATELIMIT_LIMIT, status.limit.to_string());
+        self.push(RATELIMIT_REMAINING, status.remaining.to_string());
         self.push(
-            "RateLimit-Reset",
+            RATELIMIT_RESET,
             ceil_seconds(status.reset_at.saturating_sub(now)).to_string(),
         );
     }
@@ -58,15 +62,15 @@ impl Headers {
         if let Some(scope) = scope {
             value.push_str(&format!(", scope=\"{scope}\""));
         }
-        self.push("WWW-Authenticate", value);
+        self.push(WWW_AUTHENTICATE, value);
     }
 
     /// RFC 9745 `Deprecation: @<seconds>` and RFC 8594 `Sunset: <HTTP-date>`.
     pub(crate) fn deprecation(&mut self, notice: Option<&DeprecationNotice>) {
         let Some(notice) = notice else { return };
-        self.push("Deprecation", format!("@{}", notice.deprecated_at));
+        self.push(DEPRECATION, format!("@{}", notice.deprecated_at));
         if let Some(sunset) = notice.sunset_at.and_then(format_http_date) {
-            self.push("Sunset", sunset);
+            self.push(SUNSET, sunset);
         }
     }
 }

@@ -7,7 +7,12 @@
 //! * [`config`]: [`GateConfig`] and the index settings it builds the
 //!   `ApiIndex` from.
 //! * [`request`] / [`response`]: plain owned request and response values.
-//! * `route`, `auth`, `pipeline`, `headers`: the steps, one file each.
+//! * [`PendingLimits`]: step 5 as a value. [`Gate::prepare`] stops before
+//!   the limits and hands them over; the caller checks them in any store
+//!   (sync or async) and calls [`PendingLimits::resume`]. [`Gate::decide`]
+//!   does both with the gate's own limiter.
+//! * `route`, `auth`, `validate`, `pipeline`, `pending`, `headers`,
+//!   `bodies`: the steps, one file each.
 //!
 //! ```
 //! use acd_core::gate::{Decision, Gate, GateConfig, GateRequest, ResourceAnswer};
@@ -15,8 +20,8 @@
 //! let request = GateRequest::get("/api/v1/tables/orders?limit=2", "203.0.113.7")
 //!     .header("X-API-Key", "acd_live_demo_ada");
 //! let response = match gate.decide(&request, 1_700_000_000_000) {
-//!     Decision::Respond(response) => response,
-//!     Decision::Resolve(admitted) => {
+//!     Decision::Reply(response) => response,
+//!     Decision::FetchResource(admitted) => {
 //!         assert_eq!(admitted.params().limit(), Some(2));
 //!         admitted.respond(ResourceAnswer::Found(br#"[{"id":1},{"id":2}]"#.to_vec()))
 //!     }
@@ -32,13 +37,16 @@ mod bodies;
 pub mod config;
 pub mod demo;
 mod headers;
+mod pending;
 mod pipeline;
 pub mod request;
 pub mod response;
 mod route;
+mod validate;
 
 pub use admitted::{Admitted, ResourceAnswer};
-pub use config::{GateConfig, GateConfigError, IndexSettings, LimitSettings};
+pub use config::{GateConfig, GateConfigError, IndexSettings};
+pub use pending::PendingLimits;
 pub use pipeline::{Decision, Gate};
 pub use request::GateRequest;
 pub use response::GateResponse;

@@ -1,21 +1,28 @@
-//! The decision pipeline: [`Gate::decide`] and the caller's second step,
+//! The decision pipeline's orchestration: [`Gate`], its constructors, and
+//! the ways to decide a request (in one call, or with the credential and
+//! the limits answered by the caller). Steps 1–4 and the inputs of step 6
+//! run here; step 5 is a [`PendingLimits`] value; steps 7–8 are
 //! [`Admitted::respond`].
 
-use super::admitted::{resource_noun, Admitted, ResourceAnswer};
-use super::auth::{self, AuthFailure, Prefixes};
-use super::bodies::{error_response, invalid_body, limiter_unavailable, too_many};
-use super::config::{GateConfig, GateConfigError, CLIENT_IP_LIMIT_NAME, CREDENTIAL_LIMIT_NAME};
+use super::admitted::Admitted;
+use super::auth::{self, AuthFailure};
+use super::config::{GateConfig, GateConfigError};
 use super::headers::Headers;
+use super::pending::{PendingLimits, Then};
 use super::request::GateRequest;
 use super::response::GateResponse;
 use super::route::{Route, Router};
-use crate::limit::{self, LimitAlgorithm, LimitCheck, LimiterConfig, RateLimiter, StackDecision};
+use super::validate;
+use crate::limit::{self, LimitAlgorithm, LimiterConfig, RateLimiter};
+use crate::model::header_names::ALLOW;
 use crate::model::index::ApiIndex;
+use crate::model::limits::{
+    AppliedLimit, CredentialFacts, RequestFacts, CLIENT_IP_LIMIT_NAME, CREDENTIAL_LIMIT_NAME,
+};
 use crate::model::operation::DeprecationNotice;
-use crate::model::query::{decode_component, parse_query};
 use crate::model::{
-    CredentialPolicy, CredentialRecord, CredentialStore, ErrorBody, InMemoryCredentials,
-    LimitSubject, Operation, ParamProblem, Params, Principal,
+    CredentialPolicy, CredentialRecord, CredentialStore, ErrorBody, InMemoryCredentials, Operation,
+    Params, Principal,
 };
 use crate::UnixMillis;
 use std::sync::Arc;
@@ -44,10 +51,10 @@ impl std::fmt::Debug for Gate {
 #[derive(Debug)]
 pub enum Decision {
     /// The response is complete: send it.
-    Respond(GateResponse),
-    /// The request passed every rule; the caller looks the resource up and
+    Reply(GateResponse),
+    /// The request passed every rule; the caller fetches the resource and
     /// answers with [`Admitted::respond`].
-    Resolve(Box<Admitted>),
+    FetchResource(Box<Admitted>),
 }
 
 /// The caller's answer in the two-step form, as a one-entry store.
@@ -59,7 +66,7 @@ impl CredentialStore for Answered {
     }
 }
 
-/// How a request that ends before step 5 is counted.
+/// Whom a request that ends before step 5 is counted against.
 enum Base<'a> {
     ClientIp,
     Credential(&'a CredentialRecord),
@@ -120,15 +127,25 @@ impl Gate {
         &self.index
     }
 
-    /// Decides what to do with `request` at `now`.
+    /// Decides what to do with `request` at `now`, with the gate's own
+    /// credential store and limiter.
     pub fn decide(&self, request: &GateRequest, now: UnixMillis) -> Decision {
-        self.decide_using(request, now, &*self.credentials)
+        self.prepare(request, now).run(&*self.limiter, now)
     }
 
-    /// Step one of the two-step form for credential stores the gate cannot
-    /// call itself (remote, async): the secret it would look up for
-    /// `request`, or `None` when it needs none (public operation, no or
-    /// malformed credential). Look it up, then call [`Gate::decide_answered`].
+    /// Steps 1–4 and 6 with the gate's own credential store; the limits
+    /// (step 5) are left to the caller: check [`PendingLimits::checks`] in
+    /// any store, then [`PendingLimits::resume`]. For stores the gate cannot
+    /// call itself (remote, async), so nothing blocks inside the gate.
+    pub fn prepare(&self, request: &GateRequest, now: UnixMillis) -> PendingLimits {
+        self.prepare_using(request, now, &*self.credentials)
+    }
+
+    /// Credential step one, for credential stores the gate cannot call
+    /// itself (remote, async): the secret it would look up for `request`,
+    /// or `None` when it needs none (public operation, no or malformed
+    /// credential). Look it up, then call [`Gate::decide_answered`] or
+    /// [`Gate::prepare_answered`].
     pub fn credential_to_look_up<'r>(&self, request: &'r GateRequest) -> Option<&'r str> {
         let route = self
             .router
@@ -140,36 +157,42 @@ impl Gate {
         if operation.credential == CredentialPolicy::Public {
             return None;
         }
-        auth::extract(&request.headers, &self.prefixes())
+        auth::extract(&request.headers, &self.config.prefixes())
             .ok()
             .flatten()
             .map(|presented| presented.secret)
     }
 
-    /// Step two: decides `request` with the caller's answer for the secret
-    /// named by [`Gate::credential_to_look_up`] (`None`: unknown credential).
+    /// Credential step two: decides `request` with the caller's answer for
+    /// the secret named by [`Gate::credential_to_look_up`] (`None`: unknown
+    /// credential) and the gate's own limiter.
     pub fn decide_answered(
         &self,
         request: &GateRequest,
         record: Option<CredentialRecord>,
         now: UnixMillis,
     ) -> Decision {
-        self.decide_using(request, now, &Answered(record))
+        self.prepare_answered(request, record, now)
+            .run(&*self.limiter, now)
     }
 
-    fn prefixes(&self) -> Prefixes<'_> {
-        Prefixes {
-            api_key: &self.config.api_key_prefix,
-            oauth_token: &self.config.oauth_token_prefix,
-        }
+    /// Like [`Gate::prepare`] with the caller's credential answer: both
+    /// look-ups (credential and limits) done by the caller.
+    pub fn prepare_answered(
+        &self,
+        request: &GateRequest,
+        record: Option<CredentialRecord>,
+        now: UnixMillis,
+    ) -> PendingLimits {
+        self.prepare_using(request, now, &Answered(record))
     }
 
-    fn decide_using(
+    fn prepare_using(
         &self,
         request: &GateRequest,
         now: UnixMillis,
         store: &dyn CredentialStore,
-    ) -> Decision {
+    ) -> PendingLimits {
         let catalogue = &self.config.catalogue;
         let route = self
             .router
@@ -182,112 +205,71 @@ impl Gate {
                 raw_query,
             } => (operation, raw_params, via_egress, raw_query),
             Route::NotFound(detail) => {
-                return self.early(
+                return self.answer(
                     request,
                     None,
                     Base::ClientIp,
+                    Headers::json(),
                     ErrorBody::new(404, detail),
-                    now,
                 )
             }
             Route::MethodNotAllowed { allow, detail } => {
                 let mut headers = Headers::json();
-                headers.push("Allow", allow);
-                return self.early_with(
+                headers.push(ALLOW, allow);
+                return self.answer(
                     request,
                     None,
                     Base::ClientIp,
-                    ErrorBody::new(405, detail),
                     headers,
-                    now,
+                    ErrorBody::new(405, detail),
                 );
             }
         };
         let Some(operation) = catalogue.operations().get(position) else {
-            return Decision::Respond(self.internal_error());
+            return self.answer(
+                request,
+                None,
+                Base::ClientIp,
+                Headers::json(),
+                ErrorBody::new(
+                    500,
+                    "The gate met an inconsistent catalogue; please report this.",
+                ),
+            );
         };
         let record = match self.authenticate(request, operation, now, store) {
             Ok(record) => record,
-            Err(response) => return Decision::Respond(response),
+            Err(pending) => return *pending,
         };
 
-        // Step 5: every limit that applies, all or none.
-        let mut subjects: Vec<(&str, crate::limit::Quota, String)> = Vec::new();
-        match &record {
-            Some(record) => subjects.push((
-                CREDENTIAL_LIMIT_NAME,
-                self.config.limits.credential,
-                record.id.clone(),
-            )),
-            None => subjects.push((
-                CLIENT_IP_LIMIT_NAME,
-                self.config.limits.client_ip,
-                request.client_ip.clone(),
-            )),
-        }
-        for extra in &operation.extra_limits {
-            let subject = match &extra.per {
-                LimitSubject::User => record.as_ref().map(|r| r.user.clone()),
-                LimitSubject::PathParam(name) => operation
-                    .path
-                    .param_names()
-                    .position(|candidate| candidate == name)
-                    .and_then(|at| raw_params.get(at))
-                    .map(|raw| String::from_utf8_lossy(raw).into_owned()),
-            };
-            if let Some(subject) = subject {
-                subjects.push((&extra.name, extra.quota, subject));
-            }
-        }
-        let checks: Vec<LimitCheck<'_>> = subjects
-            .iter()
-            .map(|(name, quota, subject)| LimitCheck {
-                name,
-                quota: *quota,
-                subject,
-            })
-            .collect();
-        let deprecation = self.deprecation_of(Some(operation));
-        let decision = match self.limiter.try_acquire(&checks, now) {
-            Ok(decision) => decision,
-            Err(unavailable) => {
-                return Decision::Respond(limiter_unavailable(unavailable, deprecation, now))
-            }
-        };
-        let mut headers = Headers::json();
-        headers.rate_limit(&decision, now);
-        headers.deprecation(deprecation);
-        if let StackDecision::Refused { .. } = decision {
-            return Decision::Respond(too_many(headers, &decision, &checks, now));
-        }
+        // Path parameters are decoded first: limits count decoded values.
+        let (path_params, mut problems) = validate::decode_path(operation, &raw_params);
+        let limits = self.config.limits.applicable(&RequestFacts {
+            operation,
+            credential: record.as_ref().map(|record| CredentialFacts {
+                id: &record.id,
+                user: &record.user,
+            }),
+            client_ip: &request.client_ip,
+            path_params: &path_params,
+        });
 
-        // Step 6: every parameter problem.
-        let mut problems = Vec::new();
-        let mut path_params = Vec::new();
-        for (name, raw) in operation.path.param_names().zip(&raw_params) {
-            match decode_path_segment(raw) {
-                Ok(value) => path_params.push((name.to_owned(), value)),
-                Err(problem) => problems.push(ParamProblem::new(name, problem)),
-            }
-        }
+        // Step 6's inputs: nothing here is charged or stored, so finding the
+        // problems before the limits changes no answer.
         let mut stable_egress = via_egress;
         if operation.stable_egress {
-            match self.stable_egress_header(request) {
+            match validate::stable_egress_header(request, &self.config.stable_egress_header) {
                 Ok(asked) => stable_egress |= asked,
                 Err(problem) => problems.push(problem),
             }
         }
-        let params = match parse_query(raw_query, &operation.params) {
+        let params = match validate::query(raw_query, operation) {
             Ok(params) => params,
             Err(found) => {
                 problems.extend(found);
                 Params::default()
             }
         };
-        if !problems.is_empty() {
-            return Decision::Respond(error_response(headers, invalid_body(&problems)));
-        }
-
         let principal = match record {
             Some(record) => Principal::Credential(record),
             None => Principal::Anonymous {
@@ -297,32 +279,37 @@ impl Gate {
         let admitted = Admitted {
             operation_id: operation.id.clone(),
             envelope: operation.envelope,
-            noun: resource_noun(operation),
+            noun: operation.noun().to_owned(),
             path_params,
             params,
             principal,
             stable_egress,
-            headers: headers.0,
+            headers: vec![],
         };
-        if operation.needs_resource {
-            Decision::Resolve(Box::new(admitted))
-        } else {
-            Decision::Respond(admitted.respond(ResourceAnswer::Found(self.index_bytes.clone())))
+        PendingLimits {
+            limits,
+            deprecation: self.deprecation_of(Some(operation)).copied(),
+            then: Then::Admit {
+                problems,
+                admitted: Box::new(admitted),
+                own_payload: (!operation.needs_resource).then(|| self.index_bytes.clone()),
+            },
         }
     }
 
-    /// Steps 2–4. `Ok(None)` for public operations.
+    /// Steps 2–4. `Ok(None)` for public operations; a failure is a request
+    /// that still has its base limit to pass.
     fn authenticate(
         &self,
         request: &GateRequest,
         operation: &Operation,
         now: UnixMillis,
         store: &dyn CredentialStore,
-    ) -> Result<Option<CredentialRecord>, GateResponse> {
+    ) -> Result<Option<CredentialRecord>, Box<PendingLimits>> {
         if operation.credential == CredentialPolicy::Public {
             return Ok(None);
         }
-        let prefixes = self.prefixes();
+        let prefixes = self.config.prefixes();
         let failure = match auth::extract(&request.headers, &prefixes) {
             Ok(presented) => {
                 match auth::authenticate(presented, &operation.credential, store, now) {
@@ -334,36 +321,15 @@ impl Gate {
         };
         let realm = &self.config.realm;
         let mut headers = Headers::json();
-        let response = match failure {
-            AuthFailure::Ambiguous(detail) => self.early_with(
-                request,
-                Some(operation),
-                Base::ClientIp,
-                ErrorBody::new(400, detail),
-                headers,
-                now,
-            ),
+        let (base_record, body) = match failure {
+            AuthFailure::Ambiguous(detail) => (None, ErrorBody::new(400, detail)),
             AuthFailure::Missing(detail) => {
                 headers.challenge(realm, None, None);
-                self.early_with(
-                    request,
-                    Some(operation),
-                    Base::ClientIp,
-                    ErrorBody::new(401, detail),
-                    headers,
-                    now,
-                )
+                (None, ErrorBody::new(401, detail))
             }
             AuthFailure::Invalid(detail) => {
                 headers.challenge(realm, Some("invalid_token"), None);
-                self.early_with(
-                    request,
-                    Some(operation),
-                    Base::ClientIp,
-                    ErrorBody::new(401, detail),
-                    headers,
-                    now,
-                )
+                (None, ErrorBody::new(401, detail))
             }
             AuthFailure::InsufficientScope { scope, detail } => {
                 headers.challenge(realm, Some("insufficient_scope"), Some(&scope));
@@ -372,83 +338,49 @@ impl Gate {
                     .ok()
                     .flatten()
                     .and_then(|presented| store.lookup(presented.secret));
-                match &record {
-                    Some(record) => self.early_with(
-                        request,
-                        Some(operation),
-                        Base::Credential(record),
-                        ErrorBody::new(403, detail),
-                        headers,
-                        now,
-                    ),
-                    None => self.early_with(
-                        request,
-                        Some(operation),
-                        Base::ClientIp,
-                        ErrorBody::new(403, detail),
-                        headers,
-                        now,
-                    ),
-                }
+                (record, ErrorBody::new(403, detail))
             }
         };
-        match response {
-            Decision::Respond(response) => Err(response),
-            Decision::Resolve(_) => Err(self.internal_error()),
-        }
+        let base = match &base_record {
+            Some(record) => Base::Credential(record),
+            None => Base::ClientIp,
+        };
+        Err(Box::new(self.answer(
+            request,
+            Some(operation),
+            base,
+            headers,
+            body,
+        )))
     }
 
     /// A request that ends before step 5: counted against its base limit,
     /// answered with `body` unless that limit refuses (then 429).
-    fn early(
+    fn answer(
         &self,
         request: &GateRequest,
         operation: Option<&Operation>,
         base: Base<'_>,
+        headers: Headers,
         body: ErrorBody,
-        now: UnixMillis,
-    ) -> Decision {
-        self.early_with(request, operation, base, body, Headers::json(), now)
-    }
-
-    fn early_with(
-        &self,
-        request: &GateRequest,
-        operation: Option<&Operation>,
-        base: Base<'_>,
-        body: ErrorBody,
-        mut headers: Headers,
-        now: UnixMillis,
-    ) -> Decision {
-        let check = match base {
-            Base::ClientIp => LimitCheck {
-                name: CLIENT_IP_LIMIT_NAME,
+    ) -> PendingLimits {
+        let limit = match base {
+            Base::ClientIp => AppliedLimit {
+                name: CLIENT_IP_LIMIT_NAME.into(),
                 quota: self.config.limits.client_ip,
-                subject: &request.client_ip,
+                subject: request.client_ip.clone(),
             },
-            Base::Credential(record) => LimitCheck {
-                name: CREDENTIAL_LIMIT_NAME,
+            Base::Credential(record) => AppliedLimit {
+                name: CREDENTIAL_LIMIT_NAME.into(),
                 quota: self.config.limits.credential,
-                subject: &record.id,
+                subject: record.id.clone(),
             },
         };
-        let checks = [check];
-        let deprecation = self.deprecation_of(operation);
-        let decision = match self.limiter.try_acquire(&checks, now) {
-            Ok(decision) => decision,
-            Err(unavailable) => {
-                return Decision::Respond(limiter_unavailable(unavailable, deprecation, now))
-            }
-        };
-        if let StackDecision::Refused { .. } = decision {
-            let mut fresh = Headers::json();
-            fresh.rate_limit(&decision, now);
-            fresh.deprecation(deprecation);
-            return Decision::Respond(too_many(fresh, &decision, &checks, now));
+        PendingLimits {
+            limits: vec![limit],
+            deprecation: self.deprecation_of(operation).copied(),
+            then: Then::Answer { headers, body },
         }
-        headers.rate_limit(&decision, now);
-        headers.deprecation(deprecation);
-        Decision::Respond(error_response(headers, body))
     }
 
     fn deprecation_of<'a>(
@@ -459,51 +391,4 @@ impl Gate {
             .and_then(|operation| operation.deprecation.as_ref())
             .or(self.config.version_deprecation.as_ref())
     }
-
-    fn stable_egress_header(&self, request: &GateRequest) -> Result<bool, ParamProblem> {
-        let name = &self.config.stable_egress_header;
-        let values: Vec<&[u8]> = request.header_values(name).collect();
-        match values.as_slice() {
-            [] => Ok(false),
-            [value] => match value.trim_ascii() {
-                b"true" => Ok(true),
-                b"false" => Ok(false),
-                _ => Err(ParamProblem::new(name, "must be true or false")),
-            },
-            _ => Err(ParamProblem::new(
-                name,
-                "is given more than once; give it at most once",
-            )),
-        }
-    }
-
-    fn internal_error(&self) -> GateResponse {
-        error_response(
-            Headers::json(),
-            ErrorBody::new(
-                500,
-                "The gate met an inconsistent catalogue; please report this.",
-            ),
-        )
-    }
-}
-
-/// Path segments are percent-decoded strictly; `+` stays `+`.
-fn decode_path_segment(raw: &[u8]) -> Result<String, String> {
-    if raw.contains(&b'+') {
-        let escaped: Vec<u8> = raw
-            .iter()
-            .flat_map(|&byte| {
-                if byte == b'+' {
-                    b"%2B".to_vec()
-                } else {
-                    vec![byte]
-                }
-            })
-            .collect();
-        return decode_path_segment(&escaped);
-    }
-    decode_component(raw)
-        .map(|value| value.into_owned())
-        .map_err(|reason| format!("path segment {reason}"))
 }

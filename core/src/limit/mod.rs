@@ -140,8 +140,8 @@ impl LimitStatus {
     /// Whether `self` is tighter than `other` for headers: fewer remaining,
     /// or as many and resetting later.
     pub fn is_tighter_than(&self, other: &LimitStatus) -> bool {
-        (self.remaining, std::cmp::Reverse(self.reset_at))
-            < (other.remaining, std::cmp::Reverse(other.reset_at))
+        crate::model::limits::tightness(self.remaining, self.reset_at)
+            < crate::model::limits::tightness(other.remaining, other.reset_at)
     }
 }
 

@@ -1,12 +1,12 @@
 //! The operation catalogue: the three specified operations built in, and
 //! room for the caller's own (e.g. `createAgentRun` with its per-agent limit).
 
+use super::limits::{AGENT_RUNS, AGENT_RUNS_NAME, USER_TABLE_READS, USER_TABLE_READS_NAME};
 use super::operation::{
     CredentialPolicy, Envelope, ExtraLimit, LimitSubject, Operation, PathTemplate,
     PathTemplateError, Segment,
 };
 use super::params::{ParamKind, ParamRole, ParamSpec};
-use crate::limit::Quota;
 use serde::{Deserialize, Serialize};
 
 /// Largest table page (spec: 1 to 5000).
@@ -26,10 +26,6 @@ pub const OFFSET_MAX: u64 = (1 << 53) - 1;
 pub const TEXT_MAX_BYTES: usize = 1_024;
 /// The OAuth scope table reads need.
 pub const TABLES_READ_SCOPE: &str = "tables:read";
-/// The extra per-user limit on table reads (spec: 5 per 60 s).
-pub const USER_TABLE_READS: Quota = Quota::per_seconds(5, 60);
-/// Name of the extra per-user table-read limit.
-pub const USER_TABLE_READS_NAME: &str = "user_table_reads";
 
 /// Operation ids of the three specified operations.
 pub mod ids {
@@ -173,6 +169,7 @@ impl Catalogue {
             needs_resource: false,
             deprecation: None,
             honours_idempotency_key: false,
+            noun: None,
         };
         let tables = Operation {
             id: ids::LIST_TABLE_RECORDS.into(),
@@ -212,6 +209,7 @@ impl Catalogue {
             needs_resource: true,
             deprecation: None,
             honours_idempotency_key: false,
+            noun: Some("table".into()),
         };
         let connections = Operation {
             id: ids::LIST_CONNECTION_RECORDS.into(),
@@ -244,6 +242,7 @@ impl Catalogue {
             needs_resource: true,
             deprecation: None,
             honours_idempotency_key: false,
+            noun: Some("connection".into()),
         };
         Self::new(vec![index, tables, connections])
     }
@@ -328,14 +327,15 @@ impl Catalogue {
             envelope: Envelope::Data,
             params: vec![],
             extra_limits: vec![ExtraLimit {
-                name: "agent_runs".into(),
-                quota: Quota::per_seconds(30, 60),
+                name: AGENT_RUNS_NAME.into(),
+                quota: AGENT_RUNS,
                 per: LimitSubject::PathParam("agent_id".into()),
             }],
             stable_egress: false,
             needs_resource: true,
             deprecation: None,
             honours_idempotency_key: false,
+            noun: Some("agent".into()),
         }
     }
 }

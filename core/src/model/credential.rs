@@ -1,5 +1,7 @@
-//! Credentials: kinds, secrets that never print, principals and stores.
+//! Credentials: kinds, the one rule for what a secret and its headers look
+//! like, secrets that never print, principals and stores.
 
+use super::header_names::{AUTHORIZATION, X_API_KEY};
 use crate::UnixMillis;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -25,6 +27,108 @@ impl CredentialKind {
     }
 }
 
+/// Longest secret accepted, in bytes.
+pub const SECRET_MAX_BYTES: usize = 4_096;
+
+/// What is shown in place of a secret.
+pub const REDACTED: &str = "<redacted>";
+
+/// The headers that carry credentials. Their values are secrets: never shown
+/// by `Debug`, logs or error details.
+pub const CREDENTIAL_HEADERS: [&str; 2] = [X_API_KEY, AUTHORIZATION];
+
+/// Whether header `name` carries a credential (case-insensitive).
+pub fn is_credential_header(name: &str) -> bool {
+    CREDENTIAL_HEADERS
+        .iter()
+        .any(|candidate| candidate.eq_ignore_ascii_case(name))
+}
+
+/// Whether `secret` can be sent in a header as a credential: 1 to
+/// [`SECRET_MAX_BYTES`] visible ASCII characters without quotes, commas or
+/// backslashes (RFC 6750's `b64token`, loosened to every visible character
+/// that cannot break a header).
+pub fn is_well_formed_secret(secret: &str) -> bool {
+    !secret.is_empty()
+        && secret.len() <= SECRET_MAX_BYTES
+        && secret
+            .bytes()
+            .all(|b| b.is_ascii_graphic() && !matches!(b, b'"' | b',' | b'\\'))
+}
+
+/// The sentence for a secret that [`is_well_formed_secret`] refuses.
+pub const SECRET_SHAPE: &str =
+    "must be 1 to 4096 visible ASCII characters without quotes, commas or backslashes";
+
+/// The prefixes that tell API keys from OAuth tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SecretPrefixes<'a> {
+    /// Every API key starts with this, e.g. `acd_live_`.
+    pub api_key: &'a str,
+    /// Every OAuth access token starts with this, e.g. `acd_oat_`.
+    pub oauth_token: &'a str,
+}
+
+impl SecretPrefixes<'_> {
+    /// Checks that both prefixes are non-empty and neither starts the other
+    /// (else a secret's kind would be ambiguous). The error names the field.
+    pub fn check(&self) -> Result<(), (&'static str, &'static str)> {
+        if self.api_key.is_empty() {
+            return Err(("api_key_prefix", "must not be empty"));
+        }
+        if self.oauth_token.is_empty() {
+            return Err(("oauth_token_prefix", "must not be empty"));
+        }
+        if self.api_key.starts_with(self.oauth_token) || self.oauth_token.starts_with(self.api_key)
+        {
+            return Err((
+                "oauth_token_prefix",
+                "must differ from api_key_prefix so that neither is a prefix of the other",
+            ));
+        }
+        Ok(())
+    }
+
+    /// The kind of a well-formed `secret`, by its prefix; `None` when it has
+    /// neither prefix.
+    pub fn kind_of(&self, secret: &str) -> Option<CredentialKind> {
+        if secret.starts_with(self.api_key) {
+            Some(CredentialKind::ApiKey)
+        } else if secret.starts_with(self.oauth_token) {
+            Some(CredentialKind::OAuthToken)
+        } else {
+            None
+        }
+    }
+
+    /// The prefix of `kind`.
+    pub fn of(&self, kind: CredentialKind) -> &str {
+        match kind {
+            CredentialKind::ApiKey => self.api_key,
+            CredentialKind::OAuthToken => self.oauth_token,
+        }
+    }
+}
+
+/// `Debug` for a header list that shows credential headers as
+/// [`REDACTED`] and every other value as (lossy) text.
+pub struct RedactedHeaders<'a, V>(pub &'a [(String, V)]);
+
+impl<V: AsRef<[u8]>> std::fmt::Debug for RedactedHeaders<'_, V> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.0.iter().map(|(name, value)| {
+                let shown = if is_credential_header(name) {
+                    std::borrow::Cow::Borrowed(REDACTED)
+                } else {
+                    String::from_utf8_lossy(value.as_ref())
+                };
+                (name.as_str(), shown)
+            }))
+            .finish()
+    }
+}
+
 /// A secret string (API key or token). Its `Debug` and `Display` never show
 /// the value; use [`Secret::expose`] where the bytes are really needed.
 #[derive(Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -45,13 +149,13 @@ impl Secret {
 
 impl std::fmt::Debug for Secret {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Secret(<redacted>)")
+        write!(f, "Secret({REDACTED})")
     }
 }
 
 impl std::fmt::Display for Secret {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("<redacted>")
+        f.write_str(REDACTED)
     }
 }
 
@@ -172,5 +276,50 @@ mod tests {
         );
         assert!(!format!("{store:?}").contains("supersecret"));
         assert_eq!(store.lookup("acd_live_supersecret").unwrap().id, "key-1");
+    }
+
+    #[test]
+    fn the_secret_rule() {
+        assert!(is_well_formed_secret("acd_live_x-1.~"));
+        for bad in ["", "a b", "a\"b", "a,b", "a\\b", "caf\u{e9}"] {
+            assert!(!is_well_formed_secret(bad), "{bad:?}");
+        }
+        assert!(is_well_formed_secret(&"k".repeat(4_096)));
+        assert!(!is_well_formed_secret(&"k".repeat(4_097)));
+        let prefixes = SecretPrefixes {
+            api_key: "acd_live_",
+            oauth_token: "acd_oat_",
+        };
+        assert_eq!(prefixes.check(), Ok(()));
+        assert_eq!(
+            prefixes.kind_of("acd_oat_1"),
+            Some(CredentialKind::OAuthToken)
+        );
+        assert_eq!(prefixes.kind_of("other"), None);
+        let clash = SecretPrefixes {
+            api_key: "acd_",
+            oauth_token: "acd_oat_",
+        };
+        assert_eq!(
+            clash.check().map_err(|(field, _)| field),
+            Err("oauth_token_prefix")
+        );
+    }
+
+    #[test]
+    fn redacted_headers_hide_both_credential_headers() {
+        let headers = vec![
+            ("x-api-key".to_owned(), b"acd_live_supersecret".to_vec()),
+            (
+                "AUTHORIZATION".to_owned(),
+                b"Bearer acd_oat_supersecret".to_vec(),
+            ),
+            ("Accept".to_owned(), b"application/json".to_vec()),
+        ];
+        let shown = format!("{:?}", RedactedHeaders(&headers));
+        assert_eq!(
+            shown,
+            r#"[("x-api-key", "<redacted>"), ("AUTHORIZATION", "<redacted>"), ("Accept", "application/json")]"#
+        );
     }
 }

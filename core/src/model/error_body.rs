@@ -1,5 +1,9 @@
-//! The `Error` body of every non-2xx response: `{detail, status, ...extra}`.
+//! The `Error` body of every non-2xx response: `{detail, status, ...extra}`,
+//! and the 400 sentence that lists parameter problems (written once, for
+//! the gate's body and the client's error alike).
 
+use super::params::ParamProblem;
+use super::query::MAX_REPORTED_PROBLEMS;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -43,10 +47,62 @@ impl ErrorBody {
         })
     }
 
+    /// The 400 body for `problems`: `detail` is "The request has
+    /// [`invalid_params_summary`]." and `errors` lists the first
+    /// [`MAX_REPORTED_PROBLEMS`] as `{parameter, problem}`.
+    pub fn invalid_params(problems: &[ParamProblem]) -> Self {
+        if problems.is_empty() {
+            return Self::new(400, "The request's parameters do not fit this resource.")
+                .with("errors", Value::Array(vec![]));
+        }
+        let errors: Vec<Value> = problems
+            .iter()
+            .take(MAX_REPORTED_PROBLEMS)
+            .map(|problem| {
+                serde_json::json!({"parameter": problem.parameter, "problem": problem.problem})
+            })
+            .collect();
+        let see = if problems.len() > SHOWN_PROBLEMS {
+            " (see errors)"
+        } else {
+            ""
+        };
+        Self::new(
+            400,
+            format!("The request has {}{see}.", invalid_params_summary(problems)),
+        )
+        .with("errors", Value::Array(errors))
+    }
+
     /// Parses an error body, requiring a string `detail`.
     pub fn from_slice(bytes: &[u8]) -> Result<Self, serde_json::Error> {
         serde_json::from_slice(bytes)
     }
+}
+
+/// Problems named in a sentence; the rest are counted.
+pub const SHOWN_PROBLEMS: usize = 3;
+
+/// The core of every sentence about invalid parameters: the count, then the
+/// first [`SHOWN_PROBLEMS`] as "name problem", then how many more, e.g.
+/// `2 invalid parameters: limit must be …; offset must be …`.
+pub fn invalid_params_summary(problems: &[ParamProblem]) -> String {
+    let shown: Vec<String> = problems
+        .iter()
+        .take(SHOWN_PROBLEMS)
+        .map(|p| format!("{} {}", p.parameter, p.problem))
+        .collect();
+    let mut summary = format!(
+        "{} invalid parameter{}: {}",
+        problems.len(),
+        if problems.len() == 1 { "" } else { "s" },
+        shown.join("; ")
+    );
+    let more = problems.len().saturating_sub(shown.len());
+    if more > 0 {
+        summary.push_str(&format!("; and {more} more"));
+    }
+    summary
 }
 
 #[cfg(test)]
@@ -64,5 +120,27 @@ mod tests {
         assert_eq!(parsed.status, None);
         assert_eq!(parsed.extra["code"], "E1");
         assert!(ErrorBody::from_slice(br#"{"status":400}"#).is_err());
+    }
+
+    #[test]
+    fn the_400_sentence() {
+        let one = [ParamProblem::new(
+            "limit",
+            "must be an integer from 1 to 5000; got \"0\"",
+        )];
+        assert_eq!(
+            ErrorBody::invalid_params(&one).detail,
+            "The request has 1 invalid parameter: limit must be an integer from 1 to 5000; got \"0\"."
+        );
+        let four: Vec<ParamProblem> = ["a", "b", "c", "d"]
+            .iter()
+            .map(|name| ParamProblem::new(*name, "is wrong"))
+            .collect();
+        let body = ErrorBody::invalid_params(&four);
+        assert_eq!(
+            body.detail,
+            "The request has 4 invalid parameters: a is wrong; b is wrong; c is wrong; and 1 more (see errors)."
+        );
+        assert_eq!(body.extra["errors"].as_array().map(Vec::len), Some(4));
     }
 }

@@ -6,16 +6,24 @@
 //! * [`query`]: strict parsing of a raw query string against those specs.
 //! * [`index`]: the `ApiIndex` document, validated on build and on parse.
 //! * [`error_body`]: the `Error` body `{detail, status, ...extra}`.
-//! * [`credential`]: credential kinds, secrets, principals and stores.
+//! * [`credential`]: credential kinds, the secret and credential-header
+//!   rule, principals and stores.
+//! * [`limits`]: the spec's limits, quota bounds, which limits apply to a
+//!   request, and the tightest-limit order.
+//! * [`header_names`]: header names, written once.
+//! * [`url`]: URL parsing (base URLs and the index's URI fields).
 
 pub mod catalogue;
 pub mod credential;
 pub mod error_body;
+pub mod header_names;
 pub mod index;
 mod index_check;
+pub mod limits;
 pub mod operation;
 pub mod params;
 pub mod query;
+pub mod url;
 
 pub use catalogue::{Catalogue, CatalogueError, ParamNames};
 pub use credential::{

@@ -218,6 +218,18 @@ pub struct Operation {
     /// (a client with `idempotency_keys` on sends one only then).
     #[serde(default)]
     pub honours_idempotency_key: bool,
+    /// The resource its path names, as 404/403 sentences say it (e.g.
+    /// `table`); see [`Operation::noun`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noun: Option<String>,
+}
+
+impl Operation {
+    /// The resource noun for sentences: [`Operation::noun`]'s field, or
+    /// `resource` when it is not set.
+    pub fn noun(&self) -> &str {
+        self.noun.as_deref().unwrap_or("resource")
+    }
 }
 
 #[cfg(test)]

@@ -34,6 +34,7 @@ pub fn run_operation() -> Operation {
         needs_resource: true,
         deprecation: None,
         honours_idempotency_key: false,
+        noun: Some("run".into()),
     }
 }
 

@@ -5,8 +5,8 @@
 use super::config::FaultKind;
 use super::engine::{Engine, Event};
 use crate::client::{CallId, ClientRequest, HttpResponse, Outcome, TransportFailure};
-use crate::gate::config::{CLIENT_IP_LIMIT_NAME, CREDENTIAL_LIMIT_NAME};
 use crate::gate::{Decision, GateRequest, ResourceAnswer};
+use crate::model::limits::{CLIENT_IP_LIMIT_NAME, CREDENTIAL_LIMIT_NAME};
 use crate::model::ErrorBody;
 use crate::UnixMillis;
 use serde_json::Value;
@@ -31,8 +31,8 @@ impl Engine {
         fail: Option<u16>,
     ) -> (HttpResponse, bool) {
         let (mut response, injected) = match self.gate.decide(request, now) {
-            Decision::Respond(response) => (response, false),
-            Decision::Resolve(admitted) => match fail {
+            Decision::Reply(response) => (response, false),
+            Decision::FetchResource(admitted) => match fail {
                 Some(status) => {
                     let mut response = admitted.respond(ResourceAnswer::NotFound);
                     response.status = status;
