@@ -11,6 +11,8 @@
 //! * [`limit`]: rate-limit bookkeeping behind the [`limit::RateLimiter`] seam.
 //! * [`client`]: the client role — requests, responses, proactive
 //!   throttling, retry planning, pagers and run polling.
+//! * [`records`]: one record-serving semantics (ordering, `after`,
+//!   filters, paging) for every server built on the gate.
 //! * [`sim`]: a virtual-time harness that runs client instances against a
 //!   real gate, with injected failures and checked invariants.
 //! * [`openapi`]: the OpenAPI 3.1 document of what a gate serves, generated
@@ -27,6 +29,7 @@ pub mod http_date;
 pub mod limit;
 pub mod model;
 pub mod openapi;
+pub mod records;
 pub mod sim;
 pub mod time;
 

@@ -19,7 +19,10 @@
 //! assert_eq!(doc["paths"]["/api/v1"]["get"]["security"], serde_json::json!([]));
 //! ```
 
+mod examples;
 mod schemas;
+
+pub use examples::DOCUMENT_LICENSE;
 
 use crate::gate::GateConfig;
 use crate::model::catalogue::ids;
@@ -47,6 +50,10 @@ pub struct OpenApiOptions {
     /// `filter` → `{"type": "object"}` when the connections understand only
     /// objects). Without an entry such a parameter accepts any JSON.
     pub json_param_schemas: BTreeMap<String, Value>,
+    /// Example success bodies, by operationId (e.g. `listTableRecords` →
+    /// `{"data": [...]}`). Without an entry the example is the index itself
+    /// (for the index) or an empty page.
+    pub response_examples: BTreeMap<String, Value>,
 }
 
 /// The OpenAPI 3.1 document of what a gate with `config` serves.
@@ -83,6 +90,8 @@ pub fn document(config: &GateConfig, options: &OpenApiOptions) -> Value {
             "title": settings.name,
             "version": config.version,
             "description": description,
+            "license": examples::license(),
+            "contact": examples::contact(config),
         },
         "servers": [{"url": config.base_url}],
         "security": [{API_KEY_SCHEME: []}, {BEARER_SCHEME: []}],
@@ -160,7 +169,7 @@ fn tags(config: &GateConfig) -> Value {
     Value::Array(
         names
             .into_iter()
-            .map(|name| json!({"name": name}))
+            .map(|name| json!({"name": name, "description": examples::tag_description(&name)}))
             .collect(),
     )
 }
@@ -242,7 +251,7 @@ fn operation_object(
         "tags": [tag_of(operation)],
         "security": security,
         "parameters": parameters(config, operation, options),
-        "responses": responses(config, operation),
+        "responses": responses(config, operation, options),
     });
     if operation.deprecation.is_some() || config.version_deprecation.is_some() {
         object["deprecated"] = json!(true);
@@ -317,18 +326,32 @@ fn parameters(config: &GateConfig, operation: &Operation, options: &OpenApiOptio
                 max_bytes,
                 max_depth,
             } => {
-                let schema = options
+                // A string whose content is JSON (OpenAPI 3.1 / JSON Schema
+                // `contentMediaType`), not `content: application/json`:
+                // client generators keep string parameters, while many drop
+                // parameters described by a media type. No `maxLength`: the
+                // bound is in bytes (a character count cannot state it), so
+                // the description gives it.
+                let content_schema = options
                     .json_param_schemas
                     .get(&spec.name)
                     .cloned()
                     .unwrap_or_else(|| json!({}));
-                let mut media = json!({ "schema": schema });
+                parameter["schema"] = json!({
+                    "type": "string",
+                    "minLength": 1,
+                    "contentMediaType": "application/json",
+                    "contentSchema": content_schema,
+                });
                 if let Some(value) = options.examples.get(&spec.name) {
-                    media["example"] = value.clone();
+                    parameter["example"] = match value {
+                        Value::String(text) => Value::String(text.clone()),
+                        other => Value::String(other.to_string()),
+                    };
                 }
-                parameter["content"] = json!({ "application/json": media });
                 words.push_str(&format!(
-                    " At most {max_bytes} bytes, nested at most {max_depth} deep."
+                    " A JSON text (percent-encoded in the query), at most {max_bytes} bytes, \
+                     nested at most {max_depth} deep."
                 ));
             }
         }
@@ -355,7 +378,7 @@ fn parameters(config: &GateConfig, operation: &Operation, options: &OpenApiOptio
     Value::Array(list)
 }
 
-fn responses(config: &GateConfig, operation: &Operation) -> Value {
+fn responses(config: &GateConfig, operation: &Operation, options: &OpenApiOptions) -> Value {
     let deprecation = operation
         .deprecation
         .as_ref()
@@ -367,12 +390,13 @@ fn responses(config: &GateConfig, operation: &Operation) -> Value {
     );
     let mut responses = Map::new();
     let mut add = |status: &str, description: &str, schema: Value, extra: &[(&str, Value)]| {
+        let example = examples::response_example(config, operation, options, status);
         responses.insert(
             status.to_owned(),
             json!({
                 "description": description,
                 "headers": response_headers(deprecation, extra),
-                "content": {"application/json": {"schema": schema}},
+                "content": {"application/json": {"schema": schema, "example": example}},
             }),
         );
     };

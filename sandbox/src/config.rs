@@ -313,6 +313,10 @@ fn gate_error(error: GateConfigError) -> ConfigError {
             path: member_of_index_field(&error.path),
             problem: format!("{} (index field `{}`)", error.problem, error.path),
         },
+        other => ConfigError {
+            path: "gate".into(),
+            problem: other.to_string(),
+        },
     }
 }
 

@@ -16,7 +16,6 @@ mod conn_io;
 mod cors;
 mod demo;
 mod handler;
-mod records;
 mod server;
 mod static_files;
 mod store;

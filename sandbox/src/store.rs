@@ -4,9 +4,9 @@
 //! Visibility: a table or connection is visible to its owner only; anyone
 //! else gets the same 404 as for one that does not exist.
 
-use crate::records::{self, Record};
 use acd_core::gate::{Admitted, GateResponse, ResourceAnswer};
 use acd_core::model::catalogue::ids;
+use acd_core::records::{self, Record};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap};
 

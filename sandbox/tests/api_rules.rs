@@ -128,14 +128,15 @@ fn connection_reads_are_top_level_arrays_also_under_stable_egress() {
         .map(|r| r["id"].clone())
         .collect();
     assert_eq!(ids, [json!("c2"), json!("c3")]);
-    let bearer = sandbox.get(
-        "/api/v1/connections/crm/records?entity_id=deals&filter=%7B%22stage%22%3A%22won%22%7D",
-        &[("Authorization", "Bearer acd_live_demo_ada")],
-    );
+    let won =
+        "/api/v1/connections/crm/records?entity_id=deals&filter=%7B%22stage%22%3A%22won%22%7D";
     assert_eq!(
-        bearer.text(),
+        sandbox.get_as_ada(won).text(),
         r#"[{"amount":5000,"contact_id":"c1","id":"d1","stage":"won"}]"#
     );
+    // Connection records take the API key form only: X-API-Key, not a bearer.
+    let bearer = sandbox.get(won, &[("Authorization", "Bearer acd_live_demo_ada")]);
+    assert_eq!(bearer.status, 401);
 }
 
 #[test]

@@ -176,13 +176,20 @@ fn credentials_follow_their_kind_and_oauth_is_refused_for_connection_records() {
     assert_eq!(index.limits[0].key, "client_ip");
     let mut bearer = ClientConfig::default().with_credential(ada());
     bearer.api_key_header = ApiKeyHeader::Bearer;
-    let request = Builder::new(bearer)
+    let mut bearer_client = Builder::new(bearer);
+    let request = bearer_client
         .build(&RequestSpec::list_table_records("t"))
         .unwrap();
     assert_eq!(
         request.header("Authorization"),
         Some(format!("Bearer {ADA_KEY}").as_str())
     );
+    // Connection records take the API key in X-API-Key only, whatever the setting.
+    let connection = bearer_client
+        .build(&RequestSpec::list_connection_records("c1", "e1"))
+        .unwrap();
+    assert_eq!(connection.header("X-API-Key"), Some(ADA_KEY));
+    assert_eq!(connection.header("Authorization"), None);
     assert!(
         !format!("{request:?}").contains(ADA_KEY),
         "Debug hides credentials"

@@ -37,3 +37,31 @@ fn every_gate_vector_matches() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(cases >= 60, "only {cases} gate cases");
 }
+
+#[test]
+fn blessing_refuses_a_step_that_breaks_its_hand_written_members() {
+    let text = r#"{
+      "format": "acd-gate-vectors/1",
+      "description": "a wrong hand-written subset",
+      "credentials": [{"secret": "acd_live_demo_ada", "id": "key-ada", "kind": "api_key",
+                       "user": "ada", "scopes": [], "expires_at": null}],
+      "cases": [{"name": "wrong remaining", "steps": [
+        {"at": 1699999980000,
+         "request": {"target": "/api/v1/tables/orders?limit=0",
+                     "headers": [["X-API-Key", "acd_live_demo_ada"]]},
+         "expect_status": 400,
+         "expect_headers": [["RateLimit-Remaining", "5"]],
+         "expect_no_headers": ["Content-Type"],
+         "expect_errors": ["offset"]}]}]
+    }"#;
+    let mut file: GateVectorFile = serde_json::from_str(text).unwrap();
+    let problems = replay(&mut file, true);
+    assert_eq!(problems.len(), 3, "{problems:#?}");
+    assert!(
+        problems[0].contains("RateLimit-Remaining is Some(\"4\")"),
+        "{}",
+        problems[0]
+    );
+    assert!(problems[1].contains("Content-Type"), "{}", problems[1]);
+    assert!(problems[2].contains("[\"limit\"]"), "{}", problems[2]);
+}

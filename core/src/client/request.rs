@@ -408,7 +408,12 @@ pub fn build_request(
             });
         }
         let secret = credential.secret.expose();
-        let header = match (credential.kind, config.api_key_header) {
+        // Operations that take API keys only take them in X-API-Key only.
+        let header_form = match operation.credential {
+            CredentialPolicy::ApiKeyOnly => ApiKeyHeader::XApiKey,
+            _ => config.api_key_header,
+        };
+        let header = match (credential.kind, header_form) {
             (CredentialKind::ApiKey, ApiKeyHeader::XApiKey) => ("X-API-Key".into(), secret.into()),
             _ => ("Authorization".into(), format!("Bearer {secret}")),
         };

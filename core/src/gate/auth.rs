@@ -9,6 +9,8 @@ use crate::UnixMillis;
 pub(crate) struct Presented<'a> {
     pub(crate) kind: CredentialKind,
     pub(crate) secret: &'a str,
+    /// Sent as `Authorization: Bearer` rather than `X-API-Key`.
+    pub(crate) bearer: bool,
 }
 
 /// Why authentication or authorization failed; each maps to one response.
@@ -76,6 +78,7 @@ pub(crate) fn extract<'a>(
         return Ok(Some(Presented {
             kind: CredentialKind::ApiKey,
             secret,
+            bearer: false,
         }));
     }
     let Some(raw) = authorizations.first() else {
@@ -103,7 +106,11 @@ pub(crate) fn extract<'a>(
             prefixes.api_key, prefixes.oauth_token
         )));
     };
-    Ok(Some(Presented { kind, secret }))
+    Ok(Some(Presented {
+        kind,
+        secret,
+        bearer: true,
+    }))
 }
 
 /// Step 3 and 4: look the credential up and check it against the operation.
@@ -120,6 +127,15 @@ pub(crate) fn authenticate(
                 .into(),
         ));
     };
+    if *policy == CredentialPolicy::ApiKeyOnly
+        && presented.bearer
+        && presented.kind == CredentialKind::ApiKey
+    {
+        return Err(AuthFailure::Invalid(format!(
+            "This operation accepts API keys in the {X_API_KEY} header only; send \
+             {X_API_KEY}: <key> instead of {AUTHORIZATION}: Bearer."
+        )));
+    }
     let record = store
         .lookup(presented.secret)
         .filter(|record| record.kind == presented.kind)

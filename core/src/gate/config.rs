@@ -121,6 +121,7 @@ impl Default for IndexSettings {
 
 /// Why a configuration was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum GateConfigError {
     /// A field is empty or malformed.
     #[error("gate configuration `{field}`: {problem}")]
@@ -203,6 +204,42 @@ impl GateConfig {
             return field("realm", "must not contain quotes or backslashes");
         }
         self.egress_segments()?;
+        self.check_sunset_notice()
+    }
+
+    /// Every `Sunset` the configuration announces comes at least
+    /// `minimum_sunset_notice_days` after its `Deprecation` (and never
+    /// before it, when no minimum is advertised), as the index promises.
+    fn check_sunset_notice(&self) -> Result<(), GateConfigError> {
+        let days = self.index.minimum_sunset_notice_days.unwrap_or(0).max(0);
+        let notice = u64::try_from(days).unwrap_or(0).saturating_mul(86_400);
+        let notices = self
+            .version_deprecation
+            .iter()
+            .map(|notice| ("version_deprecation".to_owned(), notice))
+            .chain(self.catalogue.operations().iter().filter_map(|operation| {
+                operation
+                    .deprecation
+                    .as_ref()
+                    .map(|notice| (format!("operation {:?}", operation.id), notice))
+            }));
+        for (whose, deprecation) in notices {
+            let Some(sunset_at) = deprecation.sunset_at else {
+                continue;
+            };
+            let earliest = deprecation.deprecated_at.saturating_add(notice);
+            if sunset_at < earliest {
+                return Err(GateConfigError::Field {
+                    field: "deprecation",
+                    problem: format!(
+                        "{whose}: the sunset ({sunset_at}, Unix s) must come at least {days} \
+                         day(s) after the deprecation ({}, Unix s), i.e. at {earliest} or later, \
+                         as index.minimum_sunset_notice_days advertises",
+                        deprecation.deprecated_at
+                    ),
+                });
+            }
+        }
         Ok(())
     }
 

@@ -4,9 +4,9 @@
 //! route → credential → authenticate → authorize → rate limits →
 //! validate → (caller's) resource answer → response bytes and headers.
 //!
-//! * [`config`]: [`GateConfig`] and the index settings it builds the
+//! * [`GateConfig`] and the index settings ([`IndexSettings`]) it builds the
 //!   `ApiIndex` from.
-//! * [`request`] / [`response`]: plain owned request and response values.
+//! * [`GateRequest`] / [`GateResponse`]: plain owned request and response values.
 //! * [`PendingLimits`]: step 5 as a value. [`Gate::prepare`] stops before
 //!   the limits and hands them over; the caller checks them in any store
 //!   (sync or async) and calls [`PendingLimits::resume`]. [`Gate::decide`]
@@ -34,13 +34,13 @@
 mod admitted;
 mod auth;
 mod bodies;
-pub mod config;
+mod config;
 pub mod demo;
 mod headers;
 mod pending;
 mod pipeline;
-pub mod request;
-pub mod response;
+mod request;
+mod response;
 mod route;
 mod validate;
 

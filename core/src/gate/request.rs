@@ -1,7 +1,10 @@
-//! The request the caller hands the gate: plain owned data.
+//! The request the caller hands the gate: plain owned data. Its `Debug`
+//! redacts credential headers; its `Display` shows method and path only.
+
+use crate::model::credential::RedactedHeaders;
 
 /// One HTTP request as the gate sees it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct GateRequest {
     /// The method, e.g. `GET` (compared case-sensitively, as HTTP does).
     pub method: String,
@@ -38,6 +41,19 @@ impl GateRequest {
             .iter()
             .filter(move |(candidate, _)| candidate.eq_ignore_ascii_case(name))
             .map(|(_, value)| value.as_slice())
+    }
+}
+
+impl std::fmt::Debug for GateRequest {
+    /// Every field, with the values of `X-API-Key` and `Authorization`
+    /// shown as `<redacted>`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GateRequest")
+            .field("method", &self.method)
+            .field("target", &String::from_utf8_lossy(&self.target))
+            .field("headers", &RedactedHeaders(&self.headers))
+            .field("client_ip", &self.client_ip)
+            .finish()
     }
 }
 

@@ -70,6 +70,7 @@ impl Default for ParamNames {
 
 /// Why a catalogue was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum CatalogueError {
     /// Two operations share an id.
     #[error("operation id {0:?} is defined twice; every operationId must be unique")]

@@ -10,10 +10,12 @@ pub type OperationId = String;
 /// Which credentials an operation accepts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum CredentialPolicy {
     /// No credential needed; callers are counted per client IP.
     Public,
-    /// API keys only (`X-API-Key`, or a bearer token with the key prefix).
+    /// API keys only, in the `X-API-Key` header only (the spec documents
+    /// these operations "with the API key form only").
     ApiKeyOnly,
     /// API keys, or OAuth tokens holding `scope` when one is named.
     #[serde(rename = "api_key_or_oauth")]
@@ -26,6 +28,7 @@ pub enum CredentialPolicy {
 /// How a successful payload is sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Envelope {
     /// Wrapped as `{"data": <payload>}`.
     Data,
@@ -38,6 +41,7 @@ pub enum Envelope {
 /// Whom an extra limit counts against.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", content = "name", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum LimitSubject {
     /// The authenticated user (shared by all of that user's credentials).
     User,

@@ -38,6 +38,7 @@ pub enum ParamRole {
 /// The type and bounds of one parameter.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ParamKind {
     /// A non-negative integer in canonical decimal form within `min..=max`.
     Integer {
@@ -121,10 +122,16 @@ pub struct Params {
 impl Params {
     /// Records a validated value for the parameter described by `spec`.
     pub(crate) fn insert(&mut self, spec: &ParamSpec, value: ParamValue) {
-        if spec.role != ParamRole::Custom {
-            self.roles.insert(spec.role, spec.name.clone());
+        self.set(spec.role, &spec.name, value);
+    }
+
+    /// Sets the parameter `name` playing `role` (for callers that build
+    /// parameters without a query, such as a simulation's expected order).
+    pub fn set(&mut self, role: ParamRole, name: &str, value: ParamValue) {
+        if role != ParamRole::Custom {
+            self.roles.insert(role, name.to_owned());
         }
-        self.values.insert(spec.name.clone(), value);
+        self.values.insert(name.to_owned(), value);
     }
 
     /// The value of the parameter called `name`, if present or defaulted.
@@ -137,6 +144,12 @@ impl Params {
         self.values
             .iter()
             .map(|(name, value)| (name.as_str(), value))
+    }
+
+    /// The name of the parameter playing `role` in this request's
+    /// operation, when it was given or defaulted.
+    pub fn name_of(&self, role: ParamRole) -> Option<&str> {
+        self.roles.get(&role).map(String::as_str)
     }
 
     /// The value of the parameter playing `role`, if any.

@@ -174,10 +174,22 @@ fn parameters_follow_the_catalogue_and_options() {
     assert_eq!(connections[1]["name"], "entity_id");
     assert_eq!(connections[1]["required"], true);
     assert_eq!(connections[3]["schema"]["maximum"], 500);
+    // A JSON text in a string (issue 19): generators keep string parameters.
     assert_eq!(
-        connections[4]["content"],
-        json!({"application/json": {"schema": {"type": "object"}, "example": {"city": "Paris"}}})
+        connections[4],
+        json!({
+            "name": "filter", "in": "query", "required": false,
+            "description": "Filter understood by the connection, as JSON. A JSON text \
+                (percent-encoded in the query), at most 8192 bytes, nested at most 32 deep.",
+            "schema": {
+                "type": "string", "minLength": 1,
+                "contentMediaType": "application/json",
+                "contentSchema": {"type": "object"}
+            },
+            "example": "{\"city\":\"Paris\"}"
+        })
     );
+    assert!(connections[4].get("content").is_none());
     assert_eq!(
         connections[5],
         json!({
@@ -320,4 +332,96 @@ fn generation_is_deterministic() {
     );
     let parsed: Value = serde_json::from_slice(&document_bytes(&config, &options)).unwrap();
     assert_eq!(parsed, document(&config, &options));
+}
+
+#[test]
+fn json_parameters_are_strings_everywhere() {
+    // Every parameter of every operation has a `schema` and no `content`,
+    // so that generators keep it; JSON-carrying ones say so by media type.
+    let doc = doc();
+    let mut json_params = 0;
+    for item in doc["paths"].as_object().unwrap().values() {
+        for (method, operation) in item.as_object().unwrap() {
+            if method == "servers" {
+                continue;
+            }
+            for parameter in operation["parameters"].as_array().unwrap() {
+                assert!(parameter.get("content").is_none(), "{parameter}");
+                let schema = &parameter["schema"];
+                assert!(schema.is_object(), "{parameter}");
+                if schema.get("contentMediaType").is_some() {
+                    assert_eq!(schema["type"], "string");
+                    assert_eq!(schema["contentMediaType"], "application/json");
+                    assert_eq!(schema["contentSchema"], json!({}));
+                    json_params += 1;
+                }
+            }
+        }
+    }
+    // `filter` on the connection read and on its stable-egress twin.
+    assert_eq!(json_params, 2);
+}
+
+#[test]
+fn license_contact_and_tag_descriptions() {
+    let doc = doc();
+    assert_eq!(
+        doc["info"]["license"],
+        json!({"name": "MIT OR Apache-2.0", "identifier": "MIT OR Apache-2.0"})
+    );
+    assert_eq!(
+        doc["info"]["contact"]["url"],
+        GateConfig::default().index.developers_url
+    );
+    let tags = doc["tags"].as_array().unwrap();
+    let names: Vec<&Value> = tags.iter().map(|tag| &tag["name"]).collect();
+    assert_eq!(names, ["Discovery", "Tables", "Connections"]);
+    for tag in tags {
+        assert!(
+            tag["description"].as_str().is_some_and(|d| d.len() > 10),
+            "{tag}"
+        );
+    }
+}
+
+#[test]
+fn every_response_has_an_example() {
+    let mut options = OpenApiOptions::default();
+    options
+        .response_examples
+        .insert("listTableRecords".into(), json!({"data": [{"total": 120}]}));
+    let doc = document(&GateConfig::default(), &options);
+    let mut count = 0;
+    for item in doc["paths"].as_object().unwrap().values() {
+        for response in item["get"]["responses"].as_object().unwrap().values() {
+            assert!(
+                !response["content"]["application/json"]["example"].is_null(),
+                "{response}"
+            );
+            count += 1;
+        }
+    }
+    // 4 + 7 + 7 + 7 responses (see every_response_the_gate_can_give).
+    assert_eq!(count, 25);
+    let get = |path: &str, status: &str| {
+        doc["paths"][path]["get"]["responses"][status]["content"]["application/json"]["example"]
+            .clone()
+    };
+    assert_eq!(
+        get("/api/v1/tables/{id}", "200"),
+        json!({"data": [{"total": 120}]})
+    );
+    assert_eq!(
+        get("/api/v1/connections/{connection_id}/records", "200"),
+        json!([])
+    );
+    // The index example is the index this configuration serves.
+    let index = GateConfig::default().build_index().unwrap();
+    assert_eq!(get("/api/v1", "200"), serde_json::to_value(index).unwrap());
+    assert_eq!(get("/api/v1/tables/{id}", "429")["status"], 429);
+    assert_eq!(get("/api/v1/tables/{id}", "429")["limit"], "credential");
+    assert_eq!(
+        get("/api/v1/tables/{id}", "400")["errors"][0]["parameter"],
+        "limit"
+    );
 }

@@ -1,15 +1,16 @@
 //! The simulated server's data: tables, connection records and runs, held
 //! in memory and answered to the gate as [`ResourceAnswer`]s (raw JSON
-//! arrays or objects), with the read semantics of the spec: `order_by`,
-//! direction, `after` ("greater than", only with `order_by`), offset, limit.
+//! arrays or objects). Records are served by [`crate::records`], the one
+//! record-serving semantics every server on the gate shares.
 
 use super::config::GET_RUN;
 use crate::gate::{Admitted, ResourceAnswer};
 use crate::model::catalogue::ids;
+use crate::model::{ParamRole, ParamValue, Params};
+use crate::records::{self, Record};
 use crate::UnixMillis;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
 /// A simulated run: `running` until `finishes_after_ms` after the
@@ -68,21 +69,40 @@ impl Dataset {
         self
     }
 
-    /// A table's records in the order a complete read must deliver them.
+    /// A table's records in the order a complete read must deliver them
+    /// (the order [`records::table_order`] serves).
     pub fn table_in_order(
         &self,
         table: &str,
         order_by: Option<&str>,
         descending: bool,
     ) -> Vec<Value> {
-        let mut records = self.tables.get(table).cloned().unwrap_or_default();
+        let records = to_records(
+            self.tables
+                .get(table)
+                .map(Vec::as_slice)
+                .unwrap_or_default(),
+        );
+        let mut params = Params::default();
         if let Some(column) = order_by {
-            records.sort_by(|a, b| compare(&a[column], &b[column]));
-            if descending {
-                records.reverse();
-            }
+            params.set(
+                ParamRole::OrderBy,
+                "order_by",
+                ParamValue::Text(column.into()),
+            );
         }
-        records
+        if descending {
+            params.set(
+                ParamRole::Direction,
+                "direction",
+                ParamValue::Text("desc".into()),
+            );
+        }
+        let order = records::table_order(&records, &params);
+        order
+            .into_iter()
+            .map(|record| Value::Object(record.fields().clone()))
+            .collect()
     }
 
     /// The answer to an admitted request at `now` (`start`: the simulation's start).
@@ -93,36 +113,29 @@ impl Dataset {
         now: UnixMillis,
     ) -> ResourceAnswer {
         let params = admitted.params();
-        let page = |records: Vec<Value>| {
-            let offset = usize::try_from(params.offset().unwrap_or(0)).unwrap_or(usize::MAX);
-            let limit = usize::try_from(params.limit().unwrap_or(100)).unwrap_or(usize::MAX);
-            let slice: Vec<Value> = records.into_iter().skip(offset).take(limit).collect();
-            ResourceAnswer::Found(serde_json::to_vec(&slice).unwrap_or_default())
-        };
         match admitted.operation_id() {
             ids::LIST_TABLE_RECORDS => {
                 let table = admitted.path_param("id").unwrap_or_default();
-                if !self.tables.contains_key(table) {
-                    return ResourceAnswer::NotFound;
+                match self.tables.get(table) {
+                    None => ResourceAnswer::NotFound,
+                    Some(values) => {
+                        ResourceAnswer::Found(records::table_page(&to_records(values), params))
+                    }
                 }
-                let order_by = params.order_by();
-                let mut records = self.table_in_order(table, order_by, params.descending());
-                if let (Some(column), Some(after)) = (order_by, params.after()) {
-                    records.retain(|record| greater_than(&record[column], after));
-                }
-                page(records)
             }
             ids::LIST_CONNECTION_RECORDS => {
                 let connection = admitted.path_param("connection_id").unwrap_or_default();
-                match self.connections.get(connection) {
-                    None => ResourceAnswer::NotFound,
-                    Some(entities) => page(
-                        params
-                            .entity_id()
-                            .and_then(|entity| entities.get(entity))
-                            .cloned()
-                            .unwrap_or_default(),
-                    ),
+                let Some(entities) = self.connections.get(connection) else {
+                    return ResourceAnswer::NotFound;
+                };
+                let values = params
+                    .entity_id()
+                    .and_then(|entity| entities.get(entity))
+                    .map(Vec::as_slice)
+                    .unwrap_or_default();
+                match records::connection_page(&to_records(values), params) {
+                    Ok(page) => ResourceAnswer::Found(page),
+                    Err(problem) => ResourceAnswer::Invalid(vec![problem]),
                 }
             }
             GET_RUN => {
@@ -152,30 +165,6 @@ impl Dataset {
     }
 }
 
-/// Orders JSON values: numbers numerically, strings by bytes, other kinds after.
-fn compare(a: &Value, b: &Value) -> Ordering {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => x
-            .as_f64()
-            .partial_cmp(&y.as_f64())
-            .unwrap_or(Ordering::Equal),
-        (Value::String(x), Value::String(y)) => x.cmp(y),
-        (Value::Number(_), _) => Ordering::Less,
-        (_, Value::Number(_)) => Ordering::Greater,
-        (Value::String(_), _) => Ordering::Less,
-        (_, Value::String(_)) => Ordering::Greater,
-        _ => Ordering::Equal,
-    }
-}
-
-/// Whether `value` is greater than the `after` text (numerically for numbers).
-fn greater_than(value: &Value, after: &str) -> bool {
-    match value {
-        Value::Number(number) => match (number.as_f64(), after.parse::<f64>()) {
-            (Some(x), Ok(y)) => x > y,
-            _ => false,
-        },
-        Value::String(text) => text.as_str() > after,
-        _ => false,
-    }
+fn to_records(values: &[Value]) -> Vec<Record> {
+    values.iter().cloned().map(Record::from_value).collect()
 }

@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora of the fuzz targets from the conformance vectors.
+
+Usage: fuzz/seeds.py OUT_DIR    (one directory per target under OUT_DIR)
+
+Every seed is derived from tests/vectors/*.json, in the input format of its
+target (see fuzz/src/lib.rs): gate requests as request heads, client
+responses as status + headers + body, header lists as header lines, index
+bodies and gate configurations as JSON. Re-running it gives the same files.
+"""
+import hashlib
+import json
+import pathlib
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+VECTORS = ROOT / "tests" / "vectors"
+
+
+def load(name):
+    return json.loads((VECTORS / name).read_text(encoding="utf-8"))
+
+
+def head(first, headers, body=b""):
+    lines = [first.encode() if isinstance(first, str) else first]
+    for name, value in headers:
+        lines.append(f"{name}: {value}".encode())
+    return b"\n".join(lines) + b"\n\n" + body
+
+
+def main(out):
+    seeds = {}
+
+    def add(target, data):
+        if isinstance(data, str):
+            data = data.encode()
+        seeds.setdefault(target, set()).add(data)
+
+    for path in sorted(VECTORS.glob("gate-*.json")):
+        vectors = json.loads(path.read_text(encoding="utf-8"))
+        if vectors.get("config") is not None:
+            add("gate_config_json", json.dumps(vectors["config"]))
+        for case in vectors["cases"]:
+            for step in case["steps"]:
+                request = step["request"]
+                if "target_hex" in request:
+                    target = bytes.fromhex(request["target_hex"])
+                else:
+                    target = request["target"].encode()
+                first = b" ".join([
+                    request.get("method", "GET").encode(), target,
+                    str(step["at"]).encode(), request.get("client_ip", "203.0.113.7").encode(),
+                ])
+                resource = step.get("resource") or {}
+                body = resource.get("payload", "").encode()
+                add("gate_decide", head(first, request.get("headers", []), body))
+                query = target.partition(b"?")[2]
+                if query:
+                    add("query_parser", query)
+                expect = step.get("expect") or {}
+                if "body" in expect:
+                    headers = expect.get("headers", [])
+                    add("client_interpret", head(str(expect["status"]), headers, expect["body"].encode()))
+                    add("ratelimit_headers", head(str(step["at"]), headers))
+                    if expect["status"] == 200 and target.split(b"?")[0].rstrip(b"/").count(b"/") == 2:
+                        add("api_index_json", expect["body"])
+    add("gate_config_json", "{}")
+
+    for case in load("client-interpret.json")["cases"]:
+        given = case["input"]
+        add("client_interpret", head(str(given["status"]), given.get("headers", []), given.get("body", "").encode()))
+    for name in ("client-ratelimit.json", "client-throttle.json"):
+        for case in load(name)["cases"]:
+            given = case["input"]
+            steps = given.get("steps") or [{"response": given}]
+            for step in steps:
+                response = step.get("response")
+                if not response:
+                    continue
+                headers = response.get("headers", [])
+                add("ratelimit_headers", head(str(response.get("now", 0)), headers))
+                for header, value in headers:
+                    low = header.lower()
+                    if low in ("ratelimit", "ratelimit-policy"):
+                        add("structured_fields", value)
+                    if low == "retry-after":
+                        date = next((v for h, v in headers if h.lower() == "date"), "")
+                        add("retry_after", value + ("\n" + date if date else ""))
+    for case in load("client-deprecation.json")["cases"]:
+        headers = case["input"]["headers"]
+        links = [v for h, v in headers if h.lower() == "link"]
+        add("deprecation_link", head(links[0] if links else "", headers))
+        for header, value in headers:
+            if header.lower() == "sunset":
+                add("retry_after", value)
+    add("structured_fields", '"default";q=100;w=60')
+    add("structured_fields", '"default";r=42;t=17')
+
+    for target, items in sorted(seeds.items()):
+        directory = pathlib.Path(out) / target
+        directory.mkdir(parents=True, exist_ok=True)
+        for data in sorted(items):
+            (directory / hashlib.sha1(data).hexdigest()).write_bytes(data)
+    for target, items in sorted(seeds.items()):
+        print(f"{target}: {len(items)} seeds")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: fuzz/seeds.py OUT_DIR")
+    main(sys.argv[1])
