@@ -16,9 +16,7 @@ use super::validate;
 use crate::limit::{self, LimitAlgorithm, LimiterConfig, RateLimiter};
 use crate::model::header_names::ALLOW;
 use crate::model::index::ApiIndex;
-use crate::model::limits::{
-    AppliedLimit, CredentialFacts, RequestFacts, CLIENT_IP_LIMIT_NAME, CREDENTIAL_LIMIT_NAME,
-};
+use crate::model::limits::{CredentialFacts, RequestFacts};
 use crate::model::operation::DeprecationNotice;
 use crate::model::{
     CredentialPolicy, CredentialRecord, CredentialStore, ErrorBody, InMemoryCredentials, Operation,
@@ -364,18 +362,14 @@ impl Gate {
         headers: Headers,
         body: ErrorBody,
     ) -> PendingLimits {
-        let limit = match base {
-            Base::ClientIp => AppliedLimit {
-                name: CLIENT_IP_LIMIT_NAME.into(),
-                quota: self.config.limits.client_ip,
-                subject: request.client_ip.clone(),
-            },
-            Base::Credential(record) => AppliedLimit {
-                name: CREDENTIAL_LIMIT_NAME.into(),
-                quota: self.config.limits.credential,
-                subject: record.id.clone(),
-            },
+        let credential = match base {
+            Base::ClientIp => None,
+            Base::Credential(record) => Some(CredentialFacts {
+                id: &record.id,
+                user: &record.user,
+            }),
         };
+        let limit = self.config.limits.base(credential, &request.client_ip);
         PendingLimits {
             limits: vec![limit],
             deprecation: self.deprecation_of(operation).copied(),

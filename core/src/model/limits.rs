@@ -128,6 +128,25 @@ impl AppliedLimit {
 }
 
 impl LimitSettings {
+    /// The base limit alone: the credential's when one is established,
+    /// else the client IP's. It is also the one limit a request meets when
+    /// it fails before the limits step (unknown route, 401: per client IP;
+    /// a valid token lacking the scope, 403: per credential).
+    pub fn base(&self, credential: Option<CredentialFacts<'_>>, client_ip: &str) -> AppliedLimit {
+        match credential {
+            Some(credential) => AppliedLimit {
+                name: CREDENTIAL_LIMIT_NAME.into(),
+                quota: self.credential,
+                subject: credential.id.into(),
+            },
+            None => AppliedLimit {
+                name: CLIENT_IP_LIMIT_NAME.into(),
+                quota: self.client_ip,
+                subject: client_ip.into(),
+            },
+        }
+    }
+
     /// Every limit `facts` meets, base limit first, then the operation's
     /// extra limits in catalogue order.
     ///
@@ -143,18 +162,7 @@ impl LimitSettings {
             _ => facts.credential,
         };
         let mut limits = Vec::with_capacity(1 + facts.operation.extra_limits.len());
-        limits.push(match credential {
-            Some(credential) => AppliedLimit {
-                name: CREDENTIAL_LIMIT_NAME.into(),
-                quota: self.credential,
-                subject: credential.id.into(),
-            },
-            None => AppliedLimit {
-                name: CLIENT_IP_LIMIT_NAME.into(),
-                quota: self.client_ip,
-                subject: facts.client_ip.into(),
-            },
-        });
+        limits.push(self.base(credential, facts.client_ip));
         for extra in &facts.operation.extra_limits {
             let subject = match &extra.per {
                 LimitSubject::User => credential.map(|credential| credential.user),
