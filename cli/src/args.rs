@@ -1,0 +1,219 @@
+//! The command line: global options (accepted before and after the
+//! subcommand, each with an environment fallback) and the subcommands.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Where the API is when nothing says otherwise: the local sandbox.
+pub const DEFAULT_BASE_URL: &str = "http://127.0.0.1:8080";
+
+/// acd: the command-line client of the Agent and Connected-Data API.
+///
+/// Every request is throttled to the API's rate limits before it is sent,
+/// retried on 429, 5xx and network failures, and paged for you with --all.
+#[derive(Debug, Parser)]
+#[command(name = "acd", version, propagate_version = true)]
+pub struct Cli {
+    /// Options that apply to every command.
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Options accepted before or after the subcommand.
+#[derive(Debug, Args)]
+pub struct GlobalArgs {
+    /// The API's base URL; its paths (/api/v1/...) hang off it.
+    #[arg(long, global = true, env = "ACD_BASE_URL", value_name = "URL",
+          default_value = DEFAULT_BASE_URL)]
+    pub base_url: String,
+    /// An API key (sent as X-API-Key).
+    #[arg(
+        long,
+        global = true,
+        env = "ACD_API_KEY",
+        value_name = "KEY",
+        hide_env_values = true,
+        allow_hyphen_values = true
+    )]
+    pub api_key: Option<String>,
+    /// An OAuth access token (sent as a bearer token).
+    #[arg(
+        long,
+        global = true,
+        env = "ACD_TOKEN",
+        value_name = "TOKEN",
+        hide_env_values = true,
+        allow_hyphen_values = true
+    )]
+    pub token: Option<String>,
+    /// The overall budget of the command for its waits and retries, in
+    /// seconds [default: the core's default deadline].
+    #[arg(long, global = true, value_name = "SECONDS")]
+    pub deadline: Option<f64>,
+    /// Attempts per request, the first included, 429s included
+    /// [default: the core's default].
+    #[arg(long, global = true, value_name = "N")]
+    pub max_attempts: Option<u32>,
+    /// Before paging (--all), read the API index once so the client paces
+    /// itself to the limit the server advertises instead of the spec's.
+    #[arg(long, global = true)]
+    pub learn_limits: bool,
+    /// One stderr line per HTTP exchange (method, path, status, remaining quota).
+    #[arg(short, long, global = true, conflicts_with = "quiet")]
+    pub verbose: bool,
+    /// No progress or wait lines.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// The API index (GET /api/v1) as JSON.
+    Index,
+    /// Table records.
+    #[command(subcommand)]
+    Tables(TablesCommand),
+    /// Records of a connection.
+    #[command(subcommand)]
+    Connections(ConnectionsCommand),
+    /// Agent runs.
+    #[command(subcommand)]
+    Runs(RunsCommand),
+    /// Any operation, raw: prints the response body.
+    Api(ApiArgs),
+    /// Shell completions.
+    Completions {
+        /// The shell.
+        shell: Shell,
+    },
+}
+
+/// `acd tables ...`.
+#[derive(Debug, Subcommand)]
+pub enum TablesCommand {
+    /// Reads a table's records.
+    Read(TableReadArgs),
+}
+
+/// `acd connections ...`.
+#[derive(Debug, Subcommand)]
+pub enum ConnectionsCommand {
+    /// Reads a connection's records of one entity.
+    Read(ConnectionReadArgs),
+}
+
+/// `acd runs ...`.
+#[derive(Debug, Subcommand)]
+pub enum RunsCommand {
+    /// Waits for a run to end, printing each status change.
+    Wait(RunWaitArgs),
+}
+
+/// Output formats of records.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// One JSON object per line.
+    #[default]
+    Jsonl,
+    /// One JSON array.
+    Json,
+    /// A header row, then one row per record.
+    Csv,
+}
+
+/// Shells with completions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Shell {
+    /// bash.
+    Bash,
+    /// zsh.
+    Zsh,
+    /// fish.
+    Fish,
+}
+
+/// Paging options shared by the record commands.
+#[derive(Debug, Args)]
+pub struct PagingArgs {
+    /// Records of one request (sent as is; checked by the API's rules).
+    #[arg(long, value_name = "N")]
+    pub limit: Option<String>,
+    /// Records to skip.
+    #[arg(long, value_name = "N")]
+    pub offset: Option<String>,
+    /// Every record, page by page.
+    #[arg(long)]
+    pub all: bool,
+    /// Records per page with --all.
+    #[arg(long, value_name = "N")]
+    pub page_size: Option<u64>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Jsonl)]
+    pub format: Format,
+}
+
+/// `acd tables read`.
+#[derive(Debug, Args)]
+pub struct TableReadArgs {
+    /// The table id.
+    pub table: String,
+    /// Paging and output.
+    #[command(flatten)]
+    pub paging: PagingArgs,
+    /// Column to order by.
+    #[arg(long, value_name = "COL")]
+    pub order_by: Option<String>,
+    /// Descending order.
+    #[arg(long)]
+    pub desc: bool,
+    /// Only records whose order value is greater than VALUE.
+    #[arg(long, value_name = "VALUE", allow_hyphen_values = true)]
+    pub after: Option<String>,
+    /// The order column is unique: page by its values (keyset) instead of offsets.
+    #[arg(long)]
+    pub unique_order: bool,
+}
+
+/// `acd connections read`.
+#[derive(Debug, Args)]
+pub struct ConnectionReadArgs {
+    /// The connection id.
+    pub connection: String,
+    /// The entity whose records to read.
+    #[arg(long, value_name = "ID")]
+    pub entity: String,
+    /// A filter, as JSON, understood by the connection.
+    #[arg(long, value_name = "JSON", allow_hyphen_values = true)]
+    pub filter: Option<String>,
+    /// Route the request through the stable egress IP.
+    #[arg(long)]
+    pub stable_egress: bool,
+    /// Paging and output.
+    #[command(flatten)]
+    pub paging: PagingArgs,
+}
+
+/// `acd runs wait`.
+#[derive(Debug, Args)]
+pub struct RunWaitArgs {
+    /// The run id.
+    pub run_id: String,
+    /// Seconds between polls.
+    #[arg(long, value_name = "SECONDS")]
+    pub interval: Option<f64>,
+}
+
+/// `acd api`.
+#[derive(Debug, Args)]
+pub struct ApiArgs {
+    /// The HTTP method, e.g. GET.
+    pub method: String,
+    /// The path under the base URL, e.g. /api/v1/tables/orders?limit=2.
+    pub path: String,
+    /// A JSON body.
+    #[arg(long, value_name = "JSON", allow_hyphen_values = true)]
+    pub data: Option<String>,
+}

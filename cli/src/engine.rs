@@ -1,0 +1,218 @@
+//! The one seam between the command line and acd-core's client driver.
+//!
+//! [`Engine`] owns the core's [`Client`] and the one logical call a command
+//! makes (a single request, a table or connection pager, or a run poller).
+//! It forwards `poll_transmit`, `handle`, `poll_event` and `poll_timeout`;
+//! every rule (building, throttling, retries, paging, interpretation) is the
+//! core's. The one thing it adds is the command's own budget (`--deadline`):
+//! a wait that would end after it is not slept, the call is cancelled and
+//! the command gives up at once. With `--learn-limits` it reads the API
+//! index once before paging, so the core learns the limit the server
+//! advertises (a pager's responses describe only the tightest limit they
+//! pass through).
+
+use acd_core::client::{
+    CallId, Client, ClientConfig, ClientError, ClientRequest, ConnectionPagerOptions, Entropy,
+    Event, GiveUpReason, Outcome, PollOptions, RequestSpec, TablePagerOptions,
+};
+use std::collections::VecDeque;
+
+/// Unix milliseconds, the core's instant.
+pub type Millis = u64;
+
+/// The one logical call of a command.
+#[derive(Debug, Clone)]
+pub enum Job {
+    /// One request.
+    Single(RequestSpec),
+    /// Every record of a table.
+    Table {
+        /// The table id.
+        table: String,
+        /// Paging options.
+        options: TablePagerOptions,
+    },
+    /// Every record of a connection's entity.
+    Connection {
+        /// The connection id.
+        connection: String,
+        /// The entity id.
+        entity: String,
+        /// Paging options.
+        options: ConnectionPagerOptions,
+    },
+    /// Poll a run until it ends.
+    Run {
+        /// The run id.
+        run_id: String,
+        /// Polling options.
+        options: PollOptions,
+    },
+}
+
+/// The client and its one call.
+pub struct Engine {
+    client: Client,
+    id: CallId,
+    /// The index read that precedes paging, and the paging job it precedes.
+    prelude: Option<(CallId, Job)>,
+    deadline_at: Option<Millis>,
+    extra: VecDeque<Event>,
+    over: bool,
+}
+
+/// 32 bytes of OS entropy for the client's jitter and idempotency keys, so
+/// no two processes share them.
+fn os_entropy() -> Entropy {
+    let mut seed = [0u8; 32];
+    if getrandom::fill(&mut seed).is_err() {
+        // No OS entropy: the process id and the clock still differ per run.
+        let fallback = u64::from(std::process::id()) ^ crate::run::now().rotate_left(17);
+        return Entropy::from_seed(fallback);
+    }
+    Entropy(seed)
+}
+
+fn start(client: &mut Client, job: Job) -> Result<CallId, ClientError> {
+    match job {
+        Job::Single(spec) => client.start(spec),
+        Job::Table { table, options } => client.start_table_pager(&table, options),
+        Job::Connection {
+            connection,
+            entity,
+            options,
+        } => client.start_connection_pager(&connection, &entity, options),
+        Job::Run { run_id, options } => client.start_run_poller(&run_id, options),
+    }
+}
+
+impl Engine {
+    /// A client for `config` with its call `job`, validated and built before
+    /// any I/O. `deadline_ms` bounds the whole command's waits from `now`;
+    /// `learn_limits` reads the index before a pager starts.
+    pub fn new(
+        config: ClientConfig,
+        job: Job,
+        deadline_ms: Option<u64>,
+        learn_limits: bool,
+        now: Millis,
+    ) -> Result<Self, ClientError> {
+        let mut client = Client::new(config, os_entropy())?;
+        // Started (so validated and built) before any I/O, in every case.
+        let mut id = start(&mut client, job.clone())?;
+        let mut prelude = None;
+        if learn_limits && matches!(job, Job::Table { .. } | Job::Connection { .. }) {
+            client.cancel(id);
+            id = client.start(RequestSpec::get_api_index())?;
+            prelude = Some((id, job));
+        }
+        Ok(Self {
+            client,
+            id,
+            prelude,
+            deadline_at: deadline_ms.map(|ms| now.saturating_add(ms)),
+            extra: VecDeque::new(),
+            over: false,
+        })
+    }
+
+    /// The request to send now, if any (the send is recorded at `now`).
+    pub fn poll_transmit(&mut self, now: Millis) -> Option<ClientRequest> {
+        if self.over {
+            return None;
+        }
+        self.client
+            .poll_transmit(now)
+            .map(|transmit| transmit.request)
+    }
+
+    /// How the attempt in flight ended.
+    pub fn handle(&mut self, outcome: Outcome, now: Millis) {
+        // Err is misuse only (no attempt in flight), which this loop never does.
+        let _ = self.client.handle(self.id, outcome, now);
+    }
+
+    /// The next event of the call, in order.
+    pub fn poll_event(&mut self, now: Millis) -> Option<Event> {
+        if let Some(event) = self.extra.pop_front() {
+            return Some(event);
+        }
+        if self.over {
+            return None;
+        }
+        let (id, event) = self.client.poll_event()?;
+        if let Some((prelude, _)) = &self.prelude {
+            if id == *prelude {
+                return self.prelude_event(event, now);
+            }
+        }
+        match event {
+            Event::Waiting {
+                until, ref limit, ..
+            } => match self.deadline_at {
+                Some(deadline_at) if until > deadline_at => {
+                    let what = limit.as_ref().map(crate::report::describe_limit);
+                    self.give_up(deadline_at, until, now, what);
+                    self.extra.pop_front()
+                }
+                _ => Some(event),
+            },
+            Event::Done | Event::Failed(_) => {
+                self.over = true;
+                Some(event)
+            }
+            other => Some(other),
+        }
+    }
+
+    /// The index read before paging: its waits show, its result only
+    /// teaches the client; whatever its end, paging starts then.
+    fn prelude_event(&mut self, event: Event, now: Millis) -> Option<Event> {
+        match event {
+            Event::Done | Event::Failed(_) => {
+                if let Some((_, job)) = self.prelude.take() {
+                    match start(&mut self.client, job) {
+                        Ok(id) => self.id = id,
+                        Err(error) => {
+                            self.over = true;
+                            return Some(Event::Failed(error));
+                        }
+                    }
+                }
+                self.poll_event(now)
+            }
+            Event::Waiting { .. } => Some(event),
+            _ => self.poll_event(now),
+        }
+    }
+
+    /// A wait past the command's deadline: cancel the call and end it here.
+    fn give_up(&mut self, deadline_at: Millis, until: Millis, now: Millis, what: Option<String>) {
+        self.client.cancel(self.id);
+        self.over = true;
+        let wait = until.saturating_sub(now) as f64 / 1000.0;
+        self.extra.push_back(Event::Failed(ClientError::GaveUp {
+            reason: GiveUpReason::Deadline {
+                deadline_at,
+                next_at: until,
+            },
+            attempts: 0,
+            last: Box::new(ClientError::InvalidConfig {
+                field: "deadline".into(),
+                problem: format!(
+                    "a wait of {wait:.1} s{} does not fit in what is left of it",
+                    what.map(|what| format!(" for {what}")).unwrap_or_default()
+                ),
+            }),
+        }));
+    }
+
+    /// When `poll_transmit` may have something new.
+    pub fn poll_timeout(&self) -> Option<Millis> {
+        if self.over {
+            None
+        } else {
+            self.client.poll_timeout()
+        }
+    }
+}

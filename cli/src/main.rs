@@ -1,0 +1,88 @@
+//! `acd`: the command-line client of the Agent and Connected-Data API.
+//!
+//! Every request is built, throttled, retried, paged and interpreted by
+//! acd-core's client role; this binary parses the command line, moves bytes
+//! over HTTP, sleeps where the core says and prints the results.
+//!
+//! Exit status: 0 success; 1 the API answered an error that is not retried,
+//! or a response broke the spec; 2 bad command line or configuration
+//! (nothing was sent); 3 gave up (attempts or deadline used up); 130
+//! interrupted.
+#![forbid(unsafe_code)]
+
+mod args;
+mod engine;
+mod exit;
+mod interrupt;
+mod output;
+mod report;
+mod run;
+mod setup;
+mod transport;
+
+use args::{Cli, Command, Shell};
+use clap::{CommandFactory, Parser};
+use report::{Reporter, Verbosity};
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            // Help and version go to stdout with status 0; usage errors to
+            // stderr with status 2.
+            let _ = error.print();
+            return ExitCode::from(if error.use_stderr() {
+                exit::USAGE
+            } else {
+                exit::SUCCESS
+            });
+        }
+    };
+    if let Command::Completions { shell } = &cli.command {
+        completions(*shell);
+        return ExitCode::from(exit::SUCCESS);
+    }
+    let verbosity = if cli.global.quiet {
+        Verbosity::Quiet
+    } else if cli.global.verbose {
+        Verbosity::Verbose
+    } else {
+        Verbosity::Normal
+    };
+    let mut reporter = Reporter::new(verbosity);
+    let plan = match setup::plan(&cli) {
+        Ok(plan) => plan,
+        Err(error) => {
+            reporter.say(&format!("error: {error}"));
+            return ExitCode::from(exit::USAGE);
+        }
+    };
+    let interrupt = interrupt::Interrupt::install();
+    let code = match run::execute(plan, &mut reporter, &interrupt) {
+        Ok(()) => exit::SUCCESS,
+        Err(failure) => {
+            let (code, message) = exit::describe(&failure);
+            if let Some(message) = message {
+                reporter.say(&message);
+            }
+            code
+        }
+    };
+    reporter.finish();
+    ExitCode::from(code)
+}
+
+fn completions(shell: Shell) {
+    let generator = match shell {
+        Shell::Bash => clap_complete::Shell::Bash,
+        Shell::Zsh => clap_complete::Shell::Zsh,
+        Shell::Fish => clap_complete::Shell::Fish,
+    };
+    clap_complete::generate(
+        generator,
+        &mut Cli::command(),
+        "acd",
+        &mut std::io::stdout(),
+    );
+}

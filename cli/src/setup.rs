@@ -1,0 +1,349 @@
+//! From the parsed command line to what the engine needs: the client's
+//! configuration (base URL, credential, retry policy) and the command's one
+//! call. Everything here fails before any request is sent (exit status 2).
+
+use crate::args::{Cli, Command, ConnectionReadArgs, Format, PagingArgs, TableReadArgs};
+use crate::engine::Job;
+use acd_core::client::{
+    ClientConfig, ClientCredential, ConnectionPagerOptions, EgressMode, PollOptions, RequestSpec,
+    TablePagerOptions,
+};
+use acd_core::model::operation::{CredentialPolicy, Envelope, PathTemplate};
+use acd_core::model::query::decode_component;
+use acd_core::model::{Operation, ParamRole};
+
+/// A command line or configuration that cannot run.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct SetupError(pub String);
+
+fn fail<T>(message: impl Into<String>) -> Result<T, SetupError> {
+    Err(SetupError(message.into()))
+}
+
+/// What the command prints on success.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Printing {
+    /// Records, in this format.
+    Records(Format),
+    /// The response body as received.
+    Body,
+    /// The final run object.
+    Run,
+}
+
+/// Everything a command needs to run.
+#[derive(Debug)]
+pub struct Plan {
+    /// The client's configuration.
+    pub config: ClientConfig,
+    /// The call.
+    pub job: Job,
+    /// What to print.
+    pub printing: Printing,
+    /// The command's budget for waits and retries, if given.
+    pub deadline_ms: Option<u64>,
+    /// Read the index before paging, to learn the advertised limit.
+    pub learn_limits: bool,
+}
+
+/// The id under which the command-line credential is configured.
+const CREDENTIAL_ID: &str = "cli";
+/// The user the credential is modelled as (limits per user are shared by
+/// every credential of one user inside one client; there is only one here).
+const CREDENTIAL_USER: &str = "cli-user";
+
+/// Builds the plan of `cli`'s command.
+pub fn plan(cli: &Cli) -> Result<Plan, SetupError> {
+    let global = &cli.global;
+    let mut config = ClientConfig {
+        base_url: global.base_url.trim_end_matches('/').to_owned(),
+        stable_egress_url: None,
+        ..ClientConfig::default()
+    };
+    if ureq::http::Uri::try_from(config.base_url.as_str()).is_err() {
+        return fail(format!(
+            "--base-url {:?} is not a URL; give one like {}",
+            global.base_url,
+            crate::args::DEFAULT_BASE_URL
+        ));
+    }
+    match (&global.api_key, &global.token) {
+        (Some(_), Some(_)) => {
+            return fail(
+                "--api-key and --token (or ACD_API_KEY and ACD_TOKEN) are both set; give only one",
+            )
+        }
+        (Some(key), None) => config.credentials.push(ClientCredential::api_key(
+            CREDENTIAL_ID,
+            key.as_str(),
+            CREDENTIAL_USER,
+        )),
+        (None, Some(token)) => config.credentials.push(ClientCredential::oauth_token(
+            CREDENTIAL_ID,
+            token.as_str(),
+            CREDENTIAL_USER,
+        )),
+        (None, None) => {}
+    }
+    if let Some(attempts) = global.max_attempts {
+        config.retry.max_attempts = attempts;
+    }
+    let deadline_ms = match global.deadline {
+        None => None,
+        Some(seconds) if seconds.is_finite() && seconds >= 0.0 => {
+            let ms = (seconds * 1000.0).round() as u64;
+            config.retry.deadline_ms = ms;
+            config.retry.max_retry_after_ms = ms;
+            Some(ms)
+        }
+        Some(_) => return fail("--deadline must be a number of seconds, 0 or more"),
+    };
+    let (job, printing) = match &cli.command {
+        Command::Index => (Job::Single(RequestSpec::get_api_index()), Printing::Body),
+        Command::Tables(crate::args::TablesCommand::Read(args)) => table_job(args)?,
+        Command::Connections(crate::args::ConnectionsCommand::Read(args)) => connection_job(args)?,
+        Command::Runs(crate::args::RunsCommand::Wait(args)) => {
+            add_operation(&mut config, acd_core::sim::run_operation());
+            let mut options = PollOptions::default();
+            if let Some(seconds) = args.interval {
+                if !(seconds.is_finite() && seconds > 0.0) {
+                    return fail("--interval must be a number of seconds above 0");
+                }
+                options.interval_ms = (seconds * 1000.0).round().max(1.0) as u64;
+            }
+            if let Some(ms) = deadline_ms {
+                options.deadline_ms = ms;
+            }
+            let job = Job::Run {
+                run_id: args.run_id.clone(),
+                options,
+            };
+            (job, Printing::Run)
+        }
+        Command::Api(args) => (
+            Job::Single(raw_spec(
+                &mut config,
+                &args.method,
+                &args.path,
+                args.data.as_deref(),
+            )?),
+            Printing::Body,
+        ),
+        Command::Completions { .. } => return fail("completions need no request"),
+    };
+    Ok(Plan {
+        config,
+        job,
+        printing,
+        deadline_ms,
+        learn_limits: global.learn_limits,
+    })
+}
+
+fn no_offset_with_all(paging: &PagingArgs) -> Result<(), SetupError> {
+    if paging.all && paging.offset.is_some() {
+        return fail("--offset cannot be combined with --all, which reads from the first record");
+    }
+    Ok(())
+}
+
+/// The page size of `--all`: `--page-size`, else `--limit`, else the core's default.
+fn page_size(paging: &PagingArgs, default: u64) -> Result<u64, SetupError> {
+    match (paging.page_size, &paging.limit) {
+        (Some(size), _) => Ok(size),
+        (None, Some(limit)) => limit.parse().or_else(|_| {
+            fail(format!(
+                "--limit {limit:?} is not a whole number; give the page size as digits"
+            ))
+        }),
+        (None, None) => Ok(default),
+    }
+}
+
+fn table_job(args: &TableReadArgs) -> Result<(Job, Printing), SetupError> {
+    let paging = &args.paging;
+    let printing = Printing::Records(paging.format);
+    if !paging.all {
+        let mut spec = RequestSpec::list_table_records(args.table.clone());
+        spec = with_paging(spec, paging);
+        if let Some(column) = &args.order_by {
+            spec = spec.param(ParamRole::OrderBy, column.clone());
+        }
+        if args.desc {
+            spec = spec.param(ParamRole::Direction, "desc");
+        }
+        if let Some(after) = &args.after {
+            spec = spec.param(ParamRole::After, after.clone());
+        }
+        return Ok((Job::Single(spec), printing));
+    }
+    no_offset_with_all(paging)?;
+    if args.after.is_some() {
+        return fail("--after cannot be combined with --all, which reads from the first record");
+    }
+    let defaults = TablePagerOptions::default();
+    let options = TablePagerOptions {
+        page_size: page_size(paging, defaults.page_size)?,
+        order_by: args.order_by.clone(),
+        descending: args.desc,
+        unique_order: args.unique_order,
+        ..defaults
+    };
+    let job = Job::Table {
+        table: args.table.clone(),
+        options,
+    };
+    Ok((job, printing))
+}
+
+fn connection_job(args: &ConnectionReadArgs) -> Result<(Job, Printing), SetupError> {
+    let paging = &args.paging;
+    let printing = Printing::Records(paging.format);
+    if let Some(filter) = &args.filter {
+        if let Err(error) = serde_json::from_str::<serde::de::IgnoredAny>(filter) {
+            return fail(format!("--filter is not JSON ({error}); give a JSON value"));
+        }
+    }
+    let egress = if args.stable_egress {
+        EgressMode::Header
+    } else {
+        EgressMode::Default
+    };
+    if !paging.all {
+        let mut spec =
+            RequestSpec::list_connection_records(args.connection.clone(), args.entity.clone())
+                .egress(egress);
+        spec = with_paging(spec, paging);
+        if let Some(filter) = &args.filter {
+            spec = spec.param(ParamRole::Filter, filter.clone());
+        }
+        return Ok((Job::Single(spec), printing));
+    }
+    no_offset_with_all(paging)?;
+    let defaults = ConnectionPagerOptions::default();
+    let options = ConnectionPagerOptions {
+        page_size: page_size(paging, defaults.page_size)?,
+        filter: args.filter.clone(),
+        egress,
+        ..defaults
+    };
+    let job = Job::Connection {
+        connection: args.connection.clone(),
+        entity: args.entity.clone(),
+        options,
+    };
+    Ok((job, printing))
+}
+
+fn with_paging(mut spec: RequestSpec, paging: &PagingArgs) -> RequestSpec {
+    if let Some(limit) = &paging.limit {
+        spec = spec.param(ParamRole::Limit, limit.clone());
+    }
+    if let Some(offset) = &paging.offset {
+        spec = spec.param(ParamRole::Offset, offset.clone());
+    }
+    spec
+}
+
+fn add_operation(config: &mut ClientConfig, operation: Operation) {
+    if config.catalogue.get(&operation.id).is_none() {
+        // Ids and routes of the added operations are distinct from the
+        // standard ones, so adding cannot fail.
+        let _ = config.catalogue.add(operation);
+    }
+}
+
+/// The id of an operation `acd api` calls that the catalogue does not know.
+const RAW_OPERATION: &str = "acdApiRaw";
+
+/// `acd api METHOD PATH`: the catalogue's operation for the route when it
+/// has one (so its limits and validators apply), else an ad-hoc one.
+fn raw_spec(
+    config: &mut ClientConfig,
+    method: &str,
+    path: &str,
+    data: Option<&str>,
+) -> Result<RequestSpec, SetupError> {
+    let method = method.to_ascii_uppercase();
+    if method.is_empty() || !method.bytes().all(|b| b.is_ascii_alphabetic()) {
+        return fail(format!(
+            "{method:?} is not an HTTP method; give one like GET"
+        ));
+    }
+    let (raw_path, raw_query) = path.split_once('?').unwrap_or((path, ""));
+    let root = format!("/api/{}", config.version);
+    let relative = if let Some(rest) = raw_path.strip_prefix(&root) {
+        rest
+    } else if raw_path.starts_with("/api/") {
+        return fail(format!(
+            "{path:?} is not under {root}, the version this client speaks"
+        ));
+    } else {
+        raw_path
+    };
+    let relative = relative.trim_start_matches('/');
+    let segments: Vec<&[u8]> = if relative.is_empty() {
+        Vec::new()
+    } else {
+        relative.split('/').map(str::as_bytes).collect()
+    };
+    let decode = |raw: &[u8]| -> Result<String, SetupError> {
+        decode_component(raw)
+            .map(|text| text.into_owned())
+            .map_err(|problem| SetupError(format!("{path:?}: {problem}")))
+    };
+    let found = config.catalogue.operations().iter().find_map(|operation| {
+        (operation.method == method)
+            .then(|| operation.path.match_segments(&segments))
+            .flatten()
+            .map(|values| (operation.clone(), values))
+    });
+    let mut spec = match found {
+        Some((operation, values)) => {
+            let mut spec = RequestSpec::new(operation.id.clone());
+            for (name, raw) in operation.path.param_names().zip(values) {
+                spec = spec.path(name, decode(raw)?);
+            }
+            spec
+        }
+        None => {
+            let template = PathTemplate::parse(&format!("/{relative}"))
+                .or_else(|error| fail(format!("{path:?} is not a usable path: {error}")))?;
+            let credential = if config.credentials.is_empty() {
+                CredentialPolicy::Public
+            } else {
+                CredentialPolicy::ApiKeyOrOAuth { scope: None }
+            };
+            add_operation(
+                config,
+                Operation {
+                    id: RAW_OPERATION.into(),
+                    method: method.clone(),
+                    path: template,
+                    credential,
+                    envelope: Envelope::Data,
+                    params: Vec::new(),
+                    extra_limits: Vec::new(),
+                    stable_egress: false,
+                    needs_resource: true,
+                    deprecation: None,
+                    honours_idempotency_key: false,
+                    noun: None,
+                },
+            );
+            RequestSpec::new(RAW_OPERATION)
+        }
+    };
+    for pair in raw_query.split('&').filter(|pair| !pair.is_empty()) {
+        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+        spec = spec.query(decode(name.as_bytes())?, decode(value.as_bytes())?);
+    }
+    if let Some(data) = data {
+        if let Err(error) = serde_json::from_str::<serde::de::IgnoredAny>(data) {
+            return fail(format!("--data is not JSON ({error}); give a JSON body"));
+        }
+        spec = spec.body(data.as_bytes().to_vec());
+    }
+    Ok(spec)
+}
