@@ -1,11 +1,12 @@
-// Entry point of the Kotlin suite: java ... acdtest.MainKt <tests/vectors dir>
+// Entry point of the Kotlin suite without a test framework:
+// java ... acdtest.MainKt <tests/vectors dir>
 package acdtest
 
 import java.io.File
 import kotlin.system.exitProcess
 
-fun main(args: Array<String>) {
-    val vectors = File(args.getOrElse(0) { "tests/vectors" })
+/** Every registered test of the Kotlin suite, vectors from `vectors`. */
+fun allTests(vectors: File): Runner {
     val runner = Runner()
     registerGateVectors(runner, vectors)
     registerClientVectors(runner, vectors)
@@ -14,6 +15,11 @@ fun main(args: Array<String>) {
     registerClientApiTests(runner)
     registerPollerTests(runner)
     registerBoundaryTests(runner)
-    println(runner.summary())
-    exitProcess(if (runner.failed == 0) 0 else 1)
+    return runner
+}
+
+fun main(args: Array<String>) {
+    val (summary, failed) = allTests(File(args.getOrElse(0) { "tests/vectors" })).runAll()
+    println(summary)
+    exitProcess(if (failed == 0) 0 else 1)
 }
