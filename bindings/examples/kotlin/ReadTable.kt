@@ -1,8 +1,8 @@
 // Reads a table from a running acd-sandbox (or the real API) with
 // java.net.http.HttpClient as the transport: the client (the core's driver)
 // says what to send and when, its throttle keeps it under the rate limits (so
-// no 429), this code sends and sleeps. Events are JSON, read with the small
-// reader of the Kotlin tests (Java 17 has none). Usage: ReadTableKt BASE_URL [TABLE] [PAGE_SIZE]
+// no 429), this code sends and sleeps. Events are JSON, read with
+// kotlinx-serialization-json. Usage: ReadTableKt BASE_URL [TABLE] [PAGE_SIZE]
 import acd.Client
 import acd.ClientConfig
 import acd.ClientRequest
@@ -11,10 +11,6 @@ import acd.HttpResponse
 import acd.Outcome
 import acd.ResponseHeader
 import acd.TransportFailure
-import acdtest.Json
-import acdtest.arr
-import acdtest.obj
-import acdtest.toJson
 import java.io.IOException
 import java.net.ConnectException
 import java.net.URI
@@ -22,6 +18,10 @@ import java.net.http.HttpClient
 import java.net.http.HttpRequest
 import java.net.http.HttpTimeoutException
 import java.time.Duration
+import kotlinx.serialization.json.Json
+import kotlinx.serialization.json.jsonArray
+import kotlinx.serialization.json.jsonObject
+import kotlinx.serialization.json.jsonPrimitive
 import kotlin.system.exitProcess
 
 val http: HttpClient = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build()
@@ -70,11 +70,11 @@ fun main(args: Array<String>) {
             client.pollTimeout()?.let { Thread.sleep(maxOf(0L, it - System.currentTimeMillis())) }
         }
         // One JSON array per drain: [{"call": id, "event": {"type": ...}, ...}].
-        for (entry in Json.parse(client.pollEventsJson()).arr().map { it.obj() }) {
-            val event = entry["event"].obj()
-            when (event["type"]) {
-                "page" -> { pages++; event["records"].arr().forEach { println(toJson(it)) } }
-                "failed" -> { println("paging failed: ${entry["message"]}"); exitProcess(1) }
+        for (entry in Json.parseToJsonElement(client.pollEventsJson()).jsonArray.map { it.jsonObject }) {
+            val event = entry.getValue("event").jsonObject
+            when (event.getValue("type").jsonPrimitive.content) {
+                "page" -> { pages++; event.getValue("records").jsonArray.forEach(::println) }
+                "failed" -> { println("paging failed: ${entry["message"]?.jsonPrimitive?.content}"); exitProcess(1) }
             }
         }
     }

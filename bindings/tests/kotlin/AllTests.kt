@@ -1,9 +1,8 @@
-// Entry point of the Kotlin suite without a test framework:
-// java ... acdtest.MainKt <tests/vectors dir>
+// Every test of the Kotlin suite, registered in one Runner (JUnit 5 runs them
+// through AcdSuiteTest).
 package acdtest
 
 import java.io.File
-import kotlin.system.exitProcess
 
 /** Every registered test of the Kotlin suite, vectors from `vectors`. */
 fun allTests(vectors: File): Runner {
@@ -16,10 +15,4 @@ fun allTests(vectors: File): Runner {
     registerPollerTests(runner)
     registerBoundaryTests(runner)
     return runner
-}
-
-fun main(args: Array<String>) {
-    val (summary, failed) = allTests(File(args.getOrElse(0) { "tests/vectors" })).runAll()
-    println(summary)
-    exitProcess(if (failed == 0) 0 else 1)
 }
