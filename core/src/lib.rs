@@ -23,13 +23,17 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+#[cfg(feature = "client")]
 pub mod client;
+#[cfg(feature = "gate")]
 pub mod gate;
 pub mod http_date;
 pub mod limit;
 pub mod model;
+#[cfg(feature = "gate")]
 pub mod openapi;
 pub mod records;
+#[cfg(feature = "sim")]
 pub mod sim;
 pub mod time;
 

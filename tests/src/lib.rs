@@ -1,6 +1,8 @@
 //! Shared helpers for the cross-crate tests: loading and replaying the
-//! conformance vectors under `tests/vectors/` (see its README for the format).
+//! conformance vectors under `tests/vectors/` (see its README for the
+//! format), and the client tests' shorthands ([`client_support`]).
 
+pub mod client_support;
 pub mod gate_vectors;
 
 use std::path::PathBuf;

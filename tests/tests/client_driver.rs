@@ -11,38 +11,14 @@ use acd_core::client::{
     Transmit, WaitReason, MAX_MODELS,
 };
 use acd_core::gate::demo::ADA_KEY;
-use acd_core::model::Catalogue;
-
-const NOW: u64 = 1_700_000_000_000;
-
-fn config() -> ClientConfig {
-    let mut config = ClientConfig {
-        seed: Some(3),
-        ..ClientConfig::default()
-    }
-    .with_credential(ClientCredential::api_key("main", ADA_KEY, "ada"));
-    config
-        .catalogue
-        .add(acd_core::sim::run_operation())
-        .unwrap();
-    config.catalogue.add(Catalogue::create_agent_run()).unwrap();
-    config
-}
+use acd_tests::client_support::{self, events, respond, NOW};
 
 fn client() -> Client {
-    Client::new(config(), Entropy::from_seed(0)).unwrap()
-}
-
-fn respond(status: u16, body: &str) -> Outcome {
-    Outcome::Response(HttpResponse::new(status, body))
-}
-
-fn events(client: &mut Client) -> Vec<(CallId, Event)> {
-    std::iter::from_fn(|| client.poll_event()).collect()
+    client_support::client().expect("a valid configuration")
 }
 
 fn send(client: &mut Client, now: u64) -> Transmit {
-    client.poll_transmit(now).expect("a request to send")
+    client_support::send(client, now).expect("a request to send")
 }
 
 #[test]

@@ -129,6 +129,9 @@ proptest! {
             (Outcome::Transport(_), RetryDecision::Done) => {
                 return Err(TestCaseError::fail("a transport failure is never done"));
             }
+            (_, other) => {
+                return Err(TestCaseError::fail(format!("an unknown decision {other:?}")));
+            }
         }
     }
 

@@ -8,46 +8,15 @@ use acd_core::client::{
     ClientCredential, ConnectionPagerOptions, PollOptions, RequestSpec, RetryPolicy,
     TablePagerOptions,
 };
-use acd_core::gate::demo::{ADA_KEY, ADA_SECOND_KEY, ADA_TOKEN, BOB_KEY};
+use acd_core::gate::demo::{ADA_SECOND_KEY, ADA_TOKEN, BOB_KEY};
 use acd_core::model::ParamRole;
 use acd_core::sim::{
     self, Dataset, FaultKind, FaultRule, SimClientConfig, SimConfig, SimReport, SimTask, TraceKind,
 };
-
-fn ada() -> ClientCredential {
-    ClientCredential::api_key("main", ADA_KEY, "ada")
-}
-
-fn table(name: &str, options: TablePagerOptions) -> SimTask {
-    SimTask::Table {
-        table: name.into(),
-        options,
-    }
-}
-
-fn page_size(size: u64) -> TablePagerOptions {
-    TablePagerOptions {
-        page_size: size,
-        ..TablePagerOptions::default()
-    }
-}
+use acd_tests::client_support::{self, ada, page_size, pages, table};
 
 fn run(name: &str, config: SimConfig) -> SimReport {
-    let report = sim::run(config).expect("the simulation is configured correctly");
-    println!("{name}: {}", report.summary());
-    report
-}
-
-fn pages(report: &SimReport, client: usize) -> Vec<(usize, usize, bool)> {
-    report
-        .trace
-        .iter()
-        .filter(|event| event.client == client)
-        .filter_map(|event| match event.what {
-            TraceKind::Page { records, last } => Some((event.job, records, last)),
-            _ => None,
-        })
-        .collect()
+    client_support::run(name, config).expect("the simulation is configured correctly")
 }
 
 #[test]

@@ -41,17 +41,17 @@ pub struct Transmit {
 /// One client instance: configuration, throttle, retry planner, deprecation
 /// tracker and its live calls. `Send + Sync`; all state is per instance.
 pub struct Client {
-    config: ClientConfig,
-    throttle: Throttle,
-    planner: RetryPlanner,
-    keys: KeyStream,
+    pub(super) config: ClientConfig,
+    pub(super) throttle: Throttle,
+    pub(super) planner: RetryPlanner,
+    pub(super) keys: KeyStream,
     deprecations: DeprecationTracker,
-    calls: BTreeMap<CallId, CallState>,
+    pub(super) calls: BTreeMap<CallId, CallState>,
     /// Cancelled calls whose request is still in flight: their outcome only
     /// updates the throttle.
     orphans: BTreeMap<CallId, ClientRequest>,
     next_id: u64,
-    events: VecDeque<(CallId, Event)>,
+    pub(super) events: VecDeque<(CallId, Event)>,
 }
 
 impl std::fmt::Debug for Client {
@@ -109,7 +109,7 @@ impl Client {
         self.planner.budget()
     }
 
-    fn build(&mut self, spec: &RequestSpec) -> Result<ClientRequest, ClientError> {
+    pub(super) fn build(&mut self, spec: &RequestSpec) -> Result<ClientRequest, ClientError> {
         build_request(&self.config, spec, &mut self.keys)
     }
 
@@ -269,16 +269,7 @@ impl Client {
                 if !firm {
                     call.throttled_since.get_or_insert(now);
                 }
-                if call.announce(&wait) {
-                    self.events.push_back((
-                        id,
-                        Event::Waiting {
-                            until: wait.until,
-                            limit: wait.limit,
-                            reason: wait.reason,
-                        },
-                    ));
-                }
+                self.announce(id, wait);
                 None
             }
             None => {
@@ -438,129 +429,5 @@ impl Client {
             .key
             .clone();
         self.limit_info(request, &key)
-    }
-
-    fn announce(&mut self, id: CallId, wait: Wait) {
-        if let Some(call) = self.calls.get_mut(&id) {
-            if call.announce(&wait) {
-                self.events.push_back((
-                    id,
-                    Event::Waiting {
-                        until: wait.until,
-                        limit: wait.limit,
-                        reason: wait.reason,
-                    },
-                ));
-            }
-        }
-    }
-
-    fn fail(&mut self, id: CallId, error: ClientError) {
-        self.calls.remove(&id);
-        self.events.push_back((id, Event::Failed(error)));
-    }
-
-    fn done(&mut self, id: CallId) {
-        self.calls.remove(&id);
-        self.events.push_back((id, Event::Done));
-    }
-
-    /// A successful answer to the current attempt of call `id`.
-    fn succeeded(&mut self, id: CallId, response: ApiResponse, now: UnixMillis) {
-        let Some(call) = self.calls.get_mut(&id) else {
-            return;
-        };
-        match &mut call.kind {
-            Kind::Single => {
-                self.events.push_back((id, Event::Response(response)));
-                self.done(id);
-            }
-            Kind::Pager(pager) => {
-                let Some(records) = response.into_records() else {
-                    return self.fail(
-                        id,
-                        ClientError::Protocol {
-                            status: 200,
-                            problem:
-                                "a page request was answered with something other than records"
-                                    .into(),
-                        },
-                    );
-                };
-                let (page, last) = match pager.advance(&records) {
-                    Ok(step) => step,
-                    Err(error) => return self.fail(id, error),
-                };
-                let next = pager.next_spec();
-                self.events.push_back((
-                    id,
-                    Event::Page {
-                        records,
-                        page,
-                        last,
-                    },
-                ));
-                if last {
-                    return self.done(id);
-                }
-                match self.build(&next) {
-                    Ok(request) => {
-                        if let Some(call) = self.calls.get_mut(&id) {
-                            call.next_request(request, 0, WaitReason::Quota);
-                        }
-                    }
-                    Err(error) => self.fail(id, error),
-                }
-            }
-            Kind::Poller(poller) => {
-                let ApiResponse::Object { value, .. } = response else {
-                    return self.fail(
-                        id,
-                        ClientError::Protocol {
-                            status: 200,
-                            problem: "the run poll was answered with something other than a \
-                                      `data` object"
-                                .into(),
-                        },
-                    );
-                };
-                let span = poller.jitter_span();
-                let jitter = uniform_inclusive(self.planner.random(), span);
-                let Some(Kind::Poller(poller)) = self.calls.get_mut(&id).map(|c| &mut c.kind)
-                else {
-                    return;
-                };
-                let answered = match poller.answered(&value, now, jitter) {
-                    Ok(answered) => answered,
-                    Err(error) => return self.fail(id, error),
-                };
-                if answered.changed || answered.terminal {
-                    self.events.push_back((
-                        id,
-                        Event::RunStatus {
-                            status: answered.status,
-                            terminal: answered.terminal,
-                            run: value,
-                        },
-                    ));
-                }
-                if answered.terminal {
-                    return self.done(id);
-                }
-                let Some(call) = self.calls.get_mut(&id) else {
-                    return;
-                };
-                let request = call.request.clone();
-                call.next_request(request, answered.next_poll_at, WaitReason::PollInterval);
-                self.announce(
-                    id,
-                    Wait {
-                        until: answered.next_poll_at,
-                        limit: None,
-                        reason: WaitReason::PollInterval,
-                    },
-                );
-            }
-        }
     }
 }

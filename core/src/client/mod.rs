@@ -40,6 +40,7 @@
 mod backoff;
 mod budget;
 mod calls;
+mod completion;
 mod config;
 mod deprecation;
 mod driver;

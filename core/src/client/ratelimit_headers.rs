@@ -24,6 +24,7 @@ use serde::{Deserialize, Serialize};
 pub const UNIX_RESET_THRESHOLD_SECONDS: u64 = 1_000_000_000;
 
 /// Which dialect an observation came from.
+#[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum HeaderDialect {

@@ -103,6 +103,7 @@ impl RetryPolicy {
 }
 
 /// What made an attempt worth retrying.
+#[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum RetryCause {
@@ -124,6 +125,7 @@ pub enum RetryCause {
 }
 
 /// The planner's answer after one attempt.
+#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "decision", rename_all = "snake_case")]
 pub enum RetryDecision {

@@ -27,6 +27,7 @@ use std::collections::BTreeMap;
 pub const MAX_MODELS: usize = 1_024;
 
 /// Where the model of a limit got its size from.
+#[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LimitSource {

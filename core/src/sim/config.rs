@@ -49,6 +49,7 @@ pub fn catalogue() -> Catalogue {
 }
 
 /// One job of a simulated client; a client runs all its tasks concurrently.
+#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum SimTask {
@@ -142,6 +143,7 @@ impl SimClientConfig {
 }
 
 /// A kind of injected failure.
+#[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum FaultKind {

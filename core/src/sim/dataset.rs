@@ -23,8 +23,10 @@ pub struct SimRun {
     pub final_state: String,
 }
 
-/// Everything the simulated server can answer.
+/// Everything the simulated server can answer (in JSON every member is
+/// optional).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct Dataset {
     /// Table id → records (JSON objects).
     pub tables: BTreeMap<String, Vec<Value>>,

@@ -4,9 +4,13 @@
 //! A [`SimConfig`] names a gate configuration, the data it serves
 //! ([`Dataset`]), client instances with their tasks (table and connection
 //! pagers, run pollers, bursts of calls) and failures to inject (5xx,
-//! connect failures, timeouts). [`run`] drives everything on a virtual clock
-//! until every job is over and returns a [`SimReport`]: figures, the full
-//! trace, and the invariants it checked —
+//! connect failures, timeouts). [`run`] drives each client's driver
+//! ([`crate::client::Client`]) on a virtual clock until every call is over and
+//! returns a [`SimReport`]: figures, the full trace, the invariants it
+//! checked, and (unless [`SimConfig::naive_baseline`] is off) the figures of
+//! the same run with naive clients that only honour `Retry-After`, so the
+//! throttle's benefit is measured. [`run_json`] takes and returns JSON, for
+//! the language bindings. The invariants —
 //!
 //! * no avoidable 429 (a 429 from a limit no other client instance shares);
 //! * no request sent before the time its client planned for it;
@@ -96,9 +100,13 @@ pub fn run(config: SimConfig) -> Result<SimReport, SimError> {
 /// [`run`] with JSON in and JSON out, for the language bindings: a
 /// [`SimConfig`] (every member optional) in, a [`SimReport`] out.
 pub fn run_json(config: &str) -> Result<String, SimError> {
+    #[cfg(feature = "field-paths")]
     let config: SimConfig =
         serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_str(config))
             .map_err(|error| SimError::Json(error.to_string()))?;
+    #[cfg(not(feature = "field-paths"))]
+    let config: SimConfig =
+        serde_json::from_str(config).map_err(|error| SimError::Json(error.to_string()))?;
     let report = run(config)?;
     serde_json::to_string(&report).map_err(|error| SimError::Json(error.to_string()))
 }

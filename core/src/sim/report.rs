@@ -18,6 +18,7 @@ pub struct TraceEvent {
 }
 
 /// What happened in one trace step.
+#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum TraceKind {
