@@ -1,6 +1,6 @@
 // The client's Kotlin API beyond the vectors: typed exceptions with the
 // core's sentences, failures as values, no secret in toString, bad times,
-// one client shared by many threads.
+// one client driver shared by many threads.
 package acdtest
 
 import acd.AcdException
@@ -11,14 +11,16 @@ import acd.CredentialKind
 import acd.HttpResponse
 import acd.InterpretResult
 import acd.ParamRole
-import acd.Plan
 import acd.RoleParam
+import acd.parseRateLimitHeaders
+import acd.specGetApiIndex
 import acd.specListTableRecords
 import java.util.concurrent.Callable
 import java.util.concurrent.Executors
 import kotlin.test.assertEquals
 import kotlin.test.assertFailsWith
 import kotlin.test.assertIs
+import kotlin.test.assertNotNull
 import kotlin.test.assertTrue
 
 fun adaClient() = Client(ClientConfig().withCredential("main", CredentialKind.API_KEY, ADA, "ada"))
@@ -47,20 +49,26 @@ fun registerClientApiTests(runner: Runner) {
     }
     runner.test("negative times are typed errors and absurd ones answer") {
         val client = adaClient()
-        val request = client.build(specListTableRecords("orders"))
-        assertFailsWith<AcdException.InvalidArgument> { client.plan(request, -5L) }
-        assertEquals(Plan.SendNow, client.plan(request, Long.MAX_VALUE))
+        client.start(specListTableRecords("orders"))
+        assertFailsWith<AcdException.InvalidArgument> { client.pollTransmit(-5L) }
+        val sent = assertNotNull(client.pollTransmit(Long.MAX_VALUE))
+        assertEquals("GET", sent.request.method())
+        assertFailsWith<AcdException.InvalidArgument> { parseRateLimitHeaders(emptyList(), -1L) }
     }
-    runner.test("one client counts sends from many threads exactly") {
+    runner.test("one client takes calls from many threads and throttles them exactly") {
         val client = adaClient()
-        val request = client.build(specListTableRecords("orders"))
         val pool = Executors.newFixedThreadPool(8)
-        try {
-            pool.invokeAll((0 until 400).map { Callable { client.onSent(request, NOW) } }).forEach { it.get() }
+        val ids = try {
+            pool.invokeAll((0 until 400).map { Callable { client.start(specGetApiIndex()) } }).map { it.get() }
         } finally {
             pool.shutdown()
         }
-        assertEquals(400u, request.attempts())
-        assertIs<Plan.WaitUntil>(client.plan(request, NOW))
+        assertEquals(400, ids.toSet().size)
+        var sent = 0
+        while (client.pollTransmit(NOW) != null) sent++
+        // The index is public: the per-client-IP limit, 100 per 60 s, applies.
+        assertEquals(100, sent)
+        val timeout = assertNotNull(client.pollTimeout())
+        assertTrue(timeout >= NOW + 60_000, "not before the window ends: $timeout")
     }
 }

@@ -36,7 +36,11 @@ fun headersOf(value: Any?): List<ResponseHeader> =
     (value as List<*>? ?: emptyList<Any>()).map { ResponseHeader(it.arr()[0].str(), it.arr()[1].str()) }
 
 fun clientFor(input: Map<String, Any?>, autoKeys: Boolean = true): Client {
-    var config = ClientConfig.fromJson("""{"auto_idempotency_keys": $autoKeys}""").withCreateAgentRun()
+    val keys = (input["idempotency_keys"] as Boolean? ?: false) && autoKeys
+    var config = ClientConfig.fromJson("""{"idempotency_keys": $keys, "seed": 0}""").withCreateAgentRun()
+    if (input["honours_idempotency_key"] as Boolean? ?: false) {
+        config = config.withIdempotencyKeysHonoured("createAgentRun")
+    }
     val credentials = input["credentials"]?.arr()?.map { it.obj() } ?: listOf(
         mapOf("id" to "main", "kind" to "api_key", "secret" to "acd_live_demo_ada", "user" to "ada"),
         mapOf("id" to "ci", "kind" to "api_key", "secret" to "acd_live_demo_ada_ci", "user" to "ada"),
@@ -130,7 +134,7 @@ fun runRequest(input: Map<String, Any?>): Any? {
         input["idempotency_key"] as String?,
     )
     return when (val built = clientFor(input).tryBuild(spec)) {
-        is BuildResult.Ok -> mapOf("ok" to Json.parse(built.request.toJson()))
+        is BuildResult.Ok -> mapOf("ok" to Json.parse(built.request.toWireJson()))
         is BuildResult.Err -> mapOf("error" to Json.parse(built.failure.json))
     }
 }

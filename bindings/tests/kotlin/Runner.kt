@@ -1,23 +1,13 @@
-// A very small test runner: named tests, failures collected, one summary line
-// (`kotlin: N passed, M failed`) that scripts/test-kotlin ends with.
+// Named tests registered by the suites' `register...` functions, run by
+// JUnit 5 as dynamic tests (AcdSuiteTest).
 package acdtest
 
 class Runner {
-    var passed = 0
-        private set
-    var failed = 0
-        private set
+    /** The registered tests, in order: name and body. */
+    val tests = mutableListOf<Pair<String, () -> Unit>>()
 
-    /** Runs one named test; a thrown exception (assertion or other) fails it. */
+    /** Registers one named test; a thrown exception (assertion or other) fails it. */
     fun test(name: String, body: () -> Unit) {
-        try {
-            body()
-            passed++
-        } catch (error: Throwable) {
-            failed++
-            println("FAIL $name: ${error::class.simpleName}: ${error.message}")
-        }
+        tests += name to body
     }
-
-    fun summary(): String = "kotlin: $passed passed, $failed failed"
 }

@@ -1,11 +1,11 @@
-// Entry point of the Kotlin suite: java ... acdtest.MainKt <tests/vectors dir>
+// Every test of the Kotlin suite, registered in one Runner (JUnit 5 runs them
+// through AcdSuiteTest).
 package acdtest
 
 import java.io.File
-import kotlin.system.exitProcess
 
-fun main(args: Array<String>) {
-    val vectors = File(args.getOrElse(0) { "tests/vectors" })
+/** Every registered test of the Kotlin suite, vectors from `vectors`. */
+fun allTests(vectors: File): Runner {
     val runner = Runner()
     registerGateVectors(runner, vectors)
     registerClientVectors(runner, vectors)
@@ -14,6 +14,5 @@ fun main(args: Array<String>) {
     registerClientApiTests(runner)
     registerPollerTests(runner)
     registerBoundaryTests(runner)
-    println(runner.summary())
-    exitProcess(if (runner.failed == 0) 0 else 1)
+    return runner
 }
