@@ -34,8 +34,8 @@ fuzz_target!(|bytes: &[u8]| {
     };
     for step in 0..3u64 {
         let response = match gate.decide(&request, now.saturating_add(step)) {
-            Decision::Respond(response) => response,
-            Decision::Resolve(admitted) => {
+            Decision::Reply(response) => response,
+            Decision::FetchResource(admitted) => {
                 admitted.respond(ResourceAnswer::Found(message.body.to_vec()))
             }
         };
