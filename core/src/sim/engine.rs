@@ -162,7 +162,9 @@ impl Engine {
             .start_ms
             .saturating_add(self.config.max_virtual_ms);
         while let Some(((now, _), event)) = self.queue.pop_first() {
-            if now > stop_at {
+            // At the end of the clock (`u64::MAX`, reached by saturation)
+            // time cannot advance, so a wake there would repeat forever.
+            if now > stop_at || now == UnixMillis::MAX {
                 self.violations.push(format!(
                     "the simulation stopped at its limit of {} virtual ms with work left",
                     self.config.max_virtual_ms
