@@ -37,7 +37,9 @@
     )
 )]
 
+#[cfg(feature = "client")]
 pub mod client;
+#[cfg(feature = "gate")]
 pub mod gate;
 pub mod http_date;
 #[allow(
@@ -48,8 +50,10 @@ pub mod http_date;
 )]
 pub mod limit;
 pub mod model;
+#[cfg(feature = "gate")]
 pub mod openapi;
 pub mod records;
+#[cfg(feature = "sim")]
 pub mod sim;
 pub mod time;
 

@@ -8,16 +8,17 @@
 #   2. wasm-bindgen --target web writes the JS glue and .d.ts (one build,
 #      used by browsers, bundlers and Node: node.js instantiates it on import);
 #   3. wasm-opt -Oz (npm binaryen) shrinks the .wasm, unless WITH_WASM_OPT=0;
-#   4. the entries (wasm/js/) and package.json (wasm/package.template.json)
-#      are filled in; wasm/node_modules/acd-wasm links to the package so tests
-#      and the TypeScript check import it by name, through its `exports`.
+#   4. wasm/package.json (the npm package: `npm pack` in wasm/) maps the
+#      hand-written entries in wasm/js/ (the error classes the module throws
+#      included: it imports ../js/errors.js) and these generated files with
+#      `exports`; tests import the package by its own name ("acd").
 # Prints the .wasm size and writes it to target/wasm/size.txt.
 # Needs scripts/lib/install-wasm-toolchain.sh first.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 WASM_DIR="$ROOT/wasm"
-PKG="$WASM_DIR/pkg"
+PKG="${WASM_PKG_DIR:-$WASM_DIR/pkg}"
 TARGET_DIR="${WASM_TARGET_DIR:-$ROOT/target/wasm}"
 PROFILE=wasm-release
 WB="$CACHE_DIR/cargo-bin/bin/wasm-bindgen"
@@ -39,7 +40,7 @@ RAW="$TARGET_DIR/wasm32-unknown-unknown/$PROFILE/acd_wasm.wasm"
 [ -f "$RAW" ] || die "build produced no $RAW"
 
 # Skip the rest when neither the module nor the package sources changed.
-stamp="$( { cat "$RAW" "$WASM_DIR"/js/* "$WASM_DIR/package.template.json" "${BASH_SOURCE[0]}";
+stamp="$( { cat "$RAW" "${BASH_SOURCE[0]}";
             echo "opt=${WITH_WASM_OPT:-1} features=${ACD_WASM_FEATURES:-all}"; } \
           | sha256sum | cut -d' ' -f1)"
 if [ -f "$PKG/.stamp" ] && [ "$(cat "$PKG/.stamp")" = "$stamp" ]; then
@@ -47,7 +48,7 @@ if [ -f "$PKG/.stamp" ] && [ "$(cat "$PKG/.stamp")" = "$stamp" ]; then
   exit 0
 fi
 
-tmp="$WASM_DIR/pkg.tmp"
+tmp="$PKG.tmp"
 rm -rf "$tmp"
 log "wasm: wasm-bindgen --target web"
 "$WB" --target web --out-dir "$tmp" --out-name acd_wasm "$RAW"
@@ -62,29 +63,13 @@ if [ "${WITH_WASM_OPT:-1}" != 0 ]; then
   mv "$tmp/acd_wasm_bg.opt.wasm" "$tmp/acd_wasm_bg.wasm"
 fi
 
-errors_js="$(cd "$tmp" && find snippets -path '*/js/errors.js' | head -n 1)"
-[ -n "$errors_js" ] || die "wasm-bindgen wrote no snippets/*/js/errors.js"
-snippets="$(dirname "$errors_js")"
-cp "$WASM_DIR/js/errors.d.ts" "$tmp/$snippets/errors.d.ts"
-version="$(awk -F'"' '/^version = /{print $2; exit}' "$ROOT/Cargo.toml")"
-fill() { sed -e "s#__SNIPPETS__#$snippets#g" -e "s#__VERSION__#$version#g" "$1" >"$2"; }
-fill "$tmp/acd_wasm.d.ts" "$tmp/acd_wasm.d.ts.filled"
-mv "$tmp/acd_wasm.d.ts.filled" "$tmp/acd_wasm.d.ts"
-fill "$WASM_DIR/js/index.js" "$tmp/index.js"
-fill "$WASM_DIR/js/index.d.ts" "$tmp/index.d.ts"
-cp "$tmp/index.d.ts" "$tmp/node.d.ts"
-fill "$WASM_DIR/js/node.js" "$tmp/node.js"
-fill "$WASM_DIR/package.template.json" "$tmp/package.json"
 printf '%s\n' "$stamp" >"$tmp/.stamp"
 rm -rf "$PKG"
 mv "$tmp" "$PKG"
 
-mkdir -p "$WASM_DIR/node_modules"
-ln -sfn ../pkg "$WASM_DIR/node_modules/acd-wasm"
-
 bytes="$(stat -c %s "$PKG/acd_wasm_bg.wasm")"
 gz="$(gzip -9 -c "$PKG/acd_wasm_bg.wasm" | wc -c)"
-size="acd_wasm_bg.wasm (features: ${ACD_WASM_FEATURES:-gate,client}): $bytes bytes ($((bytes / 1024)) KiB; gzip -9 $((gz / 1024)) KiB; goal < 300 KiB)"
+size="acd_wasm_bg.wasm (features: ${ACD_WASM_FEATURES:-gate,client,sim}): $bytes bytes ($((bytes / 1024)) KiB; gzip -9 $((gz / 1024)) KiB; goal < 300 KiB)"
 mkdir -p "$TARGET_DIR"
 printf '%s\n' "$size" >"$TARGET_DIR/size.txt"
 log "wasm: $size"

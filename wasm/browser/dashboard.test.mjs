@@ -10,72 +10,42 @@
 // (scripts/test-wasm installs and builds them). Talks to 127.0.0.1 only.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { launchChromium, missingPieces, out, root, startSandbox } from './sandbox.mjs';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const out = path.join(root, 'target/wasm');
-const sandboxBin = process.env.ACD_SANDBOX_BIN || path.join(root, 'target/release/acd-sandbox');
 const KEY = 'acd_live_dashboard_test';
 const rows = Array.from({ length: 23 }, (_, i) => ({ id: i + 1, item: `item ${i + 1}`, qty: (i * 7) % 10 }));
-const missing = [
-  [existsSync(sandboxBin), `the sandbox binary ${sandboxBin}`],
-  [existsSync('/usr/bin/chromium'), '/usr/bin/chromium'],
-  [existsSync(path.join(root, '.cache/node/node_modules/playwright-core')), 'playwright-core'],
-  [existsSync(path.join(root, 'wasm/pkg/acd_wasm_bg.wasm')), 'the wasm package (scripts/lib/build-wasm.sh)'],
-].filter(([present]) => !present).map(([, what]) => what);
-const skip = missing.length ? `missing ${missing.join(', ')}` : false;
+const skip = missingPieces();
 
 let sandbox;
 let browser;
 let baseUrl;
 
-/** Starts acd-sandbox on a free loopback port; resolves with its URL. */
-function startSandbox(config, site) {
-  sandbox = spawn(sandboxBin, ['--listen', '127.0.0.1:0', '--config', config, '--static', site],
-    { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    sandbox.once('exit', (code) => reject(new Error(`acd-sandbox exited with ${code}`)));
-    createInterface({ input: sandbox.stdout }).once('line', (line) => {
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(line);
-      if (match) resolve(match[1]);
-      else reject(new Error(`unexpected first line from acd-sandbox: ${line}`));
-    });
-  });
-}
-
 before(async () => {
   if (skip) return;
-  // The page and the package, as the sandbox serves them under /demo/.
+  // The page and the package (laid out as installed: acd/js, acd/pkg), as
+  // the sandbox serves them under /demo/.
   const site = path.join(out, 'site');
   rmSync(site, { recursive: true, force: true });
   mkdirSync(site, { recursive: true });
   cpSync(path.join(root, 'wasm/demo'), site, { recursive: true });
-  cpSync(path.join(root, 'wasm/pkg'), path.join(site, 'pkg'), { recursive: true, dereference: true });
+  cpSync(path.join(root, 'wasm/js'), path.join(site, 'acd/js'), { recursive: true });
+  cpSync(path.join(root, 'wasm/pkg'), path.join(site, 'acd/pkg'), { recursive: true, dereference: true });
   const config = path.join(out, 'dashboard-sandbox.json');
   writeFileSync(config, JSON.stringify({
     credentials: [{ secret: KEY, type: 'api_key', user: 'ada' }],
     tables: [{ id: 'orders', owner: 'ada', records: rows }],
     limits: { user_table_reads: { requests: 5, window_seconds: 5 } },
   }));
-  baseUrl = await startSandbox(config, site);
-  const require = createRequire(path.join(root, '.cache/node/'));
-  const { chromium } = require('playwright-core');
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  sandbox = await startSandbox(config, site);
+  baseUrl = sandbox.url;
+  browser = await launchChromium();
 });
 
 after(async () => {
   await browser?.close();
-  sandbox?.kill('SIGTERM');
+  sandbox?.stop();
 });
 
 /** Waits until the dashboard is idle (or done); returns its state. */
@@ -110,7 +80,7 @@ test('the dashboard pages past the table limit without a 429 and explains errors
     await page.waitForFunction(() => document.body.dataset.state !== 'idle'
       || document.querySelector('#next-page').disabled === false, null, { timeout: 60_000 });
     if (!countdownShot && await page.isVisible('#countdown')) {
-      assert.match(await page.textContent('#countdown'), /Waiting \d+\.\d s: the user table reads limit \(5 requests per window\) is used up/);
+      assert.match(await page.textContent('#countdown'), /Waiting \d+\.\d s: the user table reads limit \(5 requests per \d+ s\) is used up/);
       await page.screenshot({ path: path.join(out, 'dashboard-countdown.png'), fullPage: true });
       countdownShot = true;
     }

@@ -1,20 +1,21 @@
 // acd dashboard: shows the API index, pages through a table, shows the live
-// rate-limit state, and explains errors. acd (./pkg, the wasm package) owns
-// every rule: requests are built and validated by the client, each send is
-// planned by its throttle (a page that would break the 5-per-minute table
-// limit waits, with a visible countdown, and is then sent by itself), and
-// responses and errors are interpreted by it. This file only moves bytes
-// (fetch) and draws.
-import init, { AcdError, Call, Client, Pager } from './pkg/index.js';
+// rate-limit state, and explains errors. It uses the package's easy path,
+// AcdClient: every rule (validation, throttling, retries, paging) is the
+// core's. A page that would break the 5-per-minute table limit waits, with a
+// visible countdown driven by the client's `waiting` event, and is then sent
+// by itself. This file only logs the requests it sees and draws.
+import init, { AcdClient, AcdError, fetchTransport } from './acd/js/index.js';
 
 const $ = (id) => document.getElementById(id);
 const origin = window.location.origin;
 /** Counters the browser test reads (window.dashboard.stats). */
 const stats = { requests: 0, statuses: [], countdowns: 0, pages: 0, rows: [] };
-let client;
-let clientKey;
-let pager;
+let api;
+let apiKey;
+let pages;
+let finished = true;
 let busy = false;
+let countdownTimer = null;
 
 function element(tag, text, attributes = {}) {
   const node = document.createElement(tag);
@@ -27,99 +28,81 @@ function setState(state) {
   document.body.dataset.state = state;
 }
 
-function newClient(apiKey) {
-  const next = new Client({
-    base_url: origin,
-    stable_egress_url: `${origin}/egress`,
-    credentials: [{ id: 'dashboard', kind: 'api_key', secret: apiKey, user: 'me' }],
-  });
-  client?.free();
-  client = next;
-  clientKey = apiKey;
+/** fetch, with each request and its status shown in the log. */
+function loggingTransport() {
+  const inner = fetchTransport();
+  return {
+    async send(request, signal) {
+      stats.requests += 1;
+      const target = new URL(request.url).pathname + new URL(request.url).search;
+      const line = element('li', `${request.method} ${target} …`);
+      $('request-log').prepend(line);
+      const outcome = await inner.send(request, signal);
+      if (outcome.type === 'transport') {
+        line.textContent = `${request.method} ${target} → ${outcome.failure} failure`;
+        return outcome;
+      }
+      stats.statuses.push(outcome.status);
+      line.textContent = `${request.method} ${target} → ${outcome.status}`;
+      if (outcome.status >= 400) line.className = outcome.status === 429 ? 'status-429' : 'status-4xx';
+      showHeaders(outcome.headers);
+      return outcome;
+    },
+  };
 }
 
-/** The transport: one fetch, its outcome in the shape acd takes. */
-async function send(request) {
-  stats.requests += 1;
-  const line = element('li', `${request.method} ${request.target} …`);
-  $('request-log').prepend(line);
-  try {
-    const response = await fetch(request.url, {
-      method: request.method, headers: request.headers, body: request.body ?? undefined,
-    });
-    const body = new Uint8Array(await response.arrayBuffer());
-    stats.statuses.push(response.status);
-    line.textContent = `${request.method} ${request.target} → ${response.status}`;
-    if (response.status >= 400) line.className = response.status === 429 ? 'status-429' : 'status-4xx';
-    showHeaders(response.headers);
-    return { status: response.status, headers: response.headers, body };
-  } catch {
-    line.textContent = `${request.method} ${request.target} → network error`;
-    return { transport: 'connect' };
-  }
+function newClient(key) {
+  api?.close();
+  api = new AcdClient({
+    baseUrl: origin,
+    apiKey: key,
+    user: 'me',
+    config: { stableEgressUrl: `${origin}/egress` },
+    transport: loggingTransport(),
+    onEvent: (event) => { if (event.type === 'waiting') countdown(event); },
+  });
+  apiKey = key;
 }
 
 function showHeaders(headers) {
-  const names = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'];
-  const shown = names.filter((name) => headers.has(name)).map((name) => `${name}: ${headers.get(name)}`);
+  const names = ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'retry-after'];
+  const shown = headers.filter(([name]) => names.includes(name.toLowerCase()))
+    .map(([name, value]) => `${name}: ${value}`);
   $('last-headers').textContent = shown.length ? `Last response: ${shown.join(' · ')}` : '';
 }
 
-/** The limit the client is waiting for at `now` (the one ready last). */
-function blockingLimit(now) {
-  return client.limits(now).reduce((worst, limit) => (!worst || limit.readyAt > worst.readyAt ? limit : worst), undefined);
-}
-
-/** Shows a countdown until `until` (Unix ms), then resolves. */
-function countdown(until) {
+/** Shows a countdown until the waiting event's instant. */
+function countdown({ until, limit }) {
   stats.countdowns += 1;
   const box = $('countdown');
-  const limit = blockingLimit(Date.now());
   const why = limit
-    ? `the ${limit.name.replaceAll('_', ' ')} limit (${limit.limit} requests per window) is used up`
-    : 'the rate limit';
+    ? `the ${limit.name.replaceAll('_', ' ')} limit (${limit.requests} requests per ${limit.windowSeconds} s) is used up`
+    : 'the client waits before retrying';
+  // The pager fetches ahead, so a wait may start while nobody is waiting
+  // for the page: the countdown shows either way, the page state only
+  // changes while a click waits for it.
   box.hidden = false;
-  setState('waiting');
-  return new Promise((resolve) => {
-    const tick = () => {
-      const left = until - Date.now();
-      if (left <= 0) {
-        box.hidden = true;
-        setState('busy');
-        resolve();
-        return;
-      }
-      box.textContent = `Waiting ${(left / 1000).toFixed(1)} s: ${why}. The next page is sent by itself, no 429 needed.`;
-      renderLimits();
-      setTimeout(tick, Math.min(left, 100));
-    };
-    tick();
-  });
-}
-
-/** Drives a Call or Pager until it reports something other than a retry. */
-async function drive(machine) {
-  for (;;) {
-    const step = machine.poll(client, Date.now());
-    if (step.kind === 'wait') {
-      await countdown(step.until);
-    } else if (step.kind === 'send') {
-      const outcome = await send(step.request);
-      step.request.free();
-      const event = machine.handle(client, outcome, Date.now());
-      renderLimits();
-      if (event?.kind !== 'retrying') return event;
-    } else {
-      return undefined;
+  if (busy) setState('waiting');
+  clearTimeout(countdownTimer);
+  const tick = () => {
+    const left = until - Date.now();
+    if (left <= 0) {
+      box.hidden = true;
+      if (busy) setState('busy');
+      return;
     }
-  }
+    box.textContent = `Waiting ${(left / 1000).toFixed(1)} s: ${why}. The next page is sent by itself, no 429 needed.`;
+    renderLimits();
+    countdownTimer = setTimeout(tick, Math.min(left, 100));
+  };
+  tick();
 }
 
 function renderLimits() {
   const now = Date.now();
   const bars = $('limit-bars');
   bars.replaceChildren();
-  for (const limit of client.limits(now)) {
+  for (const limit of api.limits()) {
     const share = limit.limit ? limit.remaining / limit.limit : 0;
     const resets = limit.resetAt !== undefined ? `, resets in ${Math.ceil((limit.resetAt - now) / 1000)} s` : '';
     const row = element('div', undefined, { class: 'limit', 'data-limit': limit.name });
@@ -192,21 +175,26 @@ function renderPage(records, last) {
 }
 
 async function nextPage() {
-  if (busy || !pager || pager.isFinished) return;
+  if (busy || !pages || finished) return;
   busy = true;
   $('next-page').disabled = true;
   setState('busy');
   clearError();
   try {
-    const event = await drive(pager);
-    if (event?.kind === 'page') renderPage(event.records, event.last);
-    else if (event?.kind === 'failed') showError(event.error);
+    const next = await pages.next();
+    if (next.done) finished = true;
+    else {
+      renderPage(next.value.records, next.value.last);
+      finished = next.value.last;
+    }
   } catch (error) {
+    finished = true;
     showError(error);
   } finally {
     busy = false;
-    $('next-page').disabled = !pager || pager.isFinished;
-    setState(pager?.isFinished ? 'done' : 'idle');
+    renderLimits();
+    $('next-page').disabled = finished;
+    setState(finished ? 'done' : 'idle');
   }
 }
 
@@ -219,24 +207,20 @@ async function loadTable(event) {
   $('rows').tHead.replaceChildren();
   $('rows').tBodies[0].replaceChildren();
   $('page-info').textContent = '';
-  try {
-    if ($('api-key').value !== clientKey) newClient($('api-key').value);
-    pager?.free();
-    pager = Pager.table($('table-id').value, { pageSize: Number($('page-size').value) });
-    $('table-title').textContent = $('table-id').value;
-  } catch (error) {
-    showError(error);
-    return;
-  }
+  if ($('api-key').value !== apiKey) newClient($('api-key').value);
+  await pages?.return();
+  pages = api.tables.pages($('table-id').value, { pageSize: Number($('page-size').value) });
+  finished = false;
+  $('table-title').textContent = $('table-id').value;
   await nextPage();
 }
 
 async function loadIndex() {
-  const call = new Call(client.build({ operation: 'getApiIndex' }));
-  const event = await drive(call);
-  call.free();
-  if (event?.ok) renderIndex(event.response.index);
-  else if (event) showError(event.error);
+  try {
+    renderIndex(await api.index());
+  } catch (error) {
+    showError(error);
+  }
 }
 
 async function main() {
@@ -246,7 +230,7 @@ async function main() {
   window.dashboard = { stats, nextPage, loadTable };
   $('table-form').addEventListener('submit', loadTable);
   $('next-page').addEventListener('click', nextPage);
-  setInterval(() => { if (client) renderLimits(); }, 500);
+  setInterval(() => { if (api) renderLimits(); }, 500);
   await loadIndex();
   setState('idle');
 }

@@ -8,8 +8,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use acd_core::client::{
-    build_request, interpret, ClientConfig, ClientCredential, HttpResponse, KeyStream, Plan,
-    RequestSpec, Throttle,
+    Client, ClientConfig, ClientCredential, Entropy, Event, HttpResponse, Outcome, RequestSpec,
 };
 use acd_core::gate::{Decision, Gate, GateConfig, GateRequest, ResourceAnswer};
 use acd_core::model::ParamRole;
@@ -70,28 +69,51 @@ fn main() {
         GateRequest::get(TARGET, "203.0.113.7").header("X-API-Key", acd_core::gate::demo::ADA_KEY);
     assert_eq!(decide_and_respond(&gate, &request), 200);
     let gate_ns = median_ns_per_call(|| decide_and_respond(&gate, black_box(&request)));
-    let client_config =
+    // The client workload: one whole call through the driver, as the
+    // JavaScript half makes it (start, pollTransmits, handle, pollEvents),
+    // with limits large enough that no call ever waits. The clock moves 1 s
+    // per call.
+    let mut client_config =
         ClientConfig::default().with_credential(ClientCredential::api_key("main", ADA, "ada"));
+    client_config.credential_quota.requests = u32::MAX;
+    if let Some(tables) = client_config.catalogue.get_mut("listTableRecords") {
+        for limit in &mut tables.extra_limits {
+            limit.quota.requests = u32::MAX;
+        }
+    }
+    let mut client_json = serde_json::to_value(&client_config).unwrap();
+    if let Some(members) = client_json.as_object_mut() {
+        members.remove("credentials");
+    }
+    let mut client = Client::new(client_config, Entropy::from_seed(1)).unwrap();
     let spec = RequestSpec::list_table_records("orders").param(ParamRole::Limit, "2");
-    let request = build_request(&client_config, &spec, &mut KeyStream::from_seed(1)).unwrap();
-    let operation = client_config
-        .catalogue
-        .get(&request.operation_id)
-        .unwrap()
-        .clone();
-    let throttle = Throttle::new();
     let response = HttpResponse::new(200, format!(r#"{{"data":{PAYLOAD}}}"#))
         .header("Content-Type", "application/json")
-        .header("RateLimit-Limit", "5")
-        .header("RateLimit-Remaining", "4")
+        .header("RateLimit-Limit", "1000000")
+        .header("RateLimit-Remaining", "999999")
         .header("RateLimit-Reset", "60");
-    let plan_and_interpret = || {
-        let plan = throttle.plan(black_box(&request), NOW);
-        let page = interpret(&operation, black_box(&response)).unwrap();
-        u16::from(plan == Plan::SendNow) + page.status()
+    let mut now = NOW;
+    let mut one_call = || {
+        now += 1_000;
+        client.start(black_box(spec.clone())).unwrap();
+        let transmit = client.poll_transmit(now).unwrap();
+        client
+            .handle(
+                transmit.id,
+                Outcome::Response(black_box(response.clone())),
+                now,
+            )
+            .unwrap();
+        let mut records = 0;
+        while let Some((_, event)) = client.poll_event() {
+            if let Event::Response(result) = event {
+                records += result.records().map_or(0, <[_]>::len);
+            }
+        }
+        u16::try_from(records).unwrap()
     };
-    assert_eq!(plan_and_interpret(), 201);
-    let client_ns = median_ns_per_call(plan_and_interpret);
+    assert_eq!(one_call(), 2);
+    let client_ns = median_ns_per_call(one_call);
     let report = serde_json::json!({
         "iterations": ITERATIONS,
         "rounds": ROUNDS,
@@ -104,6 +126,7 @@ fn main() {
             "ns_per_call": gate_ns,
         },
         "client": {
+            "config": client_json,
             "credential": {"id": "main", "kind": "api_key", "secret": ADA, "user": "ada"},
             "table": "orders",
             "limit": 2,
@@ -113,6 +136,7 @@ fn main() {
                 "body": String::from_utf8_lossy(&response.body),
             },
             "now": NOW,
+            "step_ms": 1_000,
             "ns_per_call": client_ns,
         },
     });

@@ -3,8 +3,9 @@
 // whose `code` is machine-readable, and which may carry extra members
 // (`status`, `detail`, `problems`, and `data`: the core's JSON form of a
 // client error, as in the conformance vectors). Messages never contain secrets.
-// The Rust side calls createAcdError; applications import the classes from
-// the package ("acd-wasm" or "acd-wasm/errors") for instanceof checks.
+// The wasm module imports this very file (../js/errors.js) and calls
+// createAcdError; applications import the classes from the package ("acd"
+// or "acd/errors") for instanceof checks.
 
 /** Base class of every error acd-wasm throws. */
 export class AcdError extends Error {

@@ -1,13 +1,10 @@
-// acd-wasm entry for browsers and bundlers. Call the default export (init)
-// once and await it before using anything else:
-//   import init, { Gate } from 'acd-wasm';
+// Entry for browsers and bundlers. Call the default export (init) once and
+// await it before anything else (Node's entry does it on import):
+//   import init, { AcdClient } from 'acd';
 //   await init();
-// The build (scripts/lib/build-wasm.sh) replaces __SNIPPETS__ with the
-// directory wasm-bindgen wrote js/errors.js to, so that the error classes
-// exported here are the very ones the module throws.
-export * from './acd_wasm.js';
-export { default } from './acd_wasm.js';
-export {
-  AcdError, AcdConfigError, AcdArgumentError, AcdStateError, AcdApiError, AcdProtocolError,
-  AcdRequestError, AcdTransportError,
-} from './__SNIPPETS__/errors.js';
+export * from '../pkg/acd_wasm.js';
+export { default } from '../pkg/acd_wasm.js';
+export * from './errors.js';
+export { AcdClient, systemClock } from './easy.js';
+export { fetchTransport, classifyFetchError, systemTimers } from './transport.js';
+export { randomEntropy, setEntropySource } from './entropy.js';

@@ -1,15 +1,11 @@
-//! The client role for JavaScript: `Client` and `ClientRequest`.
-//!
-//! `client.build(spec)` validates and builds a request (the gate's own
-//! validators, before any I/O) and `client.interpret` reads a response.
-//! Every rule is acd-core's.
+//! The client role's values for JavaScript: request specs, outcomes and
+//! responses read from JavaScript, and `ClientRequest`, the immutable wire
+//! request the driver hands out. Every rule is acd-core's.
 
-use crate::error::{ErrorClass, Failure};
-use crate::js::{self, get, object};
-use crate::response::JsApiResponse;
+use crate::error::Failure;
+use crate::js::{self, get};
 use acd_core::client::{
-    build_request, AttemptState, Client, ClientConfig, ClientRequest, EgressMode, Entropy,
-    HttpResponse, KeyStream, Outcome, RequestSpec, TransportFailure,
+    AttemptState, ClientRequest, EgressMode, HttpResponse, Outcome, RequestSpec, TransportFailure,
 };
 use acd_core::model::ParamRole;
 use js_sys::Array;
@@ -72,29 +68,35 @@ pub fn spec_from_js(value: &JsValue) -> Result<RequestSpec, Failure> {
     })
 }
 
-/// Reads an `OutcomeInit`: `{status, headers, body}` or `{transport}`.
+/// Reads an `Outcome`: `{status, headers, body}` (a response, `type`
+/// "response" or absent) or `{type: "transport", failure}`.
 pub fn outcome_from_js(value: &JsValue) -> Result<Outcome, Failure> {
     if !value.is_object() {
         return Err(Failure::argument(format!(
-            "outcome must be an object {{status, headers, body}} or {{transport}}, got {}",
+            "outcome must be an object {{status, headers, body}} or {{type: \"transport\", failure}}, got {}",
             js::describe(value)
         )));
     }
-    let transport = get(value, "transport");
-    if !js::is_absent(&transport) {
-        let failure = match js::string_from_js(&transport, "outcome.transport")?.as_str() {
-            "connect" => TransportFailure::Connect,
-            "timeout" => TransportFailure::Timeout,
-            "interrupted" => TransportFailure::Interrupted,
-            _ => {
-                return Err(Failure::argument(
-                    "outcome.transport must be \"connect\", \"timeout\" or \"interrupted\"",
-                ))
-            }
-        };
-        return Ok(Outcome::Transport(failure));
+    match js::optional_string(&get(value, "type"), "outcome.type")?.as_deref() {
+        None | Some("response") => Ok(Outcome::Response(response_from_js(value, "outcome")?)),
+        Some("transport") => {
+            let failure =
+                match js::string_from_js(&get(value, "failure"), "outcome.failure")?.as_str() {
+                    "connect" => TransportFailure::Connect,
+                    "timeout" => TransportFailure::Timeout,
+                    "interrupted" => TransportFailure::Interrupted,
+                    _ => {
+                        return Err(Failure::argument(
+                            "outcome.failure must be \"connect\", \"timeout\" or \"interrupted\"",
+                        ))
+                    }
+                };
+            Ok(Outcome::Transport(failure))
+        }
+        Some(_) => Err(Failure::argument(
+            "outcome.type must be \"response\" or \"transport\"",
+        )),
     }
-    Ok(Outcome::Response(response_from_js(value, "outcome")?))
 }
 
 /// Reads an HTTP response `{status, headers, body}`.
@@ -242,151 +244,7 @@ impl JsClientRequest {
     }
 }
 
-/// One client instance: configuration, credentials, the throttle's model of
-/// every rate limit, the retry planner and its budget.
-#[wasm_bindgen(js_name = Client)]
-pub struct JsClient {
-    pub(crate) inner: Client,
-    keys: KeyStream,
-}
-
-/// Seed material for a client without a configured seed.
-fn edge_entropy() -> Entropy {
-    let mut bytes = [0u8; 32];
-    for byte in &mut bytes {
-        // `Math.random()` is in [0, 1): the product is below 256.
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        let value = (js_sys::Math::random() * 256.0) as u8;
-        *byte = value;
-    }
-    Entropy(bytes)
-}
-
 /// A client error as the JavaScript error to throw.
 pub fn client_error(error: &acd_core::client::ClientError) -> JsValue {
     Failure::from(error).into()
-}
-
-#[wasm_bindgen(js_class = Client)]
-impl JsClient {
-    /// A client with `config` (a `ClientConfig` object or its JSON text;
-    /// every member optional). Throws `AcdConfigError` when it is refused.
-    #[wasm_bindgen(constructor)]
-    pub fn new(
-        #[wasm_bindgen(unchecked_param_type = "ClientConfig | string | null")] config: Option<
-            JsValue,
-        >,
-    ) -> Result<JsClient, JsValue> {
-        let config: ClientConfig = js::from_json_like(
-            &config.unwrap_or(JsValue::UNDEFINED),
-            "client configuration",
-        )
-        .map_err(|failure| Failure::new(ErrorClass::Config, "INVALID_CONFIG", failure.message))?
-        .unwrap_or_default();
-        let entropy = match config.seed {
-            Some(seed) => Entropy::from_seed(seed),
-            None => edge_entropy(),
-        };
-        let keys = entropy.key_stream();
-        Client::new(config, entropy)
-            .map(|inner| JsClient { inner, keys })
-            .map_err(|error| client_error(&error))
-    }
-
-    /// Builds and validates a request; throws `AcdRequestError` (nothing was
-    /// sent) with the gate's own sentences when it is invalid.
-    pub fn build(
-        &mut self,
-        #[wasm_bindgen(unchecked_param_type = "RequestSpecInit")] spec: JsValue,
-    ) -> Result<JsClientRequest, JsValue> {
-        let spec = spec_from_js(&spec)?;
-        build_request(self.inner.config(), &spec, &mut self.keys)
-            .map(|inner| JsClientRequest {
-                inner,
-                attempt: AttemptState::default(),
-            })
-            .map_err(|error| client_error(&error))
-    }
-
-    /// Interprets a response to `request` (no state changes): the typed
-    /// result, or throws `AcdApiError` / `AcdProtocolError`.
-    pub fn interpret(
-        &self,
-        request: &JsClientRequest,
-        #[wasm_bindgen(unchecked_param_type = "HttpResponseInit")] response: JsValue,
-    ) -> Result<JsApiResponse, JsValue> {
-        let response = response_from_js(&response, "response")?;
-        let operation = self
-            .inner
-            .config()
-            .catalogue
-            .get(&request.inner.operation_id)
-            .ok_or_else(|| {
-                client_error(&acd_core::client::ClientError::UnknownOperation {
-                    operation: request.inner.operation_id.clone(),
-                })
-            })?;
-        acd_core::client::interpret(operation, &response)
-            .map(|inner| JsApiResponse { inner })
-            .map_err(|error| client_error(&error))
-    }
-
-    /// Interprets a response as an answer to operation `operationId`.
-    #[wasm_bindgen(js_name = interpretAs)]
-    pub fn interpret_as(
-        &self,
-        #[wasm_bindgen(js_name = operationId)] operation_id: &str,
-        #[wasm_bindgen(unchecked_param_type = "HttpResponseInit")] response: JsValue,
-    ) -> Result<JsApiResponse, JsValue> {
-        let response = response_from_js(&response, "response")?;
-        let operation = self
-            .inner
-            .config()
-            .catalogue
-            .get(operation_id)
-            .ok_or_else(|| {
-                client_error(&acd_core::client::ClientError::UnknownOperation {
-                    operation: operation_id.to_owned(),
-                })
-            })?;
-        acd_core::client::interpret(operation, &response)
-            .map(|inner| JsApiResponse { inner })
-            .map_err(|error| client_error(&error))
-    }
-
-    /// The throttle's model of every limit seen, at `nowMs`, for display:
-    /// `remaining` counts a window that has ended as full, `readyAt` is the
-    /// first instant one more send fits.
-    #[wasm_bindgen(unchecked_return_type = "LimitState[]")]
-    pub fn limits(&self, #[wasm_bindgen(js_name = nowMs)] now_ms: f64) -> Result<Array, JsValue> {
-        let now = js::millis_from_js(now_ms, "nowMs")?;
-        Ok(self
-            .inner
-            .throttle()
-            .models()
-            .map(|model| {
-                JsValue::from(object(&[
-                    ("key", model.key.as_str().into()),
-                    ("name", model.name.as_str().into()),
-                    ("limit", model.limit.into()),
-                    ("windowMs", js::u64_to_js(model.window_ms)),
-                    ("remaining", model.remaining_at(now).into()),
-                    (
-                        "resetAt",
-                        js::optional_u64_to_js(model.window_end.filter(|end| *end > now)),
-                    ),
-                    ("blockedUntil", js::u64_to_js(model.blocked_until)),
-                    ("inFlight", model.in_flight.into()),
-                    ("source", js::serde_to_js(&model.source)),
-                    ("readyAt", js::u64_to_js(model.ready_at(now))),
-                ]))
-            })
-            .collect())
-    }
-
-    /// Tokens left in the retry budget.
-    #[wasm_bindgen(getter, js_name = budgetAvailable)]
-    pub fn budget_available(&self) -> u32 {
-        self.inner.budget().available()
-    }
 }

@@ -11,7 +11,7 @@ use acd_core::client::ClientError;
 use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
 
-#[wasm_bindgen(module = "/js/errors.js")]
+#[wasm_bindgen(raw_module = "../js/errors.js")]
 extern "C" {
     /// `createAcdError(className, code, message, details)` from `js/errors.js`.
     #[wasm_bindgen(js_name = createAcdError)]

@@ -41,11 +41,11 @@ fn record_from_js(
     what: &dyn Fn(&str) -> String,
 ) -> Result<CredentialRecord, Failure> {
     let kind = match js::string_from_js(&get(entry, "kind"), &what("kind"))?.as_str() {
-        "api_key" => CredentialKind::ApiKey,
+        "apiKey" | "api_key" => CredentialKind::ApiKey,
         "oauth2" => CredentialKind::OAuthToken,
         _ => {
             return Err(Failure::argument(format!(
-                "{} must be \"api_key\" or \"oauth2\"",
+                "{} must be \"apiKey\" or \"oauth2\"",
                 what("kind")
             )))
         }
@@ -302,8 +302,8 @@ fn problems_from_js(problems: &JsValue) -> Result<Vec<ParamProblem>, Failure> {
 #[wasm_bindgen(js_class = Admitted)]
 impl JsAdmitted {
     /// Always `"resolve"`: tells an `Admitted` from a `GateResponse`.
-    #[wasm_bindgen(getter, unchecked_return_type = "\"resolve\"")]
-    pub fn kind(&self) -> String {
+    #[wasm_bindgen(getter, js_name = type, unchecked_return_type = "\"resolve\"")]
+    pub fn decision_type(&self) -> String {
         "resolve".into()
     }
 
@@ -414,8 +414,8 @@ pub struct JsGateResponse {
 #[wasm_bindgen(js_class = GateResponse)]
 impl JsGateResponse {
     /// Always `"respond"`: tells a `GateResponse` from an `Admitted`.
-    #[wasm_bindgen(getter, unchecked_return_type = "\"respond\"")]
-    pub fn kind(&self) -> String {
+    #[wasm_bindgen(getter, js_name = type, unchecked_return_type = "\"respond\"")]
+    pub fn decision_type(&self) -> String {
         "respond".into()
     }
 

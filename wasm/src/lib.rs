@@ -4,30 +4,35 @@
 //! the npm package under `wasm/pkg` (browsers and Node). It converts values
 //! and forwards; no rule, bound, default or sentence is written here.
 //!
-//! * [`client`]: the client role (`Client`, `ClientRequest`).
-//! * [`response`]: interpreted responses (`ApiResponse`) and result objects.
+//! * [`driver`]: the client role's one driver (`Client`): start calls,
+//!   `pollTransmits`, `handle`, `pollEvents`, `pollTimeout`.
+//! * [`client`]: the values it reads and hands out (`ClientRequest`).
 //! * [`lowlevel`]: `Throttle`, `RetryPlanner` and the header parsers.
+//! * [`sim`]: the virtual-time simulation (`simulate`).
 //! * [`gate`]: the server role (`Gate`, `Admitted`, `GateResponse`).
 //! * [`error`]: failures as JavaScript `Error` subclasses with a `code`.
 //! * [`js`]: conversions between JavaScript values and Rust data.
 //!
 //! Time is a JavaScript number of Unix milliseconds passed to every call
 //! that needs it; only the `*Now` conveniences read the clock (`web-time`).
-//! Names are camelCase in JavaScript; configuration documents (`GateConfig`)
-//! keep the snake_case JSON shared with the sandbox and the vectors.
+//! Names are camelCase in JavaScript, configuration included (the
+//! snake_case of the documents shared with the sandbox and the vectors is
+//! accepted too); every discriminated union is tagged by `type`.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 #[cfg(feature = "client")]
 pub mod client;
+#[cfg(feature = "client")]
+pub mod driver;
 pub mod error;
 #[cfg(feature = "gate")]
 pub mod gate;
 pub mod js;
 #[cfg(feature = "client")]
 pub mod lowlevel;
-#[cfg(feature = "client")]
-pub mod response;
+#[cfg(feature = "sim")]
+pub mod sim;
 mod types;
 
 use wasm_bindgen::prelude::*;

@@ -92,9 +92,7 @@ impl JsThrottle {
         #[wasm_bindgen(js_name = nowMs)] now_ms: f64,
     ) -> Result<JsValue, JsValue> {
         let now = js::millis_from_js(now_ms, "nowMs")?;
-        Ok(crate::response::plan_to_js(
-            &self.inner.plan(&request.inner, now),
-        ))
+        Ok(js::serde_to_js(&self.inner.plan(&request.inner, now)))
     }
 
     /// The core's JSON form of every model.
@@ -123,8 +121,8 @@ impl JsRetryPlanner {
     /// a budget holding `available` tokens (full when omitted).
     #[wasm_bindgen(constructor)]
     pub fn new(
-        #[wasm_bindgen(unchecked_param_type = "RetryPolicyJson | null")] policy: Option<JsValue>,
-        #[wasm_bindgen(unchecked_param_type = "BudgetPolicyJson | null")] budget: Option<JsValue>,
+        #[wasm_bindgen(unchecked_param_type = "RetryPolicyInit | null")] policy: Option<JsValue>,
+        #[wasm_bindgen(unchecked_param_type = "BudgetPolicyInit | null")] budget: Option<JsValue>,
         seed: Option<f64>,
         available: Option<u32>,
     ) -> Result<JsRetryPlanner, JsValue> {
@@ -173,7 +171,7 @@ impl JsRetryPlanner {
     pub fn on_outcome(
         &mut self,
         request: &mut JsClientRequest,
-        #[wasm_bindgen(unchecked_param_type = "OutcomeInit")] outcome: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "Outcome")] outcome: JsValue,
         #[wasm_bindgen(js_name = nowMs)] now_ms: f64,
     ) -> Result<JsValue, JsValue> {
         let now = js::millis_from_js(now_ms, "nowMs")?;
@@ -185,6 +183,31 @@ impl JsRetryPlanner {
             now,
         )))
     }
+}
+
+/// Interprets `response` as an answer to operation `operationId` of the
+/// standard catalogue (plus `createAgentRun`), without any client: the
+/// core's JSON form of the result (`{kind, status, ...}`, as in the
+/// conformance vectors), or throws `AcdApiError` / `AcdProtocolError`.
+#[wasm_bindgen(js_name = interpretResponse)]
+pub fn interpret_response(
+    #[wasm_bindgen(js_name = operationId)] operation_id: &str,
+    #[wasm_bindgen(unchecked_param_type = "HttpResponseInit")] response: JsValue,
+) -> Result<JsValue, JsValue> {
+    let response = response_from_js(&response, "response")?;
+    let create = acd_core::model::Catalogue::create_agent_run();
+    let catalogue = acd_core::model::Catalogue::standard();
+    let operation = catalogue
+        .get(operation_id)
+        .or((create.id == operation_id).then_some(&create))
+        .ok_or_else(|| {
+            crate::client::client_error(&acd_core::client::ClientError::UnknownOperation {
+                operation: operation_id.to_owned(),
+            })
+        })?;
+    acd_core::client::interpret(operation, &response)
+        .map(|result| js::serde_to_js(&result))
+        .map_err(|error| crate::client::client_error(&error))
 }
 
 /// The three specified operations (the core's JSON form), e.g. to extend

@@ -6,7 +6,7 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen(typescript_custom_section)]
 const TS_COMMON: &'static str = r#"
 /** A limit's size. */
-export interface Quota { requests: number; window_ms: number }
+export interface Quota { requests: number; windowMs: number }
 
 /** One problem with one parameter, as in a 400 `errors` array. */
 export interface ParamProblem { parameter: string; problem: string }
@@ -36,7 +36,7 @@ export interface GateRequestInit {
 export interface CredentialRecordInit {
   /** A non-secret id, unique per credential. */
   id: string;
-  kind: "api_key" | "oauth2";
+  kind: "apiKey" | "oauth2";
   user: string;
   scopes?: string[];
   /** Unix ms from which the credential is refused. */
@@ -51,20 +51,22 @@ export interface CredentialInit extends CredentialRecordInit {
 
 
 /**
- * Gate configuration: the JSON document shared with the sandbox's --config
- * and the conformance vectors (snake_case members, all optional).
+ * Gate configuration (every member optional). Members are camelCase; the
+ * snake_case of the JSON document shared with the sandbox's --config and
+ * the conformance vectors is accepted too.
  */
 export interface GateConfig {
   version?: string;
-  base_url?: string;
-  stable_egress_url?: string | null;
-  api_key_prefix?: string;
-  oauth_token_prefix?: string;
-  stable_egress_header?: string;
+  baseUrl?: string;
+  stableEgressUrl?: string | null;
+  apiKeyPrefix?: string;
+  oauthTokenPrefix?: string;
+  stableEgressHeader?: string;
   realm?: string;
-  limits?: { credential?: Quota; client_ip?: Quota };
+  limits?: { credential?: Quota; clientIp?: Quota };
   catalogue?: unknown[];
-  version_deprecation?: { deprecated_at: number; sunset_at?: number | null } | null;
+  versionDeprecation?: { deprecatedAt: number; sunsetAt?: number | null } | null;
+  /** The index document, as served (its wire member names). */
   index?: Record<string, unknown>;
 }
 
@@ -75,44 +77,47 @@ export interface GateConfig {
 const TS_CLIENT: &'static str = r#"
 
 /** One credential of a client (its secret is sent, never shown). */
-export interface ClientCredentialJson {
+export interface ClientCredentialInit {
   id: string;
-  kind: "api_key" | "oauth2";
+  kind: "apiKey" | "oauth2";
   secret: string;
   user: string;
 }
 
-/** Retry rules (the core's JSON form). */
-export interface RetryPolicyJson {
-  max_attempts?: number;
-  backoff?: { base_ms?: number; cap_ms?: number };
-  max_retry_after_ms?: number;
-  deadline_ms?: number;
+/** Retry rules. */
+export interface RetryPolicyInit {
+  maxAttempts?: number;
+  backoff?: { baseMs?: number; capMs?: number };
+  maxRetryAfterMs?: number;
+  deadlineMs?: number;
 }
 
-/** Retry budget costs and capacity (the core's JSON form). */
-export interface BudgetPolicyJson {
+/** Retry budget costs and capacity. */
+export interface BudgetPolicyInit {
   capacity?: number;
-  retry_cost?: number;
-  timeout_cost?: number;
-  throttled_cost?: number;
-  success_refund?: number;
+  retryCost?: number;
+  timeoutCost?: number;
+  throttledCost?: number;
+  successRefund?: number;
 }
 
-/** Client configuration: the JSON document shared by every binding (snake_case, all optional). */
+/** Client configuration (every member optional; snake_case names are accepted too). */
 export interface ClientConfig {
-  base_url?: string;
+  baseUrl?: string;
   version?: string;
-  stable_egress_url?: string | null;
-  stable_egress_header?: string;
+  stableEgressUrl?: string | null;
+  stableEgressHeader?: string;
   catalogue?: unknown[];
-  credentials?: ClientCredentialJson[];
-  api_key_header?: "x_api_key" | "bearer";
-  auto_idempotency_keys?: boolean;
-  credential_quota?: Quota;
-  client_ip_quota?: Quota;
-  retry?: RetryPolicyJson;
-  budget?: BudgetPolicyJson;
+  credentials?: ClientCredentialInit[];
+  apiKeyHeader?: "xApiKey" | "bearer";
+  /** Send an Idempotency-Key on POSTs and retry them (only for servers that honour keys). */
+  idempotencyKeys?: boolean;
+  credentialQuota?: Quota;
+  clientIpQuota?: Quota;
+  proactiveThrottle?: boolean;
+  retry?: RetryPolicyInit;
+  budget?: BudgetPolicyInit;
+  /** Fixes jitter and keys (tests); by default the client draws from `entropy`. */
   seed?: number;
 }
 
@@ -135,76 +140,43 @@ export interface RequestSpecInit {
 
 /** A response as the transport received it. */
 export interface HttpResponseInit {
+  type?: "response";
   status: number;
   headers?: HeadersInit;
   body?: string | Uint8Array;
 }
 
 /** How one attempt ended: a response, or a transport failure. */
-export type OutcomeInit = HttpResponseInit | { transport: "connect" | "timeout" | "interrupted" };
-
-/** The throttle's answer. */
-export type Plan =
-  | { plan: "send_now" }
-  | { plan: "wait_until"; at: number; limit: string; reason: "quota" | "retry_after" };
-
-/** Why an attempt is retried. */
-export type RetryCauseInfo =
-  | { type: "throttled"; retryAfter: boolean }
-  | { type: "server_error"; status: number }
+export type Outcome =
+  | HttpResponseInit
   | { type: "transport"; failure: "connect" | "timeout" | "interrupted" };
 
-/** The end of a logical call: the response, or the error (returned, not thrown). */
-export type Finished =
-  | { kind: "finished"; ok: true; response: ApiResponse }
-  | { kind: "finished"; ok: false; error: import("./__SNIPPETS__/errors.js").AcdError };
+/** A request due now, for call `id`. */
+export interface Transmit { id: number; request: ClientRequest }
 
-/** What Client.onOutcome concluded. */
-export type Handled =
-  | { kind: "retry"; at: number; attempt: number; cause: RetryCauseInfo; cost: number }
-  | Finished;
+/** An event of call `id`. */
+export interface CallEvent { id: number; event: import("../js/easy.js").AcdEvent }
 
-/** What Call.handle did. */
-export type CallEvent =
-  | { kind: "retrying"; at: number; attempt: number; cause: RetryCauseInfo }
-  | Finished;
-
-/** What a state machine wants done next. */
-export type Step =
-  | { kind: "send"; request: ClientRequest }
-  | { kind: "wait"; until: number }
-  | { kind: "awaiting" }
-  | { kind: "done" };
-
-/** What Pager.handle did. */
-export type PagerEvent =
-  | { kind: "page"; records: unknown[]; recordsJson: string[]; last: boolean }
-  | { kind: "retrying"; at: number; cause: RetryCauseInfo }
-  | { kind: "failed"; error: import("./__SNIPPETS__/errors.js").AcdError };
-
-/** What RunPoller.handle did. */
-export type PollEvent =
-  | { kind: "status"; state: string; terminal: boolean; run: unknown }
-  | { kind: "retrying"; at: number; cause: RetryCauseInfo }
-  | { kind: "failed"; error: import("./__SNIPPETS__/errors.js").AcdError }
-  | { kind: "deadlineReached"; deadlineAt: number; lastState: string | undefined };
-
-export interface TablePagerOptionsInit {
+/** Options of a table pager. */
+export interface TablePagerOptions {
   pageSize?: number;
   orderBy?: string;
   descending?: boolean;
-  offsetOnly?: boolean;
+  /** No two records share a value of `orderBy`: page by `after` (keyset). */
+  uniqueOrder?: boolean;
   credential?: string;
 }
 
-export interface ConnectionPagerOptionsInit {
+/** Options of a connection-records pager. */
+export interface ConnectionPagerOptions {
   pageSize?: number;
   filter?: string;
   egress?: "default" | "header" | "url";
   credential?: string;
 }
 
-export interface PollOptionsInit {
+/** Options of a run poller. */
+export interface PollOptions {
   intervalMs?: number;
   jitterPerMille?: number;
   statusField?: string;
@@ -212,6 +184,11 @@ export interface PollOptionsInit {
   deadlineMs?: number;
   maxIntervalMs?: number;
 }
+
+/** The throttle's answer (the core's JSON form, as in the vectors). */
+export type Plan =
+  | { plan: "send_now" }
+  | { plan: "wait_until"; at: number; limit: string; reason: unknown };
 
 /** The client's model of one rate limit, for display. */
 export interface LimitState {
@@ -223,9 +200,6 @@ export interface LimitState {
   remaining: number;
   /** When the current window ends, if one is open. */
   resetAt: number | undefined;
-  blockedUntil: number;
-  inFlight: number;
-  source: "assumed" | "index" | "headers";
   /** The first instant one more send fits. */
   readyAt: number;
 }
@@ -259,4 +233,41 @@ export type RetryDecisionJson =
   | { decision: "done" }
   | { decision: "retry"; at: number; attempt: number; cost: number; cause: Record<string, unknown> }
   | { decision: "give_up"; reason: { reason: string; [member: string]: unknown } };
+"#;
+
+#[cfg(feature = "sim")]
+#[wasm_bindgen(typescript_custom_section)]
+const TS_SIM: &'static str = r#"
+/** A simulation (every member optional; see acd-core's `sim::SimConfig`). */
+export interface SimConfig {
+  seed?: number;
+  startMs?: number;
+  latencyMs?: number;
+  timeoutMs?: number;
+  maxVirtualMs?: number;
+  dateHeader?: boolean;
+  gate?: GateConfig;
+  credentials?: CredentialInit[];
+  dataset?: { tables: Record<string, unknown[]>; connections: Record<string, Record<string, unknown[]>>; runs: Record<string, unknown> };
+  faults?: Array<{ fromMs: number; untilMs: number; perMille: number; kind: { type: "serverError"; status: number } | { type: "connect" } | { type: "timeout" }; client?: string | null }>;
+  clients?: Array<{ name: string; config?: ClientConfig; clientIp?: string; clockSkewMs?: number; startOffsetMs?: number; tasks?: Array<Record<string, unknown> & { type: "table" | "connection" | "pollRun" | "burst" }> }>;
+  naiveClients?: boolean;
+  naiveBaseline?: boolean;
+}
+
+/** A simulation's report (camelCase members). */
+export interface SimReport {
+  requestsSent: number;
+  responses429: number;
+  avoidable429: number;
+  retries: number;
+  faultsInjected: number;
+  elapsedMs: number;
+  completed: boolean;
+  violations: string[];
+  clients: Array<{ name: string; requestsSent: number; responses429: number; jobsDone: number; jobsFailed: number; [member: string]: unknown }>;
+  trace: Array<{ atMs: number; client: number; job: number; what: unknown }>;
+  baseline?: { requestsSent: number; responses429: number; retries: number; elapsedMs: number; completed: boolean; avoided429: number } | null;
+}
+
 "#;

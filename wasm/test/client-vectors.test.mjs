@@ -7,8 +7,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   Client, RetryPlanner, Throttle, parseDeprecation, parseRateLimitHeaders, standardCatalogue,
-  agentRunOperation, AcdError,
-} from 'acd-wasm';
+  agentRunOperation, interpretResponse, AcdError,
+} from 'acd';
 import { vectorFiles } from './vectors.mjs';
 
 /** Whether `expected` is contained in `actual` (the README's rule). */
@@ -33,22 +33,28 @@ function errorJson(error) {
 function result(run) {
   try {
     const value = run();
-    return { ok: value.toWireJSON ? value.toWireJSON() : value.toJSON() };
+    return { ok: value.toWireJSON ? value.toWireJSON() : value };
   } catch (error) {
     return { error: errorJson(error) };
   }
 }
 
-/** The client every vector uses unless its input says otherwise. */
-function client(input, autoIdempotencyKeys = true) {
+/**
+ * The client every vector uses unless its input says otherwise:
+ * `idempotency_keys` turns automatic keys on, `honours_idempotency_key`
+ * marks createAgentRun as honouring them; seed 0 (keys as KeyStream::from_seed(0)).
+ */
+function client(input) {
   const credentials = input.credentials ?? [
     { id: 'main', kind: 'api_key', secret: 'acd_live_demo_ada', user: 'ada' },
     { id: 'ci', kind: 'api_key', secret: 'acd_live_demo_ada_ci', user: 'ada' },
   ];
   return new Client({
-    catalogue: [...standardCatalogue(), agentRunOperation()],
+    catalogue: [...standardCatalogue(),
+      { ...agentRunOperation(), honours_idempotency_key: input.honours_idempotency_key ?? false }],
     credentials,
-    auto_idempotency_keys: autoIdempotencyKeys,
+    idempotency_keys: input.idempotency_keys ?? false,
+    seed: 0,
   });
 }
 
@@ -68,7 +74,7 @@ function spec(input) {
 }
 
 const runners = {
-  'client-interpret.json': (input) => result(() => new Client().interpretAs(
+  'client-interpret.json': (input) => result(() => interpretResponse(
     input.operation, { status: input.status, headers: input.headers ?? [], body: input.body },
   )),
   'client-ratelimit.json': (input) => parseRateLimitHeaders(input.headers ?? [], input.now),
@@ -93,14 +99,14 @@ const runners = {
     });
   },
   'client-retry.json': (input) => {
-    const c = client(input, false);
+    const c = client(input);
     const request = c.build(input.idempotency_key
       ? { ...spec(input), idempotencyKey: input.idempotency_key } : spec(input));
     request.attempts = input.attempts;
     request.firstSentAt = input.first_sent_at;
     const planner = new RetryPlanner(null, null, input.seed, input.budget_available);
     const outcome = input.outcome.transport !== undefined
-      ? { transport: input.outcome.transport }
+      ? { type: 'transport', failure: input.outcome.transport }
       : { status: input.outcome.status, headers: input.outcome.headers ?? [], body: '{}' };
     return planner.onOutcome(request, outcome, input.now);
   },

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import {
   Gate, Admitted, GateResponse, AcdError, AcdArgumentError, AcdConfigError, AcdStateError,
   nowMs, version,
-} from 'acd-wasm';
-import * as errorsEntry from 'acd-wasm/errors';
+} from 'acd';
+import * as errorsEntry from 'acd/errors';
 
 const T0 = 1_700_000_000_000;
 const ADA = 'acd_live_demo_ada';
@@ -41,7 +41,7 @@ test('headers may be pairs, a plain object, a Headers or a Map', () => {
   const gate = Gate.demo();
   for (const headers of [[['X-API-Key', ADA]], { 'x-api-key': ADA }, new Headers({ 'X-API-Key': ADA }),
     new Map([['X-API-Key', ADA]]), [['X-API-Key', new TextEncoder().encode(ADA)]]]) {
-    assert.equal(gate.decide({ target: '/api/v1/tables/t', headers }, T0).kind, 'resolve');
+    assert.equal(gate.decide({ target: '/api/v1/tables/t', headers }, T0).type, 'resolve');
   }
 });
 
@@ -133,7 +133,7 @@ test('the two-step form asks for the secret, then decides with the caller record
   assert.equal(gate.credentialToLookUp(request), ADA);
   assert.equal(gate.credentialToLookUp({ target: '/api/v1' }), undefined);
   const admitted = gate.decideAnswered(request, { id: 'key-ada', kind: 'api_key', user: 'ada' }, T0);
-  assert.equal(admitted.kind, 'resolve');
+  assert.equal(admitted.type, 'resolve');
   assert.equal(admitted.user, 'ada');
   const unknown = gate.decideAnswered(request, null, T0);
   assert.equal(unknown.status, 401);

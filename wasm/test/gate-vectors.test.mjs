@@ -4,7 +4,7 @@
 // suite produces and checks: equal here means equal to Rust byte for byte.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Gate, Admitted, GateResponse } from 'acd-wasm';
+import { Gate, Admitted, GateResponse } from 'acd';
 import { vectorFiles, credentialInit, gateRequestInit } from './vectors.mjs';
 
 const files = vectorFiles('gate-');
@@ -37,7 +37,7 @@ for (const { name, file } of files) {
             let admitted;
             let response;
             if (decision instanceof Admitted) {
-              assert.equal(decision.kind, 'resolve');
+              assert.equal(decision.type, 'resolve');
               admitted = {
                 operation_id: decision.operationId,
                 path_params: decision.pathParams,
@@ -48,7 +48,7 @@ for (const { name, file } of files) {
               response = answer(decision, step.resource);
             } else {
               assert.ok(decision instanceof GateResponse);
-              assert.equal(decision.kind, 'respond');
+              assert.equal(decision.type, 'respond');
               response = decision;
             }
             const expect = step.expect;

@@ -211,6 +211,7 @@ impl ApiIndex {
     /// Parses and validates an index document strictly.
     pub fn from_json(bytes: &[u8]) -> Result<Self, IndexError> {
         let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+        #[cfg(feature = "field-paths")]
         let index: ApiIndex =
             serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
                 let path = error.path().to_string();
@@ -222,6 +223,18 @@ impl ApiIndex {
                     },
                     problem: error.into_inner().to_string(),
                 }
+            })?;
+        // Without field paths (size-sensitive builds), an unknown member is
+        // still named: serde's sentence carries it.
+        #[cfg(not(feature = "field-paths"))]
+        let index: ApiIndex =
+            serde::Deserialize::deserialize(&mut deserializer).map_err(|error| {
+                let problem = error.to_string();
+                let path = problem
+                    .strip_prefix("unknown field `")
+                    .and_then(|rest| rest.split_once('`'))
+                    .map_or_else(|| "(document)".to_owned(), |(name, _)| name.to_owned());
+                IndexError { path, problem }
             })?;
         deserializer.end().map_err(|error| IndexError {
             path: "(document)".into(),

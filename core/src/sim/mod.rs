@@ -100,9 +100,13 @@ pub fn run(config: SimConfig) -> Result<SimReport, SimError> {
 /// [`run`] with JSON in and JSON out, for the language bindings: a
 /// [`SimConfig`] (every member optional) in, a [`SimReport`] out.
 pub fn run_json(config: &str) -> Result<String, SimError> {
+    #[cfg(feature = "field-paths")]
     let config: SimConfig =
         serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_str(config))
             .map_err(|error| SimError::Json(error.to_string()))?;
+    #[cfg(not(feature = "field-paths"))]
+    let config: SimConfig =
+        serde_json::from_str(config).map_err(|error| SimError::Json(error.to_string()))?;
     let report = run(config)?;
     serde_json::to_string(&report).map_err(|error| SimError::Json(error.to_string()))
 }

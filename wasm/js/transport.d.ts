@@ -1,0 +1,47 @@
+// Types of the fetch transport (transport.js).
+import type { Outcome } from '../pkg/acd_wasm.js';
+
+/** A request as the driver hands it out: what to put on the wire. */
+export interface WireRequest {
+  /** The method, e.g. `GET`. */
+  readonly method: string;
+  /** The absolute URL. */
+  readonly url: string;
+  /** Headers in order, the credential header included. */
+  readonly headers: Array<[string, string]>;
+  /** The body, if any. */
+  readonly body?: Uint8Array;
+}
+
+/** How a transport failed, by what it tells about delivery. */
+export type TransportFailureKind = 'connect' | 'timeout' | 'interrupted';
+
+/** Sends one request; rejects only when `signal` aborts (with its reason). */
+export interface Transport {
+  send(request: WireRequest, signal?: AbortSignal): Promise<Outcome>;
+}
+
+/** A timer source (the host's, or a VirtualClock). */
+export interface Timers {
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+/** The host's `setTimeout`/`clearTimeout`. */
+export declare const systemTimers: Timers;
+
+/** Options of `fetchTransport`. */
+export interface FetchTransportOptions {
+  /** The fetch to use (default: the global one). */
+  fetch?: (url: string, init: RequestInit) => Promise<Response>;
+  /** Time for the whole exchange, body included (default 30000 ms). */
+  timeoutMs?: number;
+  /** Timers for the timeout (default: the host's). */
+  timers?: Timers;
+}
+
+/** A transport over `fetch`. */
+export declare function fetchTransport(options?: FetchTransportOptions): Transport;
+
+/** `"connect"` when a fetch error proves nothing was sent, else `"interrupted"`. */
+export declare function classifyFetchError(error: unknown): 'connect' | 'interrupted';

@@ -1,0 +1,423 @@
+//! The client driver for JavaScript: `Client`, the core's one driver, with
+//! coarse calls so a drive loop crosses the boundary a few times per
+//! request: `pollTransmits(nowMs)` (every request due, at once), `handle`,
+//! `pollEvents()` (every event, at once) and `pollTimeout()`.
+//!
+//! Events are plain objects tagged by `type` with camelCase members; a
+//! page's records arrive parsed by one `JSON.parse` of the page.
+
+use crate::client::{client_error, outcome_from_js, spec_from_js, JsClientRequest};
+use crate::error::{ErrorClass, Failure};
+use crate::js::{self, object};
+use acd_core::client::{
+    build_request, ApiResponse, AttemptState, CallId, Client, ClientConfig, ConnectionPagerOptions,
+    Entropy, Event, KeyStream, LimitInfo, PollOptions, TablePagerOptions, WaitReason,
+};
+use js_sys::{Array, Reflect, Uint8Array};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+/// The driver of the client role: it owns its calls (single requests,
+/// table and connection pagers, run pollers) and every rule around them.
+#[wasm_bindgen(js_name = Client)]
+pub struct JsClient {
+    pub(crate) inner: Client,
+    /// Idempotency keys for `build` (advanced use), from the same entropy.
+    keys: KeyStream,
+}
+
+/// 32 bytes from `crypto.getRandomValues` (the platform's generator).
+fn platform_entropy() -> Result<[u8; 32], Failure> {
+    let missing = || {
+        Failure::argument(
+            "this platform has no crypto.getRandomValues: pass 32 random bytes as `entropy`",
+        )
+    };
+    let crypto = Reflect::get(&js_sys::global(), &"crypto".into()).map_err(|_| missing())?;
+    let fill = Reflect::get(&crypto, &"getRandomValues".into())
+        .ok()
+        .and_then(|fill| fill.dyn_into::<js_sys::Function>().ok())
+        .ok_or_else(missing)?;
+    let bytes = Uint8Array::new_with_length(32);
+    fill.call1(&crypto, &bytes).map_err(|_| missing())?;
+    let mut out = [0u8; 32];
+    bytes.copy_to(&mut out);
+    Ok(out)
+}
+
+fn entropy_from_js(entropy: Option<Uint8Array>) -> Result<Entropy, Failure> {
+    let bytes = match entropy {
+        None => platform_entropy()?,
+        Some(bytes) => {
+            let mut out = [0u8; 32];
+            if bytes.length() != 32 {
+                return Err(Failure::argument(format!(
+                    "entropy must be 32 random bytes (a Uint8Array), got {} bytes",
+                    bytes.length()
+                )));
+            }
+            bytes.copy_to(&mut out);
+            out
+        }
+    };
+    Ok(Entropy(bytes))
+}
+
+fn call_id_from_js(id: f64) -> Result<CallId, Failure> {
+    js::millis_from_js(id, "call id").map(CallId)
+}
+
+fn call_id_to_js(id: CallId) -> JsValue {
+    js::u64_to_js(id.0)
+}
+
+fn options_from_js<T: serde::de::DeserializeOwned + Default>(
+    value: Option<JsValue>,
+    what: &str,
+) -> Result<T, Failure> {
+    Ok(js::from_json_like(&value.unwrap_or(JsValue::UNDEFINED), what)?.unwrap_or_default())
+}
+
+/// JSON text of raw records as one parsed JavaScript array.
+fn raw_array_to_js<'a>(records: impl ExactSizeIterator<Item = &'a str>) -> JsValue {
+    let mut text = String::with_capacity(2 + records.len() * 64);
+    text.push('[');
+    for (index, record) in records.enumerate() {
+        if index > 0 {
+            text.push(',');
+        }
+        text.push_str(record);
+    }
+    text.push(']');
+    js::parse_json_js(&text)
+}
+
+/// An interpreted response as `{type, status, ...}`.
+pub fn response_to_js(response: &ApiResponse) -> JsValue {
+    match response {
+        ApiResponse::Records { status, records } => object(&[
+            ("type", "records".into()),
+            ("status", (*status).into()),
+            (
+                "records",
+                raw_array_to_js(records.iter().map(|record| record.get())),
+            ),
+        ]),
+        ApiResponse::Index { status, index } => object(&[
+            ("type", "index".into()),
+            ("status", (*status).into()),
+            ("index", js::serde_to_js(index)),
+        ]),
+        ApiResponse::Object { status, value } => object(&[
+            ("type", "object".into()),
+            ("status", (*status).into()),
+            ("value", js::parse_json_js(value.get())),
+        ]),
+    }
+    .into()
+}
+
+fn limit_to_js(limit: &LimitInfo) -> JsValue {
+    object(&[
+        ("name", limit.name.as_str().into()),
+        ("requests", js::u64_to_js(limit.requests)),
+        ("windowSeconds", js::u64_to_js(limit.window_seconds)),
+    ])
+    .into()
+}
+
+fn reason_to_js(reason: &WaitReason) -> JsValue {
+    match reason {
+        WaitReason::Quota => object(&[("type", "quota".into())]),
+        WaitReason::RetryAfter => object(&[("type", "retryAfter".into())]),
+        WaitReason::Backoff { attempt } => {
+            object(&[("type", "backoff".into()), ("attempt", (*attempt).into())])
+        }
+        WaitReason::PollInterval => object(&[("type", "pollInterval".into())]),
+        _ => object(&[("type", "other".into())]),
+    }
+    .into()
+}
+
+/// An event as `{type, ...}` (camelCase members).
+pub fn event_to_js(event: &Event) -> JsValue {
+    match event {
+        Event::Response(response) => object(&[
+            ("type", "response".into()),
+            ("response", response_to_js(response)),
+        ]),
+        Event::Page {
+            records,
+            page,
+            last,
+        } => object(&[
+            ("type", "page".into()),
+            (
+                "records",
+                raw_array_to_js(records.iter().map(|record| record.get())),
+            ),
+            ("page", js::u64_to_js(*page)),
+            ("last", (*last).into()),
+        ]),
+        Event::RunStatus {
+            status,
+            terminal,
+            run,
+        } => object(&[
+            ("type", "runStatus".into()),
+            ("status", status.as_str().into()),
+            ("terminal", (*terminal).into()),
+            ("run", js::parse_json_js(run.get())),
+        ]),
+        Event::Waiting {
+            until,
+            limit,
+            reason,
+        } => object(&[
+            ("type", "waiting".into()),
+            ("until", js::u64_to_js(*until)),
+            (
+                "limit",
+                limit.as_ref().map_or(JsValue::UNDEFINED, limit_to_js),
+            ),
+            ("reason", reason_to_js(reason)),
+        ]),
+        Event::Deprecation(warning) => object(&[
+            ("type", "deprecation".into()),
+            ("operationId", warning.operation_id.as_str().into()),
+            (
+                "sunsetAt",
+                js::optional_u64_to_js(
+                    warning
+                        .sunset_at
+                        .and_then(|seconds| seconds.checked_mul(1000)),
+                ),
+            ),
+            ("warning", js::serde_to_js(warning)),
+        ]),
+        Event::Done => object(&[("type", "done".into())]),
+        Event::Failed(error) => {
+            object(&[("type", "failed".into()), ("error", client_error(error))])
+        }
+        _ => object(&[("type", "other".into())]),
+    }
+    .into()
+}
+
+#[wasm_bindgen(js_class = Client)]
+impl JsClient {
+    /// A client with `config` (every member optional, camelCase or the
+    /// shared documents' snake_case). `entropy` (32 bytes) seeds jitter and
+    /// idempotency keys unless `config.seed` is set; by default it comes
+    /// from `crypto.getRandomValues`, so no two clients draw alike.
+    /// Throws `AcdConfigError` when the configuration is refused.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "ClientConfig | string | null")] config: Option<
+            JsValue,
+        >,
+        entropy: Option<Uint8Array>,
+    ) -> Result<JsClient, JsValue> {
+        let config: ClientConfig = js::from_json_like(
+            &config.unwrap_or(JsValue::UNDEFINED),
+            "client configuration",
+        )
+        .map_err(|failure| Failure::new(ErrorClass::Config, "INVALID_CONFIG", failure.message))?
+        .unwrap_or_default();
+        let entropy = match config.seed {
+            Some(seed) => Entropy::from_seed(seed),
+            None => entropy_from_js(entropy)?,
+        };
+        let keys = entropy.key_stream();
+        Client::new(config, entropy)
+            .map(|inner| JsClient { inner, keys })
+            .map_err(|error| client_error(&error))
+    }
+
+    /// Builds and validates a request without starting a call (advanced
+    /// use: the driver builds its own); throws `AcdRequestError`.
+    pub fn build(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "RequestSpecInit")] spec: JsValue,
+    ) -> Result<JsClientRequest, JsValue> {
+        let spec = spec_from_js(&spec)?;
+        build_request(self.inner.config(), &spec, &mut self.keys)
+            .map(|inner| JsClientRequest {
+                inner,
+                attempt: AttemptState::default(),
+            })
+            .map_err(|error| client_error(&error))
+    }
+
+    /// Tokens left in the retry budget.
+    #[wasm_bindgen(getter, js_name = budgetAvailable)]
+    pub fn budget_available(&self) -> u32 {
+        self.inner.budget().available()
+    }
+
+    /// Starts one call; throws `AcdRequestError` (nothing is sent) when the
+    /// spec is invalid. Returns the call's id.
+    pub fn start(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "RequestSpecInit")] spec: JsValue,
+    ) -> Result<f64, JsValue> {
+        let spec = spec_from_js(&spec)?;
+        let id = self
+            .inner
+            .start(spec)
+            .map_err(|error| client_error(&error))?;
+        Ok(id_number(id))
+    }
+
+    /// Starts a pager over `table`'s records.
+    #[wasm_bindgen(js_name = startTablePager)]
+    pub fn start_table_pager(
+        &mut self,
+        table: &str,
+        #[wasm_bindgen(unchecked_param_type = "TablePagerOptions")] options: Option<JsValue>,
+    ) -> Result<f64, JsValue> {
+        let options: TablePagerOptions = options_from_js(options, "table pager options")?;
+        let id = self
+            .inner
+            .start_table_pager(table, options)
+            .map_err(|error| client_error(&error))?;
+        Ok(id_number(id))
+    }
+
+    /// Starts a pager over `connection`'s records of entity `entityId`.
+    #[wasm_bindgen(js_name = startConnectionPager)]
+    pub fn start_connection_pager(
+        &mut self,
+        connection: &str,
+        #[wasm_bindgen(js_name = entityId)] entity_id: &str,
+        #[wasm_bindgen(unchecked_param_type = "ConnectionPagerOptions")] options: Option<JsValue>,
+    ) -> Result<f64, JsValue> {
+        let options: ConnectionPagerOptions = options_from_js(options, "connection pager options")?;
+        let id = self
+            .inner
+            .start_connection_pager(connection, entity_id, options)
+            .map_err(|error| client_error(&error))?;
+        Ok(id_number(id))
+    }
+
+    /// Starts polling run `runId` until a terminal status.
+    #[wasm_bindgen(js_name = startRunPoller)]
+    pub fn start_run_poller(
+        &mut self,
+        #[wasm_bindgen(js_name = runId)] run_id: &str,
+        #[wasm_bindgen(unchecked_param_type = "PollOptions")] options: Option<JsValue>,
+    ) -> Result<f64, JsValue> {
+        let options: PollOptions = options_from_js(options, "poll options")?;
+        let id = self
+            .inner
+            .start_run_poller(run_id, options)
+            .map_err(|error| client_error(&error))?;
+        Ok(id_number(id))
+    }
+
+    /// Drops call `id`: nothing more is emitted for it.
+    pub fn cancel(&mut self, id: f64) -> Result<(), JsValue> {
+        self.inner.cancel(call_id_from_js(id)?);
+        Ok(())
+    }
+
+    /// Every request due at `nowMs`, as `{id, request}` (the sends are
+    /// recorded at `nowMs`). Send each, then hand its outcome to `handle`.
+    #[wasm_bindgen(js_name = pollTransmits, unchecked_return_type = "Transmit[]")]
+    pub fn poll_transmits(
+        &mut self,
+        #[wasm_bindgen(js_name = nowMs)] now_ms: f64,
+    ) -> Result<Array, JsValue> {
+        let now = js::millis_from_js(now_ms, "nowMs")?;
+        let out = Array::new();
+        while let Some(transmit) = self.inner.poll_transmit(now) {
+            out.push(&JsValue::from(object(&[
+                ("id", call_id_to_js(transmit.id)),
+                (
+                    "request",
+                    JsClientRequest {
+                        inner: transmit.request,
+                        attempt: AttemptState::default(),
+                    }
+                    .into(),
+                ),
+            ])));
+        }
+        Ok(out)
+    }
+
+    /// The earliest instant (Unix ms) at which `pollTransmits` may have
+    /// something new; `undefined` when nothing waits.
+    #[wasm_bindgen(js_name = pollTimeout, unchecked_return_type = "number | undefined")]
+    pub fn poll_timeout(&self) -> JsValue {
+        js::optional_u64_to_js(self.inner.poll_timeout())
+    }
+
+    /// How the attempt sent for call `id` ended: `{status, headers, body}`
+    /// or `{type: "transport", failure: "connect" | "timeout" | "interrupted"}`.
+    /// Throws only for misuse (unknown id, nothing in flight).
+    pub fn handle(
+        &mut self,
+        id: f64,
+        #[wasm_bindgen(unchecked_param_type = "Outcome")] outcome: JsValue,
+        #[wasm_bindgen(js_name = nowMs)] now_ms: f64,
+    ) -> Result<(), JsValue> {
+        let id = call_id_from_js(id)?;
+        let now = js::millis_from_js(now_ms, "nowMs")?;
+        let outcome = outcome_from_js(&outcome)?;
+        self.inner
+            .handle(id, outcome, now)
+            .map_err(|error| client_error(&error))
+    }
+
+    /// Every event so far, in order, as `{id, event}`.
+    #[wasm_bindgen(js_name = pollEvents, unchecked_return_type = "CallEvent[]")]
+    pub fn poll_events(&mut self) -> Array {
+        let out = Array::new();
+        while let Some((id, event)) = self.inner.poll_event() {
+            out.push(&JsValue::from(object(&[
+                ("id", call_id_to_js(id)),
+                ("event", event_to_js(&event)),
+            ])));
+        }
+        out
+    }
+
+    /// Whether no call is live.
+    #[wasm_bindgen(getter, js_name = isIdle)]
+    pub fn is_idle(&self) -> bool {
+        self.inner.is_idle()
+    }
+
+    /// The throttle's model of every limit seen, at `nowMs`, for display.
+    #[wasm_bindgen(unchecked_return_type = "LimitState[]")]
+    pub fn limits(&self, #[wasm_bindgen(js_name = nowMs)] now_ms: f64) -> Result<Array, JsValue> {
+        let now = js::millis_from_js(now_ms, "nowMs")?;
+        Ok(self
+            .inner
+            .throttle()
+            .models()
+            .map(|model| {
+                JsValue::from(object(&[
+                    ("key", model.key.as_str().into()),
+                    ("name", model.name.as_str().into()),
+                    ("limit", model.limit.into()),
+                    ("windowMs", js::u64_to_js(model.window_ms)),
+                    ("remaining", model.remaining_at(now).into()),
+                    (
+                        "resetAt",
+                        js::optional_u64_to_js(model.window_end.filter(|end| *end > now)),
+                    ),
+                    ("readyAt", js::u64_to_js(model.ready_at(now))),
+                ]))
+            })
+            .collect())
+    }
+}
+
+/// A call id as a JavaScript number (ids count up from 1, far below 2^53).
+fn id_number(id: CallId) -> f64 {
+    #[allow(clippy::cast_precision_loss)]
+    let number = id.0 as f64;
+    number
+}
