@@ -22,12 +22,32 @@
 //! always an argument, in Unix milliseconds ([`UnixMillis`]).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
+#![deny(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::cast_possible_truncation
+)]
+// Unit tests may index and do plain arithmetic: a panic there is a failed test.
+#![cfg_attr(
+    test,
+    allow(
+        clippy::arithmetic_side_effects,
+        clippy::indexing_slicing,
+        clippy::cast_possible_truncation
+    )
+)]
 
 #[cfg(feature = "client")]
 pub mod client;
 #[cfg(feature = "gate")]
 pub mod gate;
 pub mod http_date;
+#[allow(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::cast_possible_truncation,
+    reason = "checked in the limiter's own module lints"
+)]
 pub mod limit;
 pub mod model;
 #[cfg(feature = "gate")]

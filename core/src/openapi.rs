@@ -254,9 +254,16 @@ fn operation_object(
         "responses": responses(config, operation, options),
     });
     if operation.deprecation.is_some() || config.version_deprecation.is_some() {
-        object["deprecated"] = json!(true);
+        set(&mut object, "deprecated", json!(true));
     }
     object
+}
+
+/// Sets `key` of a JSON object (built by `json!` here, so always an object).
+fn set(object: &mut Value, key: &str, value: Value) {
+    if let Some(members) = object.as_object_mut() {
+        members.insert(key.to_owned(), value);
+    }
 }
 
 fn role_words(role: ParamRole) -> &'static str {
@@ -278,7 +285,7 @@ fn parameters(config: &GateConfig, operation: &Operation, options: &OpenApiOptio
     let mut list = Vec::new();
     let example = |name: &str, mut parameter: Value| {
         if let Some(value) = options.examples.get(name) {
-            parameter["example"] = value.clone();
+            set(&mut parameter, "example", value.clone());
         }
         parameter
     };
@@ -305,21 +312,24 @@ fn parameters(config: &GateConfig, operation: &Operation, options: &OpenApiOptio
             ParamKind::Integer { min, max, default } => {
                 let mut schema = json!({"type": "integer", "minimum": min, "maximum": max});
                 if let Some(default) = default {
-                    schema["default"] = json!(default);
+                    set(&mut schema, "default", json!(default));
                 }
-                parameter["schema"] = schema;
+                set(&mut parameter, "schema", schema);
                 words.push_str(" Plain decimal digits (no sign or leading zeros).");
             }
             ParamKind::Enum { values, default } => {
                 let mut schema = json!({"type": "string", "enum": values});
                 if let Some(default) = default {
-                    schema["default"] = json!(default);
+                    set(&mut schema, "default", json!(default));
                 }
-                parameter["schema"] = schema;
+                set(&mut parameter, "schema", schema);
             }
             ParamKind::Text { max_bytes } => {
-                parameter["schema"] =
-                    json!({"type": "string", "minLength": 1, "maxLength": max_bytes});
+                set(
+                    &mut parameter,
+                    "schema",
+                    json!({"type": "string", "minLength": 1, "maxLength": max_bytes}),
+                );
                 words.push_str(&format!(" At most {max_bytes} bytes of UTF-8."));
             }
             ParamKind::Json {
@@ -337,17 +347,25 @@ fn parameters(config: &GateConfig, operation: &Operation, options: &OpenApiOptio
                     .get(&spec.name)
                     .cloned()
                     .unwrap_or_else(|| json!({}));
-                parameter["schema"] = json!({
-                    "type": "string",
-                    "minLength": 1,
-                    "contentMediaType": "application/json",
-                    "contentSchema": content_schema,
-                });
+                set(
+                    &mut parameter,
+                    "schema",
+                    json!({
+                        "type": "string",
+                        "minLength": 1,
+                        "contentMediaType": "application/json",
+                        "contentSchema": content_schema,
+                    }),
+                );
                 if let Some(value) = options.examples.get(&spec.name) {
-                    parameter["example"] = match value {
-                        Value::String(text) => Value::String(text.clone()),
-                        other => Value::String(other.to_string()),
-                    };
+                    set(
+                        &mut parameter,
+                        "example",
+                        match value {
+                            Value::String(text) => Value::String(text.clone()),
+                            other => Value::String(other.to_string()),
+                        },
+                    );
                 }
                 words.push_str(&format!(
                     " A JSON text (percent-encoded in the query), at most {max_bytes} bytes, \
@@ -355,7 +373,7 @@ fn parameters(config: &GateConfig, operation: &Operation, options: &OpenApiOptio
                 ));
             }
         }
-        parameter["description"] = json!(words);
+        set(&mut parameter, "description", json!(words));
         if matches!(spec.kind, ParamKind::Json { .. }) {
             list.push(parameter);
         } else {

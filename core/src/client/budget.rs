@@ -81,7 +81,7 @@ impl RetryBudget {
         match self.available.checked_sub(cost) {
             Some(left) => {
                 self.available = left;
-                self.spent_total += u64::from(cost);
+                self.spent_total = self.spent_total.saturating_add(u64::from(cost));
                 true
             }
             None => false,
@@ -92,8 +92,8 @@ impl RetryBudget {
     pub fn refund(&mut self, tokens: u32) {
         let room = self.policy.capacity.saturating_sub(self.available);
         let added = tokens.min(room);
-        self.available += added;
-        self.refunded_total += u64::from(added);
+        self.available = self.available.saturating_add(added);
+        self.refunded_total = self.refunded_total.saturating_add(u64::from(added));
     }
 }
 

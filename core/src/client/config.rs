@@ -163,8 +163,10 @@ impl ClientConfig {
             if credential.id.is_empty() {
                 return fail("credentials", "every credential needs a non-empty id");
             }
-            if self.credentials[..position]
+            if self
+                .credentials
                 .iter()
+                .take(position)
                 .any(|earlier| earlier.id == credential.id)
             {
                 return fail("credentials", "credential ids must be unique");

@@ -116,11 +116,11 @@ fn parse_links(value: &str) -> Vec<(String, String)> {
     let mut links = Vec::new();
     let mut rest = value;
     while let Some(open) = rest.find('<') {
-        let Some(close) = rest[open..].find('>').map(|at| open + at) else {
+        let Some(close) = rest[open..].find('>').map(|at| open.saturating_add(at)) else {
             break;
         };
-        let target = rest[open + 1..close].trim().to_owned();
-        let mut params = &rest[close + 1..];
+        let target = rest[open.saturating_add(1)..close].trim().to_owned();
+        let mut params = &rest[close.saturating_add(1)..];
         // The parameters end at the first comma outside quotes.
         let mut end = params.len();
         let mut quoted = false;

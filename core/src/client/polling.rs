@@ -92,7 +92,12 @@ impl PollerState {
 
     /// A 429 doubles the interval, up to `max_interval_ms`.
     pub(crate) fn on_throttled(&mut self) {
-        let cap = (self.options.max_interval_ms / self.options.interval_ms.max(1)).max(1);
+        let cap = self
+            .options
+            .max_interval_ms
+            .checked_div(self.options.interval_ms)
+            .unwrap_or(self.options.max_interval_ms)
+            .max(1);
         self.factor = self.factor.saturating_mul(2).min(cap);
     }
 

@@ -75,7 +75,8 @@ impl Entropy {
 
     fn word(&self, index: usize) -> u64 {
         let mut word = [0u8; 8];
-        if let Some(bytes) = self.0.get(index * 8..index * 8 + 8) {
+        let start = index.saturating_mul(8);
+        if let Some(bytes) = self.0.get(start..start.saturating_add(8)) {
             word.copy_from_slice(bytes);
         }
         u64::from_le_bytes(word)
@@ -124,8 +125,9 @@ impl KeyStream {
 /// A value uniformly drawn from `0..=max` (Lemire's multiply-shift, so no
 /// overflow and no modulo; the bias is below 2⁻⁶⁴ per value).
 pub fn uniform_inclusive(random: &mut dyn RandomSource, max: u64) -> u64 {
-    let span = u128::from(max) + 1;
-    let product = u128::from(random.next_u64()) * span;
+    let span = u128::from(max).saturating_add(1);
+    // Both factors are at most 2⁶⁴, so the product fits in u128.
+    let product = u128::from(random.next_u64()).saturating_mul(span);
     // `product >> 64` is below `span`, so it fits in u64.
     u64::try_from(product >> 64).unwrap_or(max)
 }

@@ -218,7 +218,7 @@ fn describe_body(body: &[u8]) -> String {
     if body.is_empty() {
         return "the body is empty".into();
     }
-    let text = String::from_utf8_lossy(&body[..body.len().min(40)]);
+    let text = String::from_utf8_lossy(body.get(..40).unwrap_or(body));
     let printable: String = text
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })

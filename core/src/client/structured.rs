@@ -37,37 +37,46 @@ struct Cursor<'a> {
     at: usize,
 }
 
-impl Cursor<'_> {
+impl<'a> Cursor<'a> {
+    fn advance(&mut self, by: usize) {
+        self.at = self.at.saturating_add(by);
+    }
+
+    /// The bytes from `start` to the cursor (empty if `start` is past it).
+    fn since(&self, start: usize) -> &'a [u8] {
+        self.bytes.get(start..self.at).unwrap_or_default()
+    }
+
     fn peek(&self) -> Option<u8> {
         self.bytes.get(self.at).copied()
     }
 
     fn skip_spaces(&mut self) {
         while matches!(self.peek(), Some(b' ' | b'\t')) {
-            self.at += 1;
+            self.advance(1);
         }
     }
 
     fn string(&mut self) -> Option<String> {
-        self.at += 1; // opening quote
+        self.advance(1); // opening quote
         let mut out = Vec::new();
         loop {
             match self.peek()? {
                 b'"' => {
-                    self.at += 1;
+                    self.advance(1);
                     return String::from_utf8(out).ok();
                 }
                 b'\\' => {
-                    let escaped = *self.bytes.get(self.at + 1)?;
+                    let escaped = *self.bytes.get(self.at.saturating_add(1))?;
                     if escaped != b'"' && escaped != b'\\' {
                         return None;
                     }
                     out.push(escaped);
-                    self.at += 2;
+                    self.advance(2);
                 }
                 byte if (0x20..0x7f).contains(&byte) => {
                     out.push(byte);
-                    self.at += 1;
+                    self.advance(1);
                 }
                 _ => return None,
             }
@@ -79,9 +88,9 @@ impl Cursor<'_> {
         while self.peek().is_some_and(|byte| {
             byte.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~:/".contains(&byte)
         }) {
-            self.at += 1;
+            self.advance(1);
         }
-        let text = std::str::from_utf8(&self.bytes[start..self.at]).ok()?;
+        let text = std::str::from_utf8(self.since(start)).ok()?;
         let first = text.bytes().next()?;
         (first.is_ascii_alphabetic() || first == b'*').then(|| text.to_owned())
     }
@@ -91,19 +100,19 @@ impl Cursor<'_> {
         while self.peek().is_some_and(|byte| {
             byte.is_ascii_lowercase() || byte.is_ascii_digit() || b"_-.*".contains(&byte)
         }) {
-            self.at += 1;
+            self.advance(1);
         }
-        (self.at > start).then(|| String::from_utf8_lossy(&self.bytes[start..self.at]).into_owned())
+        (self.at > start).then(|| String::from_utf8_lossy(self.since(start)).into_owned())
     }
 
     fn value(&mut self) -> Option<Param> {
         match self.peek()? {
             b'"' => self.string().map(|_| Param::Other),
             b'?' => {
-                self.at += 1;
+                self.advance(1);
                 match self.peek()? {
                     b'0' | b'1' => {
-                        self.at += 1;
+                        self.advance(1);
                         Some(Param::Other)
                     }
                     _ => None,
@@ -112,27 +121,27 @@ impl Cursor<'_> {
             b'0'..=b'9' => {
                 let start = self.at;
                 while self.peek().is_some_and(|byte| byte.is_ascii_digit()) {
-                    self.at += 1;
+                    self.advance(1);
                 }
-                if self.at - start > 15 || self.peek() == Some(b'.') {
+                if self.at.saturating_sub(start) > 15 || self.peek() == Some(b'.') {
                     return None;
                 }
-                std::str::from_utf8(&self.bytes[start..self.at])
+                std::str::from_utf8(self.since(start))
                     .ok()?
                     .parse()
                     .ok()
                     .map(Param::Integer)
             }
             b':' => {
-                self.at += 1;
+                self.advance(1);
                 while self
                     .peek()
                     .is_some_and(|byte| byte.is_ascii_alphanumeric() || b"+/=".contains(&byte))
                 {
-                    self.at += 1;
+                    self.advance(1);
                 }
                 (self.peek() == Some(b':')).then(|| {
-                    self.at += 1;
+                    self.advance(1);
                     Param::Other
                 })
             }
@@ -161,11 +170,11 @@ pub(crate) fn parse_list(text: &str) -> Option<Vec<Item>> {
         };
         let mut params = Vec::new();
         while cursor.peek() == Some(b';') {
-            cursor.at += 1;
+            cursor.advance(1);
             cursor.skip_spaces();
             let key = cursor.key()?;
             let value = if cursor.peek() == Some(b'=') {
-                cursor.at += 1;
+                cursor.advance(1);
                 cursor.value()?
             } else {
                 Param::Other
@@ -176,7 +185,7 @@ pub(crate) fn parse_list(text: &str) -> Option<Vec<Item>> {
         cursor.skip_spaces();
         match cursor.peek() {
             None => return Some(items),
-            Some(b',') => cursor.at += 1,
+            Some(b',') => cursor.advance(1),
             Some(_) => return None,
         }
     }

@@ -286,10 +286,13 @@ impl Throttle {
         }
         let mut refused: Option<usize> = None;
         for observation in &headers.observations {
-            let Some(index) = self.attribute(limits, observation, now) else {
+            let Some((index, reference)) = self
+                .attribute(limits, observation, now)
+                .and_then(|index| Some((index, limits.get(index)?)))
+            else {
                 continue;
             };
-            let model = self.entry(&limits[index]);
+            let model = self.entry(reference);
             if let Some(limit) = observation.limit {
                 model.limit = limit;
             }
@@ -311,10 +314,12 @@ impl Throttle {
                     // The refusing limit admits again at `until`: its window
                     // is spent until then.
                     Some(index) => {
-                        let model = self.entry(&limits[index]);
-                        model.blocked_until = model.blocked_until.max(until);
-                        model.remaining = 0;
-                        model.window_end = Some(until);
+                        if let Some(reference) = limits.get(index) {
+                            let model = self.entry(reference);
+                            model.blocked_until = model.blocked_until.max(until);
+                            model.remaining = 0;
+                            model.window_end = Some(until);
+                        }
                     }
                     // Not known which limit refused: hold every limit of the
                     // request until then, keeping what is known about each.
@@ -363,24 +368,27 @@ impl Throttle {
                     .unwrap_or_else(|| self.fresh(r))
             })
             .collect();
-        let matching: Vec<usize> = (0..limits.len())
-            .filter(|&i| observation.limit == Some(models[i].limit))
+        let matching: Vec<(usize, &LimitModel)> = models
+            .iter()
+            .enumerate()
+            .filter(|(_, model)| observation.limit == Some(model.limit))
             .collect();
         if matching.len() == 1 {
-            return matching.first().copied();
+            return matching.first().map(|&(index, _)| index);
         }
-        let pool: Vec<usize> = if matching.is_empty() {
-            (0..limits.len()).collect()
+        let pool: Vec<(usize, &LimitModel)> = if matching.is_empty() {
+            models.iter().enumerate().collect()
         } else {
             matching
         };
         // The gate reports the tightest: least remaining, then latest reset.
-        pool.into_iter().min_by_key(|&i| {
-            let model = &models[i];
-            (
-                model.remaining_at(now),
-                std::cmp::Reverse(model.window_end.unwrap_or(0)),
-            )
-        })
+        pool.into_iter()
+            .min_by_key(|&(_, model)| {
+                (
+                    model.remaining_at(now),
+                    std::cmp::Reverse(model.window_end.unwrap_or(0)),
+                )
+            })
+            .map(|(index, _)| index)
     }
 }

@@ -88,7 +88,7 @@ impl Admitted {
             ResourceAnswer::Found(payload) => {
                 let body = match self.envelope {
                     Envelope::Data => {
-                        let mut body = Vec::with_capacity(payload.len() + 9);
+                        let mut body = Vec::with_capacity(payload.len().saturating_add(9));
                         body.extend_from_slice(b"{\"data\":");
                         body.extend_from_slice(&payload);
                         body.push(b'}');

@@ -46,7 +46,7 @@ pub(crate) fn extract<'a>(
         .filter(|(name, _)| name.eq_ignore_ascii_case(AUTHORIZATION))
         .map(|(_, value)| value.as_slice())
         .collect();
-    if api_keys.len() + authorizations.len() > 1 {
+    if api_keys.len().saturating_add(authorizations.len()) > 1 {
         return Err(AuthFailure::Ambiguous(
             "Send exactly one credential: either one X-API-Key header or one Authorization: \
              Bearer header, not both or several."

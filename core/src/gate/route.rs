@@ -54,7 +54,11 @@ impl Router {
                 self.version
             ));
         }
-        let segments: Vec<&[u8]> = path[1..].split(|&byte| byte == b'/').collect();
+        let segments: Vec<&[u8]> = path
+            .get(1..)
+            .unwrap_or_default()
+            .split(|&byte| byte == b'/')
+            .collect();
         let (rest, via_egress) = match self.strip_root(&segments) {
             Some(found) => found,
             None => return Route::NotFound(self.not_found_detail(&segments, &shown)),
@@ -109,17 +113,19 @@ impl Router {
                 .iter()
                 .zip(egress)
                 .all(|(segment, expected)| *segment == expected.as_bytes())
-            && segments[egress.len()] == version
+            && segments.get(egress.len()) == Some(&version)
         {
-            return Some((&segments[egress.len() + 1..], true));
+            return Some((segments.get(egress.len().saturating_add(1)..)?, true));
         }
         None
     }
 
     fn not_found_detail(&self, segments: &[&[u8]], shown: &str) -> String {
         if let [b"api", other, ..] = segments {
-            let looks_like_version =
-                other.len() > 1 && other[0] == b'v' && other[1..].iter().all(u8::is_ascii_digit);
+            let looks_like_version = matches!(
+                other.split_first(),
+                Some((b'v', digits)) if !digits.is_empty() && digits.iter().all(u8::is_ascii_digit)
+            );
             if looks_like_version {
                 return format!(
                     "API version {} is not served; the supported version is {} at /api/{}.",
@@ -137,10 +143,9 @@ impl Router {
 }
 
 fn split_once(bytes: &[u8], separator: u8) -> (&[u8], &[u8]) {
-    match bytes.iter().position(|&byte| byte == separator) {
-        Some(at) => (&bytes[..at], &bytes[at + 1..]),
-        None => (bytes, &[]),
-    }
+    let mut halves = bytes.splitn(2, |&byte| byte == separator);
+    let before = halves.next().unwrap_or_default();
+    (before, halves.next().unwrap_or_default())
 }
 
 /// A method as it may be shown in a sentence (printable ASCII, cut short).

@@ -161,7 +161,7 @@ impl LimitSettings {
             CredentialPolicy::Public => None,
             _ => facts.credential,
         };
-        let mut limits = Vec::with_capacity(1 + facts.operation.extra_limits.len());
+        let mut limits = Vec::with_capacity(facts.operation.extra_limits.len().saturating_add(1));
         limits.push(self.base(credential, facts.client_ip));
         for extra in &facts.operation.extra_limits {
             let subject = match &extra.per {

@@ -316,7 +316,7 @@ fn echo(raw: &str) -> String {
     }
     let mut end = ECHO_LIMIT;
     while !raw.is_char_boundary(end) {
-        end -= 1;
+        end = end.saturating_sub(1);
     }
     format!("{:?}… ({} bytes)", &raw[..end], raw.len())
 }
@@ -338,7 +338,7 @@ fn nesting_depth(raw: &str) -> usize {
         match byte {
             b'"' => in_string = true,
             b'[' | b'{' => {
-                depth += 1;
+                depth = depth.saturating_add(1);
                 deepest = deepest.max(depth);
             }
             b']' | b'}' => depth = depth.saturating_sub(1),

@@ -26,10 +26,9 @@ pub fn parse_query(raw_query: &[u8], specs: &[ParamSpec]) -> Result<Params, Vec<
         if pair.is_empty() {
             continue;
         }
-        let (raw_name, raw_value) = match pair.iter().position(|&byte| byte == b'=') {
-            Some(at) => (&pair[..at], &pair[at + 1..]),
-            None => (pair, &b""[..]),
-        };
+        let mut halves = pair.splitn(2, |&byte| byte == b'=');
+        let raw_name = halves.next().unwrap_or_default();
+        let raw_value = halves.next().unwrap_or_default();
         let name = match decode_component(raw_name) {
             Ok(name) => name,
             Err(reason) => {
@@ -51,14 +50,17 @@ pub fn parse_query(raw_query: &[u8], specs: &[ParamSpec]) -> Result<Params, Vec<
                 continue;
             }
         };
-        if seen[index].is_some() {
+        let Some(slot) = seen.get_mut(index) else {
+            continue;
+        };
+        if slot.is_some() {
             problems.push(ParamProblem::new(
                 name.as_ref(),
                 "is given more than once; give it at most once",
             ));
             continue;
         }
-        seen[index] = Some(value.into_owned());
+        *slot = Some(value.into_owned());
     }
 
     let mut params = Params::default();
@@ -114,19 +116,19 @@ const QUERY_COMPONENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPH
 
 /// Decodes one query component strictly; the error completes a sentence.
 pub fn decode_component(raw: &[u8]) -> Result<Cow<'_, str>, &'static str> {
-    let mut index = 0;
-    while index < raw.len() {
-        if raw[index] == b'%' {
-            let valid = raw
-                .get(index + 1..index + 3)
-                .is_some_and(|hex| hex.iter().all(u8::is_ascii_hexdigit));
-            if !valid {
-                return Err("has a '%' that is not followed by two hex digits; encode '%' as %25");
+    let mut rest = raw;
+    while let Some((&byte, tail)) = rest.split_first() {
+        rest = match (byte, tail) {
+            (b'%', [high, low, after @ ..])
+                if high.is_ascii_hexdigit() && low.is_ascii_hexdigit() =>
+            {
+                after
             }
-            index += 3;
-        } else {
-            index += 1;
-        }
+            (b'%', _) => {
+                return Err("has a '%' that is not followed by two hex digits; encode '%' as %25")
+            }
+            _ => tail,
+        };
     }
     if !raw.iter().any(|&byte| byte == b'%' || byte == b'+') {
         return std::str::from_utf8(raw)

@@ -210,7 +210,8 @@ pub struct SimConfig {
     pub latency_ms: u64,
     /// Time after which a lost response is reported as a timeout.
     pub timeout_ms: u64,
-    /// The simulation stops (unfinished) after this much virtual time.
+    /// The simulation stops (unfinished) after this much virtual time, or
+    /// when its clock reaches `u64::MAX`, where time cannot advance.
     pub max_virtual_ms: u64,
     /// Whether responses carry a `Date` header, as real servers add.
     pub date_header: bool,

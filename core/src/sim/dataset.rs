@@ -39,7 +39,7 @@ pub struct Dataset {
 /// `count` records `{"id": i, "name": "row-i", "score": …}`, ids from 1.
 pub fn sample_records(count: u64) -> Vec<Value> {
     (1..=count)
-        .map(|id| json!({"id": id, "name": format!("row-{id:05}"), "score": (id * 7_919) % 1_000}))
+        .map(|id| json!({"id": id, "name": format!("row-{id:05}"), "score": id.wrapping_mul(7_919) % 1_000}))
         .collect()
 }
 

@@ -74,7 +74,7 @@ pub(super) struct Engine {
 
 fn record_id(record: &serde_json::value::RawValue) -> Value {
     serde_json::from_str::<Value>(record.get())
-        .map(|value| value["id"].clone())
+        .map(|value| value.get("id").cloned().unwrap_or(Value::Null))
         .unwrap_or(Value::Null)
 }
 
@@ -105,7 +105,11 @@ pub(super) fn run_once(config: SimConfig) -> Result<SimReport, SimError> {
         engine.finish_job(start, client, job, Some(error));
     }
     for client in 0..engine.clients.len() {
-        let offset = engine.config.clients[client].start_offset_ms;
+        let offset = engine
+            .config
+            .clients
+            .get(client)
+            .map_or(0, |spec| spec.start_offset_ms);
         let start = engine.config.start_ms.saturating_add(offset);
         engine.schedule_wake(client, start);
     }
@@ -113,6 +117,10 @@ pub(super) fn run_once(config: SimConfig) -> Result<SimReport, SimError> {
     Ok(engine.finish())
 }
 
+#[allow(
+    clippy::indexing_slicing,
+    reason = "client indices are positions in `clients` (one per `config.clients`, never removed); job indices come from setup or `by_call`, positions in that client's `jobs`, which never shrinks"
+)]
 impl Engine {
     pub(super) fn schedule(&mut self, at: UnixMillis, event: Event) {
         self.sequence = self.sequence.saturating_add(1);
@@ -154,7 +162,9 @@ impl Engine {
             .start_ms
             .saturating_add(self.config.max_virtual_ms);
         while let Some(((now, _), event)) = self.queue.pop_first() {
-            if now > stop_at {
+            // At the end of the clock (`u64::MAX`, reached by saturation)
+            // time cannot advance, so a wake there would repeat forever.
+            if now > stop_at || now == UnixMillis::MAX {
                 self.violations.push(format!(
                     "the simulation stopped at its limit of {} virtual ms with work left",
                     self.config.max_virtual_ms
@@ -218,7 +228,8 @@ impl Engine {
             }
             entry.attempt = entry.attempt.saturating_add(1);
             let attempt = entry.attempt;
-            self.clients[client].summary.requests_sent += 1;
+            let summary = &mut self.clients[client].summary;
+            summary.requests_sent = summary.requests_sent.saturating_add(1);
             let target = transmit.request.target().to_owned();
             self.note(
                 now,
@@ -254,8 +265,8 @@ impl Engine {
                         matches!(reason, WaitReason::Backoff { .. } | WaitReason::RetryAfter);
                     let what = if let (true, Some(spent)) = (retry, spent) {
                         let summary = &mut self.clients[client].summary;
-                        summary.retries += 1;
-                        summary.budget_spent += spent;
+                        summary.retries = summary.retries.saturating_add(1);
+                        summary.budget_spent = summary.budget_spent.saturating_add(spent);
                         TraceKind::Retry {
                             at_ms,
                             reason,
@@ -377,9 +388,13 @@ impl Engine {
             }
             for (job, entry) in sim_client.jobs.iter().enumerate() {
                 match entry.state {
-                    JobState::Done => sim_client.summary.jobs_done += 1,
+                    JobState::Done => {
+                        sim_client.summary.jobs_done =
+                            sim_client.summary.jobs_done.saturating_add(1)
+                    }
                     JobState::Failed => {
-                        sim_client.summary.jobs_failed += 1;
+                        sim_client.summary.jobs_failed =
+                            sim_client.summary.jobs_failed.saturating_add(1);
                         completed = false;
                     }
                     JobState::Running => {
@@ -392,10 +407,22 @@ impl Engine {
             summaries.push(sim_client.summary.clone());
         }
         SimReport {
-            requests_sent: summaries.iter().map(|s| s.requests_sent).sum(),
-            responses_429: summaries.iter().map(|s| s.responses_429).sum(),
-            avoidable_429: summaries.iter().map(|s| s.avoidable_429).sum(),
-            retries: summaries.iter().map(|s| s.retries).sum(),
+            requests_sent: summaries
+                .iter()
+                .map(|s| s.requests_sent)
+                .fold(0, u64::saturating_add),
+            responses_429: summaries
+                .iter()
+                .map(|s| s.responses_429)
+                .fold(0, u64::saturating_add),
+            avoidable_429: summaries
+                .iter()
+                .map(|s| s.avoidable_429)
+                .fold(0, u64::saturating_add),
+            retries: summaries
+                .iter()
+                .map(|s| s.retries)
+                .fold(0, u64::saturating_add),
             faults_injected: self.faults_injected,
             elapsed_ms: self.offset(self.last_event),
             completed,

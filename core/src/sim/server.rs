@@ -24,6 +24,10 @@ impl From<GateResponse> for HttpResponse {
     }
 }
 
+#[allow(
+    clippy::indexing_slicing,
+    reason = "client indices are positions in `clients` (one per `config.clients`, never removed); job indices come from setup or `by_call`, positions in that client's `jobs`, which never shrinks"
+)]
 impl Engine {
     fn pick_fault(&mut self, client: usize, now: UnixMillis) -> Option<FaultKind> {
         let offset = self.offset(now);
@@ -112,7 +116,7 @@ impl Engine {
             }
         };
         if injected {
-            self.faults_injected += 1;
+            self.faults_injected = self.faults_injected.saturating_add(1);
         }
         self.schedule(
             now.saturating_add(delay.max(1)),
@@ -126,7 +130,8 @@ impl Engine {
     }
 
     pub(super) fn check_429(&mut self, client: usize, job: usize, response: &HttpResponse) {
-        self.clients[client].summary.responses_429 += 1;
+        let summary = &mut self.clients[client].summary;
+        summary.responses_429 = summary.responses_429.saturating_add(1);
         let limit = ErrorBody::from_slice(&response.body)
             .ok()
             .and_then(|body| {
@@ -149,7 +154,8 @@ impl Engine {
                 }
         });
         if !shared {
-            self.clients[client].summary.avoidable_429 += 1;
+            let summary = &mut self.clients[client].summary;
+            summary.avoidable_429 = summary.avoidable_429.saturating_add(1);
             self.violations.push(format!(
                 "client {client} job {job} received an avoidable 429 from limit {limit:?}, which no other client shares"
             ));

@@ -57,7 +57,9 @@ pub(super) fn build_clients(
     let mut failed = Vec::new();
     for (index, spec) in config.clients.iter().enumerate() {
         let mut client_config = spec.config.clone();
-        let salt = (index as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let salt = (index as u64)
+            .wrapping_add(1)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let derived = SplitMix64::new(config.seed ^ salt).next_u64();
         client_config.seed = Some(client_config.seed.unwrap_or(0) ^ derived);
         if config.naive_clients {
