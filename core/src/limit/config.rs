@@ -41,7 +41,7 @@ pub enum WhenFull {
     EvictSoonest,
 }
 
-/// Sizing and policies of a [`KeyedLimiter`].
+/// Sizing and policies of a [`KeyedLimiter`](super::KeyedLimiter).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct LimiterConfig {
