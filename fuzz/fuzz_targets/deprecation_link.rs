@@ -2,7 +2,7 @@
 //! readers on arbitrary header lines.
 #![no_main]
 
-use acd_core::client::deprecation::parse_deprecation;
+use acd_core::client::parse_deprecation;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|bytes: &[u8]| {
