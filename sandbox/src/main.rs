@@ -98,11 +98,17 @@ fn main() -> ExitCode {
     runtime.block_on(run(args, file, static_roots))
 }
 
-/// A fresh in-memory limiter (the default fixed windows).
+/// A fresh in-memory limiter (the default fixed windows). Its hash seed comes
+/// from the operating system, so no client can predict which keys share a
+/// slot (the core takes the seed as an argument and never reads entropy).
 fn in_memory_limiter() -> Arc<dyn RateLimiter> {
+    let hash_seed = getrandom::u64().unwrap_or_else(|_| fastrand::u64(..));
     acd_core::limit::in_memory(
         acd_core::limit::LimitAlgorithm::FixedWindow,
-        acd_core::limit::LimiterConfig::default(),
+        acd_core::limit::LimiterConfig {
+            hash_seed,
+            ..acd_core::limit::LimiterConfig::default()
+        },
     )
 }
 
