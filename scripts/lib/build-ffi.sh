@@ -20,6 +20,9 @@ log "build: cargo build --release -p acd-ffi; cargo build -p acd-uniffi-bindgen"
 cargo build --release --locked --quiet -p acd-ffi
 cargo build --locked --quiet -p acd-uniffi-bindgen
 LIB="$TARGET_DIR/release/libacd_ffi.so"
+# A fresh build does not copy the library up again if another build of the
+# same crate (maturin's, which uses its own crate-type flags) replaced it.
+[ -f "$LIB" ] || LIB="$TARGET_DIR/release/deps/libacd_ffi.so"
 BINDGEN="$TARGET_DIR/debug/uniffi-bindgen"
 [ -f "$LIB" ] && [ -x "$BINDGEN" ] || die "acd-ffi build produced no $LIB or $BINDGEN"
 

@@ -14,5 +14,6 @@ fun allTests(vectors: File): Runner {
     registerClientApiTests(runner)
     registerPollerTests(runner)
     registerBoundaryTests(runner)
+    registerSeedAndSecretTests(runner)
     return runner
 }
