@@ -36,7 +36,7 @@ before(async () => {
     { cwd: project, stdio: 'inherit' });
   const config = path.join(project, 'sandbox.json');
   writeFileSync(config, JSON.stringify({
-    credentials: [{ secret: KEY, type: 'api_key', user: 'ada' }],
+    credentials: [{ secret: KEY, kind: 'api_key', user: 'ada' }],
     tables: [{ id: 'orders', owner: 'ada', records: rows }],
   }));
   sandbox = await startSandbox(config, project);
