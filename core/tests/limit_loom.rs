@@ -28,6 +28,21 @@ fn config(max_keys: usize, shards: usize, when_full: WhenFull) -> LimiterConfig 
     }
 }
 
+/// A shared limiter with `config(max_keys, shards, when_full)`.
+fn shared(max_keys: usize, shards: usize, when_full: WhenFull) -> Arc<KeyedLimiter<u64>> {
+    Arc::new(KeyedLimiter::new(config(max_keys, shards, when_full)))
+}
+
+/// A thread checking one request for `key` at `now`.
+fn spawn_check(
+    limiter: &Arc<KeyedLimiter<u64>>,
+    key: u64,
+    now: u64,
+) -> thread::JoinHandle<Verdict> {
+    let limiter = Arc::clone(limiter);
+    thread::spawn(move || limiter.check(&key, &one_per_second(), now))
+}
+
 /// Two keys that live in different shards of a two-shard limiter with
 /// `config(2, 2, _)`: with one key of room per shard, the second key is
 /// admitted only when its shard is not the first key's.
@@ -68,15 +83,13 @@ fn stacked(limiter: &KeyedLimiter<u64>, keys: [u64; 2], now: u64) -> bool {
 #[test]
 fn two_threads_on_one_key_are_admitted_once_per_window() {
     loom::model(|| {
-        let limiter: Arc<KeyedLimiter<u64>> =
-            Arc::new(KeyedLimiter::new(config(4, 2, WhenFull::RefuseNewKeys)));
+        let limiter = shared(4, 2, WhenFull::RefuseNewKeys);
         // One thread stamps the end of the first window, the other the start
         // of the next: whichever locks second sees the later time.
-        let spawn = |now: u64| {
-            let limiter = Arc::clone(&limiter);
-            thread::spawn(move || limiter.check(&7, &one_per_second(), now))
-        };
-        let (early, late) = (spawn(999), spawn(1_000));
+        let (early, late) = (
+            spawn_check(&limiter, 7, 999),
+            spawn_check(&limiter, 7, 1_000),
+        );
         let verdicts: Vec<Verdict> = [early, late]
             .into_iter()
             .map(|handle| handle.join().unwrap())
@@ -104,16 +117,12 @@ fn two_threads_on_one_key_are_admitted_once_per_window() {
 #[test]
 fn a_full_table_takes_exactly_one_of_two_new_keys() {
     loom::model(|| {
-        let limiter: Arc<KeyedLimiter<u64>> =
-            Arc::new(KeyedLimiter::new(config(1, 1, WhenFull::RefuseNewKeys)));
-        let handles: Vec<_> = [1u64, 2]
+        let limiter = shared(1, 1, WhenFull::RefuseNewKeys);
+        let handles = [spawn_check(&limiter, 1, 10), spawn_check(&limiter, 2, 10)];
+        let admitted: Vec<bool> = handles
             .into_iter()
-            .map(|key| {
-                let limiter = Arc::clone(&limiter);
-                thread::spawn(move || limiter.check(&key, &one_per_second(), 10).admitted)
-            })
+            .map(|h| h.join().unwrap().admitted)
             .collect();
-        let admitted: Vec<bool> = handles.into_iter().map(|h| h.join().unwrap()).collect();
         assert_eq!(admitted.iter().filter(|a| **a).count(), 1, "{admitted:?}");
         assert_eq!(limiter.len(), 1);
         let kept = if admitted[0] { 1 } else { 2 };
@@ -125,8 +134,7 @@ fn a_full_table_takes_exactly_one_of_two_new_keys() {
 fn stacked_checks_in_opposite_orders_neither_deadlock_nor_over_admit() {
     loom::model(|| {
         let (a, b) = keys_in_two_shards();
-        let limiter: Arc<KeyedLimiter<u64>> =
-            Arc::new(KeyedLimiter::new(config(2, 2, WhenFull::RefuseNewKeys)));
+        let limiter = shared(2, 2, WhenFull::RefuseNewKeys);
         let handles: Vec<_> = [[a, b], [b, a]]
             .into_iter()
             .map(|keys| {
@@ -151,20 +159,13 @@ fn stacked_checks_in_opposite_orders_neither_deadlock_nor_over_admit() {
 #[test]
 fn eviction_and_sweep_never_readmit_a_live_key() {
     loom::model(|| {
-        let limiter: Arc<KeyedLimiter<u64>> =
-            Arc::new(KeyedLimiter::new(config(1, 1, WhenFull::EvictSoonest)));
+        let limiter = shared(1, 1, WhenFull::EvictSoonest);
         // Key 1 uses its one request of the window ending at 1000.
         assert!(limiter.check(&1, &one_per_second(), 10).admitted);
-        let again = {
-            let limiter = Arc::clone(&limiter);
-            thread::spawn(move || limiter.check(&1, &one_per_second(), 20))
-        };
+        let again = spawn_check(&limiter, 1, 20);
         // A new key a window later: it takes the only slot (key 1 has expired
         // by then) and moves the shard's clock on.
-        let newcomer = {
-            let limiter = Arc::clone(&limiter);
-            thread::spawn(move || limiter.check(&2, &one_per_second(), 1_500))
-        };
+        let newcomer = spawn_check(&limiter, 2, 1_500);
         let again = again.join().unwrap();
         let newcomer = newcomer.join().unwrap();
         assert!(newcomer.admitted);

@@ -96,6 +96,29 @@ fn reclaimed(table: &Table<u64>, model: &mut HashMap<u64, u64>, seed: u64, now: 
     assert_eq!(gone.len(), count);
 }
 
+/// What a full table does for room: a scan with `budget` at `now`, then
+/// the removal of the soonest live entry it found; the model follows.
+fn evict(
+    table: &mut Table<u64>,
+    model: &mut HashMap<u64, u64>,
+    seed: u64,
+    budget: usize,
+    now: u64,
+) {
+    let scan = table.scan(budget, now, &expires, &|_: &u64| false);
+    reclaimed(table, model, seed, now, scan.reclaimed);
+    if let Some((at, _)) = scan.soonest {
+        let victim = model
+            .keys()
+            .copied()
+            .find(|key| table.find(hash(*key, seed), key) == Some(at));
+        table.remove_at(at);
+        if let Some(victim) = victim {
+            model.remove(&victim);
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
@@ -134,18 +157,7 @@ proptest! {
                 Op::PutAfterEvict { key, time, budget, now } => {
                     let h = hash(key, seed);
                     if let Err(vacancy) = table.lookup(h, &key) {
-                        let scan = table.scan(budget, now, &expires, &|_: &u64| false);
-                        reclaimed(&table, &mut model, seed, now, scan.reclaimed);
-                        if let Some((at, _)) = scan.soonest {
-                            let victim = model
-                                .keys()
-                                .copied()
-                                .find(|key| table.find(hash(*key, seed), key) == Some(at));
-                            table.remove_at(at);
-                            if let Some(victim) = victim {
-                                model.remove(&victim);
-                            }
-                        }
+                        evict(&mut table, &mut model, seed, budget, now);
                         if table.has_room(1) {
                             let time = time.max(now);
                             table.insert_vacant(vacancy, h, key, (time, 0), time);
@@ -174,20 +186,7 @@ proptest! {
                         prop_assert_eq!(table.state_at(at).map(|(t, _)| t), Some(expiry));
                     }
                 }
-                Op::Evict { budget, now } => {
-                    let scan = table.scan(budget, now, &expires, &|_: &u64| false);
-                    reclaimed(&table, &mut model, seed, now, scan.reclaimed);
-                    if let Some((at, _)) = scan.soonest {
-                        let victim = model
-                            .keys()
-                            .copied()
-                            .find(|key| table.find(hash(*key, seed), key) == Some(at));
-                        table.remove_at(at);
-                        if let Some(victim) = victim {
-                            model.remove(&victim);
-                        }
-                    }
-                }
+                Op::Evict { budget, now } => evict(&mut table, &mut model, seed, budget, now),
             }
             check(&table, &model, seed);
         }
