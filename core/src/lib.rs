@@ -57,4 +57,4 @@ pub mod records;
 pub mod sim;
 pub mod time;
 
-pub use time::UnixMillis;
+pub use time::{Seconds, UnixMillis};

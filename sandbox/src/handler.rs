@@ -227,7 +227,7 @@ pub async fn api(State(app): State<Arc<App>>, request: Request) -> Response {
     let pending = app.gate.prepare(&request, now);
     let store = store.clone();
     let checked = tokio::task::spawn_blocking(move || {
-        let answer = store.try_acquire(&pending.checks(), now);
+        let answer = store.try_acquire(&pending.checks(), now.into());
         (pending, answer)
     })
     .await;

@@ -79,8 +79,10 @@ fn mix(hash: u64) -> u64 {
     (product as u64) ^ ((product >> 64) as u64)
 }
 
-fn expiry<A: Algorithm>(time: u64, extra: u32) -> UnixMillis {
-    <A::State as PackedState>::unpack(time, extra).expires_at()
+fn expiry<A: Algorithm>(time: u64, extra: u32) -> u64 {
+    <A::State as PackedState>::unpack(time, extra)
+        .expires_at()
+        .as_millis()
 }
 
 fn unpack<A: Algorithm>(packed: Option<(u64, u32)>) -> A::State {
@@ -94,13 +96,14 @@ fn unpack<A: Algorithm>(packed: Option<(u64, u32)>) -> A::State {
 ///
 /// ```
 /// use acd_core::limit::{Algorithm, FixedWindow, KeyedLimiter, LimiterConfig, Quota};
+/// use acd_core::UnixMillis;
 /// let limiter: KeyedLimiter<u64> = KeyedLimiter::new(LimiterConfig::with_max_keys(1_000));
 /// let rule = FixedWindow::rule(Quota::per_seconds(2, 60));
-/// assert!(limiter.check(&7, &rule, 60_000).admitted);
-/// assert!(limiter.check(&7, &rule, 60_001).admitted);
-/// let third = limiter.check(&7, &rule, 60_002);
+/// assert!(limiter.check(&7, &rule, UnixMillis::new(60_000)).admitted);
+/// assert!(limiter.check(&7, &rule, UnixMillis::new(60_001)).admitted);
+/// let third = limiter.check(&7, &rule, UnixMillis::new(60_002));
 /// assert!(!third.admitted);
-/// assert_eq!(third.retry_at, 120_000);
+/// assert_eq!(third.retry_at, UnixMillis::new(120_000));
 /// ```
 pub struct KeyedLimiter<K, A: Algorithm = FixedWindow> {
     shards: Box<[Shard<K>]>,
@@ -144,7 +147,7 @@ impl<K: Default, A: Algorithm> KeyedLimiter<K, A> {
                 .map(|_| {
                     Shard(Mutex::new(ShardState {
                         table: Table::new(cap),
-                        latest: 0,
+                        latest: UnixMillis::ZERO,
                     }))
                 })
                 .collect(),
@@ -201,11 +204,12 @@ impl<K: Default, A: Algorithm> KeyedLimiter<K, A> {
                         self.make_room(&mut shard.table, now, 1, &|_| false)
                     };
                     match room {
-                        Ok(()) => {
-                            shard
-                                .table
-                                .insert(hash, key.to_key(), next.pack(), next.expires_at())
-                        }
+                        Ok(()) => shard.table.insert(
+                            hash,
+                            key.to_key(),
+                            next.pack(),
+                            next.expires_at().as_millis(),
+                        ),
                         Err(retry_at) => return Verdict::refused(retry_at, retry_at),
                     }
                 }
@@ -214,7 +218,7 @@ impl<K: Default, A: Algorithm> KeyedLimiter<K, A> {
         };
         shard
             .table
-            .sweep(self.config.sweep_per_call, now, expiry::<A>);
+            .sweep(self.config.sweep_per_call, now.as_millis(), expiry::<A>);
         verdict
     }
 
@@ -231,15 +235,15 @@ impl<K: Default, A: Algorithm> KeyedLimiter<K, A> {
             return Ok(());
         }
         let budget = self.config.scan_when_full;
-        let mut scan = table.scan(budget, now, &expiry::<A>, keep);
+        let mut scan = table.scan(budget, now.as_millis(), &expiry::<A>, keep);
         while !table.has_room(needed) {
             match (self.config.when_full, scan.soonest) {
                 (WhenFull::EvictSoonest, Some((at, _))) => {
                     table.remove_at(at);
-                    scan = table.scan(budget, now, &expiry::<A>, keep);
+                    scan = table.scan(budget, now.as_millis(), &expiry::<A>, keep);
                 }
                 (_, soonest) => {
-                    let hint = soonest.map_or(now, |(_, at)| at);
+                    let hint = soonest.map_or(now, |(_, at)| UnixMillis::new(at));
                     return Err(hint.max(now.saturating_add(1)));
                 }
             }
@@ -348,7 +352,7 @@ pub(crate) fn transact_across<K: Default, A: Algorithm, Q: KeyRef<K> + ?Sized>(
         guards.push(lock(shard));
     }
     let guard_at = |place: (usize, usize)| order.binary_search(&place).unwrap_or(0);
-    let latest = guards.iter().map(|g| g.latest).fold(now, u64::max);
+    let latest = guards.iter().map(|g| g.latest).fold(now, UnixMillis::max);
     for guard in &mut guards {
         guard.latest = latest;
     }
@@ -384,7 +388,7 @@ pub(crate) fn transact_across<K: Default, A: Algorithm, Q: KeyRef<K> + ?Sized>(
             let Some(guard) = guards.get_mut(guard_at(places[i])) else {
                 continue;
             };
-            let (packed, expires_at) = (states[i].pack(), states[i].expires_at());
+            let (packed, expires_at) = (states[i].pack(), states[i].expires_at().as_millis());
             match guard.table.find(hashes[i], *key) {
                 Some(at) => guard.table.set_at(at, packed),
                 None => guard
@@ -396,7 +400,7 @@ pub(crate) fn transact_across<K: Default, A: Algorithm, Q: KeyRef<K> + ?Sized>(
     for (guard, owner) in guards.iter_mut().zip(&owners) {
         guard
             .table
-            .sweep(owner.config.sweep_per_call, now, expiry::<A>);
+            .sweep(owner.config.sweep_per_call, now.as_millis(), expiry::<A>);
     }
     Ok(())
 }

@@ -126,7 +126,7 @@ pub fn credentials(
                 kind: entry.kind,
                 user: entry.user.clone(),
                 scopes: entry.scopes.clone(),
-                expires_at: entry.expires_at,
+                expires_at: entry.expires_at.map(acd_core::UnixMillis::new),
             },
         );
     }
