@@ -7,7 +7,7 @@
 
 mod support;
 
-use acd_core::limit::stack::same_keys;
+use acd_core::limit::same_keys;
 use acd_core::limit::{
     decide_stack, Algorithm, FixedWindow, Gcra, InMemoryLimiter, LimitAlgorithm, LimitCheck,
     LimiterConfig, PackedState, Quota, RateLimiter,

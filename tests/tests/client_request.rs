@@ -11,7 +11,7 @@ use acd_core::client::{
 };
 use acd_core::gate::demo::{ADA_KEY, ADA_TOKEN};
 use acd_core::gate::{Decision, Gate, GateConfig, GateRequest, ResourceAnswer};
-use acd_core::model::operation::DeprecationNotice;
+use acd_core::model::DeprecationNotice;
 use acd_core::model::ParamRole;
 use acd_core::Seconds;
 

@@ -6,7 +6,7 @@
 
 use acd_core::client::{RequestSpec, TablePagerOptions};
 use acd_core::gate::demo::ADA_KEY;
-use acd_core::model::catalogue::ids;
+use acd_core::model::ids;
 use acd_core::sim::{
     self, Dataset, FaultKind, FaultRule, SimClientConfig, SimConfig, SimReport, SimTask,
 };

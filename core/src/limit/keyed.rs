@@ -1,31 +1,6 @@
 //! The in-process keyed engine: a sharded, bounded, thread-safe table of
 //! per-key states driven by an [`Algorithm`].
-//!
-//! * **Shards**: `N` mutex-protected `Table`s; a key's shard comes from the
-//!   high half of its (randomly seeded) hash. A stacked check locks the
-//!   shards it needs in ascending order, so it cannot deadlock.
-//! * **Bounded**: each shard holds at most `ceil(max_keys / N)` keys, 16
-//!   bytes of state each besides the key, at a load of at most 4/5.
-//! * **Swept incrementally**: every call examines `sweep_per_call` slots of
-//!   each shard it locked and forgets expired states (up to four rounds while
-//!   half of a round was expired); a shard that is full
-//!   examines up to `scan_when_full` more before applying [`WhenFull`].
-//! * **Monotone time**: each shard keeps the latest `now` it has seen and
-//!   treats an earlier `now` as that instant. A state forgotten at `t` is
-//!   therefore never needed by a request stamped before `t`.
-//!
-//! # Hash flooding
-//!
-//! Keys are hashed with foldhash seeded by [`LimiterConfig::hash_seed`].
-//! Someone who knows the seed (or guesses a fixed one) can pick subjects
-//! that land in one shard and one probe run. What that buys is bounded:
-//! a shard never holds more than its cap (`max_keys / shards`, 4096 keys at
-//! the default), so the worst lookup walks one shard's slots, and the full
-//! shard refuses or evicts per [`WhenFull`] instead of growing. Production
-//! passes a random, secret seed, so the placement cannot be predicted from
-//! outside; tests and simulations pass a fixed one and repeat exactly.
-//! foldhash is not a keyed PRF: a secret seed makes flooding impractical,
-//! not impossible, and the bounds above are what holds regardless.
+//! The details are on [`KeyedLimiter`].
 
 use super::algorithm::{Algorithm, PackedState, Verdict};
 pub use super::config::{LimiterConfig, LimiterConfigError, WhenFull};
@@ -93,6 +68,32 @@ fn unpack<A: Algorithm>(packed: Option<(u64, u32)>) -> A::State {
 
 /// A keyed rate limiter: per-key state under algorithm `A` (fixed window by
 /// default), sharded, bounded and safe to share across threads.
+///
+/// * **Shards**: `N` mutex-protected `Table`s; a key's shard comes from the
+///   high half of its (randomly seeded) hash. A stacked check locks the
+///   shards it needs in ascending order, so it cannot deadlock.
+/// * **Bounded**: each shard holds at most `ceil(max_keys / N)` keys, 16
+///   bytes of state each besides the key, at a load of at most 4/5.
+/// * **Swept incrementally**: every call examines `sweep_per_call` slots of
+///   each shard it locked and forgets expired states (up to four rounds while
+///   half of a round was expired); a shard that is full
+///   examines up to `scan_when_full` more before applying [`WhenFull`].
+/// * **Monotone time**: each shard keeps the latest `now` it has seen and
+///   treats an earlier `now` as that instant. A state forgotten at `t` is
+///   therefore never needed by a request stamped before `t`.
+///
+/// # Hash flooding
+///
+/// Keys are hashed with foldhash seeded by [`LimiterConfig::hash_seed`].
+/// Someone who knows the seed (or guesses a fixed one) can pick subjects
+/// that land in one shard and one probe run. What that buys is bounded:
+/// a shard never holds more than its cap (`max_keys / shards`, 4096 keys at
+/// the default), so the worst lookup walks one shard's slots, and the full
+/// shard refuses or evicts per [`WhenFull`] instead of growing. Production
+/// passes a random, secret seed, so the placement cannot be predicted from
+/// outside; tests and simulations pass a fixed one and repeat exactly.
+/// foldhash is not a keyed PRF: a secret seed makes flooding impractical,
+/// not impossible, and the bounds above are what holds regardless.
 ///
 /// ```
 /// use acd_core::limit::{Algorithm, FixedWindow, KeyedLimiter, LimiterConfig, Quota};
