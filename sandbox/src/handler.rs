@@ -14,7 +14,7 @@ use crate::store::Store;
 use crate::{cors, openapi_doc, static_files};
 use acd_core::gate::{Admitted, Decision, Gate, GateRequest, GateResponse};
 use acd_core::limit::{LimitCheck, LimitStatus, LimiterUnavailable, RateLimiter, StackDecision};
-use acd_core::model::catalogue::ids;
+use acd_core::model::ids;
 use acd_redis::AsyncRedisLimiter;
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};

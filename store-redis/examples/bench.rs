@@ -13,6 +13,7 @@
 //! `decisions/s: <rate> (<mode>, <clients> clients, pipeline <P>, <ops> decisions)`.
 
 use acd_core::limit::{LimitAlgorithm, LimitCheck, Quota, StackDecision};
+use acd_core::UnixMillis;
 use acd_redis::{parse_reply, RedisConfig, RedisLimiter};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -85,7 +86,10 @@ fn checks<'a>(credential: &'a str, user: &'a str) -> [LimitCheck<'a>; 2] {
 fn serial(limiter: &RedisLimiter, first: usize, ops: usize) -> Result<(), String> {
     for i in first..first + ops {
         let (credential, user) = subjects(i);
-        match limiter.decide(&checks(&credential, &user), NOW + (i as u64 % 1_000)) {
+        match limiter.decide(
+            &checks(&credential, &user),
+            UnixMillis::new(NOW + (i as u64 % 1_000)),
+        ) {
             Ok(StackDecision::Admitted { .. }) => {}
             other => return Err(format!("decision {i}: {other:?}")),
         }
@@ -111,7 +115,10 @@ fn pipelined(
         let mut pipe = redis::pipe();
         for (n, (credential, user)) in owned.iter().enumerate() {
             let prepared = limiter
-                .prepare(&checks(credential, user), NOW + ((i + n) as u64 % 1_000))
+                .prepare(
+                    &checks(credential, user),
+                    UnixMillis::new(NOW + ((i + n) as u64 % 1_000)),
+                )
                 .map_err(|e| e.to_string())?;
             pipe.add_command(prepared.evalsha(limiter.script()));
         }

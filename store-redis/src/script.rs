@@ -46,7 +46,7 @@ impl Prepared {
         now: UnixMillis,
         grace_ms: u64,
     ) -> Result<Self, StoreError> {
-        if now > MAX_EXACT_MS {
+        if now.as_millis() > MAX_EXACT_MS {
             return Err(StoreError::OutOfDomain(format!(
                 "the time {now} ms is past the Redis store's range (2^51 ms)"
             )));
@@ -135,7 +135,10 @@ pub fn parse_reply(reply: &Value, checks: &[LimitCheck<'_>]) -> Result<StackDeci
     }
     let [admitted, index, remaining, reset_at, retry_at] = numbers;
     let time = |n: i64| u64::try_from(n).map_err(|_| garbage("has a negative time"));
-    let (reset_at, retry_at) = (time(reset_at)?, time(retry_at)?);
+    let (reset_at, retry_at) = (
+        UnixMillis::new(time(reset_at)?),
+        UnixMillis::new(time(retry_at)?),
+    );
     let remaining = u32::try_from(remaining).map_err(|_| garbage("has a bad remaining count"))?;
     let status = |index: i64| -> Result<LimitStatus, StoreError> {
         let index = usize::try_from(index).map_err(|_| garbage("names no check"))?;
@@ -181,8 +184,14 @@ mod tests {
             check("user", "ada", 5),
             check("credential", "k", 100),
         ];
-        let prepared =
-            Prepared::new(&space, LimitAlgorithm::FixedWindow, &checks, 1_000, 2).unwrap();
+        let prepared = Prepared::new(
+            &space,
+            LimitAlgorithm::FixedWindow,
+            &checks,
+            UnixMillis::new(1_000),
+            2,
+        )
+        .unwrap();
         assert_eq!(prepared.keys.len(), 2);
         assert_eq!(
             prepared.args,
@@ -194,8 +203,21 @@ mod tests {
     fn times_past_the_exact_range_are_refused() {
         let space = KeySpace::new("t", LimitAlgorithm::Gcra).unwrap();
         let checks = [check("credential", "k", 1)];
-        assert!(Prepared::new(&space, LimitAlgorithm::Gcra, &checks, MAX_EXACT_MS, 0).is_ok());
-        let late = Prepared::new(&space, LimitAlgorithm::Gcra, &checks, MAX_EXACT_MS + 1, 0);
+        assert!(Prepared::new(
+            &space,
+            LimitAlgorithm::Gcra,
+            &checks,
+            UnixMillis::new(MAX_EXACT_MS),
+            0
+        )
+        .is_ok());
+        let late = Prepared::new(
+            &space,
+            LimitAlgorithm::Gcra,
+            &checks,
+            UnixMillis::new(MAX_EXACT_MS + 1),
+            0,
+        );
         assert!(matches!(late, Err(StoreError::OutOfDomain(_))));
         let long = [LimitCheck {
             quota: Quota {
@@ -204,7 +226,7 @@ mod tests {
             },
             ..checks[0]
         }];
-        let long = Prepared::new(&space, LimitAlgorithm::Gcra, &long, 0, 0);
+        let long = Prepared::new(&space, LimitAlgorithm::Gcra, &long, UnixMillis::new(0), 0);
         assert!(matches!(long, Err(StoreError::OutOfDomain(_))));
     }
 
@@ -219,7 +241,7 @@ mod tests {
                     index: 1,
                     limit: 5,
                     remaining: 4,
-                    reset_at: 60_000
+                    reset_at: UnixMillis::new(60_000)
                 })
             }
         );
@@ -230,9 +252,9 @@ mod tests {
                     index: 0,
                     limit: 100,
                     remaining: 0,
-                    reset_at: 60_000
+                    reset_at: UnixMillis::new(60_000)
                 },
-                retry_at: 60_000
+                retry_at: UnixMillis::new(60_000)
             }
         );
         for bad in [

@@ -215,14 +215,14 @@ impl JsClientRequest {
     #[wasm_bindgen(getter, js_name = firstSentAt)]
     pub fn first_sent_at(&self) -> Option<f64> {
         #[allow(clippy::cast_precision_loss)]
-        self.attempt.first_sent_at.map(|at| at as f64)
+        self.attempt.first_sent_at.map(|at| at.as_millis() as f64)
     }
 
     /// Restores when the first attempt was sent (Unix ms).
     #[wasm_bindgen(setter, js_name = firstSentAt)]
     pub fn set_first_sent_at(&mut self, at: Option<f64>) -> Result<(), JsValue> {
         self.attempt.first_sent_at = match at {
-            Some(at) => Some(js::millis_from_js(at, "firstSentAt")?),
+            Some(at) => Some(js::millis_from_js(at, "firstSentAt")?.into()),
             None => None,
         };
         Ok(())

@@ -121,7 +121,10 @@ fn limit_to_js(limit: &LimitInfo) -> JsValue {
     object(&[
         ("name", limit.name.as_str().into()),
         ("requests", js::u64_to_js(limit.requests)),
-        ("windowSeconds", js::u64_to_js(limit.window_seconds)),
+        (
+            "windowSeconds",
+            js::u64_to_js(limit.window_seconds.as_secs()),
+        ),
     ])
     .into()
 }
@@ -175,7 +178,7 @@ pub fn event_to_js(event: &Event) -> JsValue {
             reason,
         } => object(&[
             ("type", "waiting".into()),
-            ("until", js::u64_to_js(*until)),
+            ("until", js::u64_to_js(until.as_millis())),
             (
                 "limit",
                 limit.as_ref().map_or(JsValue::UNDEFINED, limit_to_js),
@@ -350,7 +353,7 @@ impl JsClient {
     /// something new; `undefined` when nothing waits.
     #[wasm_bindgen(js_name = pollTimeout, unchecked_return_type = "number | undefined")]
     pub fn poll_timeout(&self) -> JsValue {
-        js::optional_u64_to_js(self.inner.poll_timeout())
+        js::optional_u64_to_js(self.inner.poll_timeout().map(u64::from))
     }
 
     /// How the attempt sent for call `id` ended: `{status, headers, body}`
@@ -392,7 +395,7 @@ impl JsClient {
     /// The throttle's model of every limit seen, at `nowMs`, for display.
     #[wasm_bindgen(unchecked_return_type = "LimitState[]")]
     pub fn limits(&self, #[wasm_bindgen(js_name = nowMs)] now_ms: f64) -> Result<Array, JsValue> {
-        let now = js::millis_from_js(now_ms, "nowMs")?;
+        let now = acd_core::UnixMillis::new(js::millis_from_js(now_ms, "nowMs")?);
         Ok(self
             .inner
             .throttle()
@@ -406,9 +409,11 @@ impl JsClient {
                     ("remaining", model.remaining_at(now).into()),
                     (
                         "resetAt",
-                        js::optional_u64_to_js(model.window_end.filter(|end| *end > now)),
+                        js::optional_u64_to_js(
+                            model.window_end.filter(|end| *end > now).map(u64::from),
+                        ),
                     ),
-                    ("readyAt", js::u64_to_js(model.ready_at(now))),
+                    ("readyAt", js::u64_to_js(model.ready_at(now).as_millis())),
                 ]))
             })
             .collect())
