@@ -13,9 +13,28 @@ import acd.RequestSpec
 import acd.ResponseHeader
 import kotlinx.serialization.json.Json
 import kotlinx.serialization.json.JsonArray
+import kotlinx.serialization.json.JsonElement
 import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.JsonPrimitive
+import kotlinx.serialization.json.contentOrNull
+import kotlinx.serialization.json.intOrNull
 import kotlinx.serialization.json.buildJsonObject
 import kotlinx.serialization.json.put
+
+private fun JsonElement?.text(): String = (this as? JsonPrimitive)?.contentOrNull ?: ""
+
+/** A request from the core's wire JSON (`method`, `url`, `headers` as pairs, `body` as bytes or null). */
+private fun requestOf(wire: JsonObject): Request {
+    val headers =
+        (wire["headers"] as? JsonArray).orEmpty().mapNotNull { pair ->
+            (pair as? JsonArray)?.takeIf { it.size == 2 }?.let { Header(it[0].text(), it[1].text()) }
+        }
+    val body =
+        (wire["body"] as? JsonArray)?.let { bytes ->
+            Body(ByteArray(bytes.size) { i -> ((bytes[i] as? JsonPrimitive)?.intOrNull ?: 0).toByte() })
+        }
+    return Request(wire["method"].text(), wire["url"].text(), headers, body)
+}
 
 /** One request to send now, and the call it belongs to. */
 data class Transmit(
@@ -159,13 +178,14 @@ class AcdClient
         /** Drops [call]: nothing more is sent or emitted for it. */
         fun cancel(call: Long) = driver.cancel(call.toULong())
 
-        /** The next request to send now, if any (its send is recorded at [nowMs]). */
+        /**
+         * The next request to send now, if any (its send is recorded at
+         * [nowMs]). The request crosses once, as the core's wire JSON.
+         */
         fun pollTransmit(nowMs: Long): Transmit? {
             val transmit = ffi { driver.pollTransmit(nowMs) } ?: return null
-            return transmit.request.use { request ->
-                val headers = request.wireHeaders().map { Header(it.name, it.value) }
-                Transmit(transmit.id.toLong(), Request(request.method(), request.url(), headers, request.body()?.let(::Body)))
-            }
+            val wire = transmit.request.use { it.toWireJson() }
+            return Transmit(transmit.id.toLong(), requestOf(Json.parseToJsonElement(wire) as? JsonObject ?: JsonObject(emptyMap())))
         }
 
         /**

@@ -54,7 +54,7 @@ class JavaHttpTransport
                 try {
                     http.sendAsync(builder.build(), HttpResponse.BodyHandlers.ofByteArray()).await()
                 } catch (error: Exception) {
-                    throw classify(unwrap(error)) ?: throw error
+                    throw transportFailureOf(unwrap(error)) ?: throw error
                 }
             val headers = reply.headers().map().flatMap { (name, values) -> values.map { Header(name, it) } }
             return Response(reply.statusCode(), headers, Body(reply.body()))
@@ -70,10 +70,11 @@ private fun unwrap(error: Throwable): Throwable {
 }
 
 /**
- * The kind of transport failure [error] means for the core, or `null` when
- * it is not a transport failure (e.g. the coroutine was cancelled).
+ * The transport failure [error] (thrown by `java.net.http` or a socket) means
+ * for the core, or `null` when it is not one (e.g. the coroutine was
+ * cancelled). For transports of your own over the same exceptions.
  */
-internal fun classify(error: Throwable): TransportFailureException? {
+fun transportFailureOf(error: Throwable): TransportFailureException? {
     val message = error.message ?: error.javaClass.simpleName
     val kind =
         when {
