@@ -18,6 +18,7 @@ import dev.acd.testing.Fault
 import dev.acd.testing.GateTransport
 import dev.acd.testing.Quota
 import dev.acd.testing.VirtualClock
+import kotlinx.coroutines.async
 import kotlinx.coroutines.flow.toList
 import kotlinx.coroutines.flow.take
 import kotlinx.coroutines.test.TestScope
@@ -80,6 +81,20 @@ class EasyPathGateTest {
 
             assertEquals(GATE_ROWS.take(3).map(::Record), first)
             assertEquals(2, gate.requests.size)
+        }
+
+    @Test
+    fun `two tables paged concurrently each arrive whole, in 6 and 3 reads`() =
+        runTest {
+            val gate = GateTransport(virtualClock(), tables = mapOf("orders" to GATE_ROWS, "invoices" to GATE_ROWS.take(5)))
+            val api = api(gate)
+
+            val orders = async { api.tables.iter("orders", pageSize = 4).toList() }
+            val invoices = async { api.tables.iter("invoices", pageSize = 2).toList() }
+
+            assertEquals(GATE_ROWS.map(::Record), orders.await())
+            assertEquals(GATE_ROWS.take(5).map(::Record), invoices.await())
+            assertEquals(List(9) { 200 }, gate.statuses)
         }
 
     @Test

@@ -66,7 +66,7 @@ class AcdHttpClient(
     override fun toString(): String = "AcdHttpClient(baseUrl=${client.baseUrl})"
 
     /** The API index (`GET /api/v1`). */
-    suspend fun index(): JsonObject = response(client.startSpec(acd.specGetApiIndex())).value ?: JsonObject(emptyMap())
+    suspend fun index(): JsonObject = response { client.startSpec(acd.specGetApiIndex()) }.value ?: JsonObject(emptyMap())
 
     /**
      * One call of [operation] (an operation id of the catalogue), retried and
@@ -79,7 +79,7 @@ class AcdHttpClient(
         path: Map<String, String> = emptyMap(),
         query: Map<String, String> = emptyMap(),
         body: Body? = null,
-    ): Event.Response = response(client.start(operation, path, query, body))
+    ): Event.Response = response { client.start(operation, path, query, body) }
 
     /** The same calls, blocking the calling thread (for Java callers). */
     fun blocking(): BlockingAcdHttpClient = BlockingAcdHttpClient(this)
@@ -88,11 +88,16 @@ class AcdHttpClient(
      * The data events of [call] ([Event.Response], [Event.Page],
      * [Event.RunStatus]) as they come, sending and waiting in between; the
      * flow throws the typed exception when the call fails. Stopping the
-     * collection early cancels the call.
+     * collection early cancels the call. Collect right after starting [call]
+     * on [client]: events another collection drains before this one opens
+     * are not kept (the resource calls start and open in one step).
      */
-    fun events(call: Long): Flow<Event> =
+    fun events(call: Long): Flow<Event> = events { call.also(::open) }
+
+    /** [events] of the call [start] starts, opened before any other step can drain its events. */
+    internal fun events(start: () -> Long): Flow<Event> =
         flow {
-            open(call)
+            val call = startOpen(start)
             try {
                 while (true) emit(nextData(call) ?: break)
             } finally {
@@ -100,8 +105,8 @@ class AcdHttpClient(
             }
         }
 
-    internal suspend fun response(call: Long): Event.Response {
-        open(call)
+    internal suspend fun response(start: () -> Long): Event.Response {
+        val call = startOpen(start)
         try {
             while (true) {
                 val event = nextData(call) ?: break
@@ -112,6 +117,9 @@ class AcdHttpClient(
         }
         throw AcdException("call $call ended without a response")
     }
+
+    /** Starts a call and opens its queue while no step runs, so none of its events is lost. */
+    internal suspend fun startOpen(start: () -> Long): Long = stepping.withLock { start().also(::open) }
 
     internal fun open(call: Long) {
         synchronized(queues) { queues.getOrPut(call) { ArrayDeque() } }

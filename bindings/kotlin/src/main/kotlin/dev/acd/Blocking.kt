@@ -39,14 +39,11 @@ class BlockingAcdHttpClient internal constructor(
 /** An iterator over the records of one pager call; [close] cancels the call. */
 class RecordIterator internal constructor(
     private val api: AcdHttpClient,
-    private val call: Long,
+    start: () -> Long,
 ) : Iterator<Record>, AutoCloseable {
     private val buffer = ArrayDeque<Record>()
     private var ended = false
-
-    init {
-        api.open(call)
-    }
+    private val call: Long = runBlocking { api.startOpen(start) }
 
     /** Whether another record comes (sending and waiting for the next page if needed). */
     override fun hasNext(): Boolean {
@@ -101,7 +98,7 @@ class BlockingTables internal constructor(private val api: AcdHttpClient) {
         descending: Boolean = false,
         uniqueOrder: Boolean = false,
     ): Iterable<Record> =
-        Iterable { RecordIterator(api, api.client.startTablePager(table, pageSize, orderBy, descending, uniqueOrder)) }
+        Iterable { RecordIterator(api) { api.client.startTablePager(table, pageSize, orderBy, descending, uniqueOrder) } }
 }
 
 /** Connection records, blocking. */
@@ -123,7 +120,7 @@ class BlockingConnections internal constructor(private val api: AcdHttpClient) {
         entityId: String,
         pageSize: Long? = null,
         filter: String? = null,
-    ): Iterable<Record> = Iterable { RecordIterator(api, api.client.startConnectionPager(connection, entityId, pageSize, filter)) }
+    ): Iterable<Record> = Iterable { RecordIterator(api) { api.client.startConnectionPager(connection, entityId, pageSize, filter) } }
 }
 
 /** Agent runs, blocking. */

@@ -16,12 +16,9 @@ internal fun RequestSpec.withRoles(vararg roles: Pair<ParamRole, Any?>): Request
 /** The records of a list response (an empty list for any other). */
 private fun Event.Response.recordsOrEmpty(): List<Record> = records.orEmpty()
 
-/** Every record of the pages of [call], each once, in order. */
+/** Every record of the pages of the call [start] starts, each once, in order. */
 private fun AcdHttpClient.pageRecords(start: () -> Long): Flow<Record> =
-    flow {
-        val call = start()
-        events(call).collect { event -> if (event is Event.Page) event.records.forEach { emit(it) } }
-    }
+    flow { events(start).collect { event -> if (event is Event.Page) event.records.forEach { emit(it) } } }
 
 /** Table records through an [AcdHttpClient]. */
 class Tables internal constructor(private val api: AcdHttpClient) {
@@ -50,7 +47,7 @@ class Tables internal constructor(private val api: AcdHttpClient) {
                 ParamRole.DIRECTION to direction,
                 ParamRole.AFTER to after,
             )
-        return api.response(api.client.startSpec(spec)).recordsOrEmpty()
+        return api.response { api.client.startSpec(spec) }.recordsOrEmpty()
     }
 
     /**
@@ -82,7 +79,7 @@ class Connections internal constructor(private val api: AcdHttpClient) {
                 ParamRole.OFFSET to offset,
                 ParamRole.FILTER to filter,
             )
-        return api.response(api.client.startSpec(spec)).recordsOrEmpty()
+        return api.response { api.client.startSpec(spec) }.recordsOrEmpty()
     }
 
     /** Every record of [entityId] in [connection], page by page, each once. */
@@ -108,7 +105,7 @@ class Runs internal constructor(private val api: AcdHttpClient) {
         deadlineMs: Long? = null,
     ): Record {
         var last: Record? = null
-        api.events(api.client.startRunPoller(runId, intervalMs, deadlineMs)).collect { event ->
+        api.events { api.client.startRunPoller(runId, intervalMs, deadlineMs) }.collect { event ->
             if (event is Event.RunStatus) last = event.run
         }
         return last ?: throw AcdException("run $runId ended without a status")
