@@ -100,12 +100,14 @@
 )]
 
 mod async_store;
+mod batcher;
 pub mod config;
 pub mod error;
 pub mod event;
 mod health;
 pub mod keys;
 pub mod limiter;
+mod link;
 mod policy;
 pub mod script;
 
@@ -116,4 +118,4 @@ pub use event::{stderr_sink, EventSink, StoreEvent};
 pub use keys::KeySpace;
 pub use limiter::RedisLimiter;
 pub use policy::{ConfigError, StoreStats};
-pub use script::{parse_reply, Prepared};
+pub use script::{parse_reply, Batch, Outcome, Prepared};

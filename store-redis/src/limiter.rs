@@ -1,13 +1,13 @@
 //! [`RedisLimiter`]: the gate's [`RateLimiter`] over Redis, blocking, with
 //! a pool of connections, timeouts, reconnection with backoff and the fault
-//! policy (shared with the async store: [`crate::policy`]).
+//! policy (shared with the async store).
 
 use crate::config::RedisConfig;
 use crate::error::StoreError;
 use crate::event::{stderr_sink, EventSink};
 use crate::keys::KeySpace;
 use crate::policy::{unavailable_as_refusal, ConfigError, Policy, StoreStats};
-use crate::script::{parse_reply, Prepared};
+use crate::script::{Batch, Prepared};
 use acd_core::limit::{LimitCheck, LimiterUnavailable, RateLimiter, StackDecision};
 use acd_core::UnixMillis;
 use redis::{Client, Connection, ConnectionLike, Script, Value};
@@ -125,9 +125,16 @@ impl RedisLimiter {
         }
         let prepared = self.prepare(checks, now)?;
         let attempt = self.policy.permit()?;
+        let batch = prepared.batch();
         let outcome = self
-            .round_trip(&prepared, attempt.generation)
-            .and_then(|reply| parse_reply(&reply, checks));
+            .round_trip(&batch, attempt.generation)
+            .and_then(|reply| batch.outcomes(&reply))
+            .and_then(|outcomes| match outcomes.first() {
+                Some(outcome) => batch.decision(outcome, checks),
+                None => Err(StoreError::Garbage(
+                    "the decision reply is empty".to_owned(),
+                )),
+            });
         self.policy.record(attempt, &outcome);
         outcome
     }
@@ -175,7 +182,7 @@ impl RedisLimiter {
         Some(slot.lock().unwrap_or_else(PoisonError::into_inner))
     }
 
-    fn round_trip(&self, prepared: &Prepared, generation: u64) -> Result<Value, StoreError> {
+    fn round_trip(&self, batch: &Batch, generation: u64) -> Result<Value, StoreError> {
         let timeout = self.policy.io_timeout_ms();
         let Some(mut slot) = self.slot() else {
             return Err(StoreError::Connect("no connection slots".to_owned()));
@@ -190,7 +197,7 @@ impl RedisLimiter {
             Some((_, connection)) => connection,
             empty => &mut empty.insert((generation, self.connect()?)).1,
         };
-        match prepared
+        match batch
             .invocation(&self.policy.script)
             .invoke::<Value>(connection)
         {

@@ -119,6 +119,9 @@ impl Policy {
         if config.connections == 0 {
             return Err(ConfigError::Zero("connections"));
         }
+        if config.max_batch == 0 {
+            return Err(ConfigError::Zero("max_batch"));
+        }
         // The time domain of the script, checked once here: the grace added
         // to every expiry must stay exact (times and windows arrive per
         // request and are checked where they arrive).
