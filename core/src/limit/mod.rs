@@ -76,6 +76,7 @@ pub mod key;
 pub mod keyed;
 pub mod memory;
 pub mod stack;
+mod sync;
 mod table;
 #[cfg(test)]
 mod table_model;
