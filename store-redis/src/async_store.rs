@@ -130,7 +130,16 @@ impl AsyncRedisLimiter {
                 Err(timeout) => Err(timeout),
             }
         };
-        self.policy.record(attempt, &outcome);
+        if self.policy.record(attempt, &outcome) {
+            // Back after an outage: add the fallback's counts (best effort:
+            // a failure here only leaves the outage's bound in force).
+            if let Ok((mut link, _)) = self.started() {
+                for merge in self.policy.merges(now) {
+                    let invocation = merge.invocation(&self.policy.merge_script);
+                    let _ = self.bounded(link.run(&invocation)).await;
+                }
+            }
+        }
         outcome
     }
 

@@ -106,6 +106,7 @@ pub mod error;
 pub mod event;
 mod health;
 pub mod keys;
+mod ledger;
 pub mod limiter;
 mod link;
 mod policy;

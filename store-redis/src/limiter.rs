@@ -135,7 +135,16 @@ impl RedisLimiter {
                     "the decision reply is empty".to_owned(),
                 )),
             });
-        self.policy.record(attempt, &outcome);
+        if self.policy.record(attempt, &outcome) {
+            // Back after an outage: add the fallback's counts (best effort:
+            // a failure here only leaves the outage's bound in force).
+            for merge in self.policy.merges(now) {
+                let _ = self.invoke(
+                    &merge.invocation(&self.policy.merge_script),
+                    attempt.generation,
+                );
+            }
+        }
         outcome
     }
 
@@ -183,6 +192,14 @@ impl RedisLimiter {
     }
 
     fn round_trip(&self, batch: &Batch, generation: u64) -> Result<Value, StoreError> {
+        self.invoke(&batch.invocation(&self.policy.script), generation)
+    }
+
+    fn invoke(
+        &self,
+        invocation: &redis::ScriptInvocation<'_>,
+        generation: u64,
+    ) -> Result<Value, StoreError> {
         let timeout = self.policy.io_timeout_ms();
         let Some(mut slot) = self.slot() else {
             return Err(StoreError::Connect("no connection slots".to_owned()));
@@ -197,10 +214,7 @@ impl RedisLimiter {
             Some((_, connection)) => connection,
             empty => &mut empty.insert((generation, self.connect()?)).1,
         };
-        match batch
-            .invocation(&self.policy.script)
-            .invoke::<Value>(connection)
-        {
+        match invocation.invoke::<Value>(connection) {
             Ok(reply) => Ok(reply),
             Err(error) => {
                 let error = StoreError::from_redis(&error, timeout);

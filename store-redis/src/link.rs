@@ -77,7 +77,14 @@ impl Link {
         batch: &Batch,
         script: &Script,
     ) -> redis::RedisResult<Value> {
-        let invocation = batch.invocation(script);
+        self.run(&batch.invocation(script)).await
+    }
+
+    /// Any script call (`EVALSHA`, loading the script on `NOSCRIPT`).
+    pub(crate) async fn run(
+        &mut self,
+        invocation: &redis::ScriptInvocation<'_>,
+    ) -> redis::RedisResult<Value> {
         match self {
             Link::Single(manager) => invocation.invoke_async(manager).await,
             Link::Cluster(cluster) => invocation.invoke_async(cluster).await,
