@@ -4,11 +4,13 @@
 //! ```text
 //! bench --url redis://127.0.0.1:6379 --mode serial|concurrent|pipelined|async
 //!       [--ops N] [--clients C] [--pipeline P] [--algorithm fw|gcra]
+//!       [--max-batch B]
 //! ```
 //!
 //! `async` runs the decisions through [`AsyncRedisLimiter`] on one Tokio
 //! thread with `C` decisions in flight at once (one multiplexed connection);
-//! the other modes use the blocking [`RedisLimiter`].
+//! the other modes use the blocking [`RedisLimiter`]. `--max-batch 1` sends
+//! one script call per decision (the baseline of batching).
 //!
 //! Each decision is the gate's usual table-read stack: a credential limit
 //! and a per-user limit (two keys, one `EVALSHA`), spread over 1000
@@ -31,6 +33,7 @@ struct Args {
     clients: usize,
     pipeline: usize,
     algorithm: LimitAlgorithm,
+    max_batch: usize,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -41,6 +44,7 @@ fn parse_args() -> Result<Args, String> {
         clients: 1,
         pipeline: 1,
         algorithm: LimitAlgorithm::FixedWindow,
+        max_batch: RedisConfig::default().max_batch,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -52,6 +56,7 @@ fn parse_args() -> Result<Args, String> {
             "--ops" => args.ops = number()?,
             "--clients" => args.clients = number()?.max(1),
             "--pipeline" => args.pipeline = number()?.max(1),
+            "--max-batch" => args.max_batch = number()?.max(1),
             "--algorithm" => {
                 args.algorithm = match value.as_str() {
                     "fw" => LimitAlgorithm::FixedWindow,
@@ -141,6 +146,7 @@ fn run_async(args: &Args) -> Result<f64, String> {
     let store = AsyncRedisLimiter::new(RedisConfig {
         namespace: format!("bench-async-{}", std::process::id()),
         algorithm: args.algorithm,
+        max_batch: args.max_batch,
         ..RedisConfig::new(args.url.clone())
     })
     .map_err(|e| e.to_string())?;

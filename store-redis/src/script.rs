@@ -1,6 +1,6 @@
 //! The stacked-decision script (`stack.lua`) and the two ends of a call:
 //! [`Prepared`] (keys and arguments of one request's checks), [`Batch`]
-//! (several prepared decisions in one call) and [`parse_replies`] /
+//! (several prepared decisions in one call) and [`Batch::outcomes`] /
 //! [`parse_reply`] (the script's integers back into [`StackDecision`]s).
 //!
 //! The script is sent once per connection with `SCRIPT LOAD` and then run

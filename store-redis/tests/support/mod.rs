@@ -340,3 +340,20 @@ impl Cluster {
         panic!("no master serves slot {slot}: {text}");
     }
 }
+
+/// Waits (bounded: a hang guard) until the node behind `con` reports
+/// `cluster_state:ok`.
+pub fn wait_cluster_ok(con: &mut redis::Connection) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let info: String = redis::cmd("CLUSTER").arg("INFO").query(con).unwrap();
+        if info.contains("cluster_state:ok") {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the cluster never became ok: {info}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
