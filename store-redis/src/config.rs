@@ -52,7 +52,7 @@ pub struct RedisConfig {
     pub connections: usize,
     /// The most decisions the async store sends in one script call: those
     /// waiting while earlier calls are under way leave together (1: one
-    /// call per decision).
+    /// call per decision; at most 1024).
     pub max_batch: usize,
     /// Longest wait for a new connection, handshake included.
     pub connect_timeout: Duration,

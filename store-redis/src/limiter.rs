@@ -276,5 +276,21 @@ mod tests {
         assert!(error.to_string().contains("ttl_grace"));
         let fallback = config(|c| c.fallback = LimiterConfig::with_max_keys(0));
         assert!(matches!(fallback, Err(ConfigError::Fallback(_))));
+        assert!(matches!(
+            config(|c| c.max_batch = 0),
+            Err(ConfigError::Zero("max_batch"))
+        ));
+        assert!(config(|c| c.max_batch = 1024).is_ok());
+        let Err(error) = config(|c| c.max_batch = 1025) else {
+            panic!("a batch past 1024 was accepted");
+        };
+        assert_eq!(
+            error.to_string(),
+            "max_batch of 1025 is above 1024, the most decisions one script call can carry"
+        );
+        assert!(matches!(
+            config(|c| c.cluster = true),
+            Err(ConfigError::Unsupported(_))
+        ));
     }
 }

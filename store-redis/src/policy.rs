@@ -44,6 +44,9 @@ pub enum ConfigError {
         /// Its value in ms.
         ms: u128,
     },
+    /// More decisions per script call than the script can read at once.
+    #[error("max_batch of {0} is above {MAX_BATCH}, the most decisions one script call can carry")]
+    BatchTooLarge(usize),
     /// The store cannot talk to this kind of deployment.
     #[error("{0}")]
     Unsupported(&'static str),
@@ -51,6 +54,10 @@ pub enum ConfigError {
     #[error("the fallback limiter: {0}")]
     Fallback(#[from] acd_core::limit::LimiterConfigError),
 }
+
+/// The largest `RedisConfig::max_batch`: the script reads a call's keys in
+/// one `MGET` of `unpack(KEYS)`, which Lua bounds (about 8000 values).
+pub const MAX_BATCH: usize = 1024;
 
 /// Counters of how requests were decided (for tests and metrics).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -125,6 +132,9 @@ impl Policy {
         }
         if config.max_batch == 0 {
             return Err(ConfigError::Zero("max_batch"));
+        }
+        if config.max_batch > MAX_BATCH {
+            return Err(ConfigError::BatchTooLarge(config.max_batch));
         }
         // The time domain of the script, checked once here: the grace added
         // to every expiry must stay exact (times and windows arrive per
