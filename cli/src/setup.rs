@@ -8,8 +8,8 @@ use acd_core::client::{
     ClientConfig, ClientCredential, ConnectionPagerOptions, EgressMode, PollOptions, RequestSpec,
     TablePagerOptions,
 };
-use acd_core::model::operation::{CredentialPolicy, Envelope, PathTemplate};
-use acd_core::model::query::decode_component;
+use acd_core::model::decode_component;
+use acd_core::model::{CredentialPolicy, Envelope, PathTemplate};
 use acd_core::model::{Operation, ParamRole};
 
 /// A command line or configuration that cannot run.

@@ -10,6 +10,7 @@ use acd_core::gate::{
 };
 use acd_core::limit::{self, LimitAlgorithm, LimiterConfig, LimiterUnavailable};
 use acd_core::model::{Catalogue, CredentialStore};
+use acd_core::UnixMillis;
 
 const NOW: u64 = 1_700_000_000_000;
 
@@ -107,14 +108,14 @@ fn resuming_with_any_store_gives_the_responses_of_decide() {
             let now = NOW + round;
             let expected = finish(in_process.decide(&request, now));
             let pending = sans_io.prepare(&request, now);
-            let answer = store.try_acquire(&pending.checks(), now);
+            let answer = store.try_acquire(&pending.checks(), UnixMillis::new(now));
             assert_eq!(finish(pending.resume(answer, now)), expected, "{request}");
             // The credential answered by the caller too.
             let record = answered
                 .credential_to_look_up(&request)
                 .and_then(|secret| secrets.lookup(secret));
             let pending = answered.prepare_answered(&request, record, now);
-            let answer = second_store.try_acquire(&pending.checks(), now);
+            let answer = second_store.try_acquire(&pending.checks(), UnixMillis::new(now));
             assert_eq!(finish(pending.resume(answer, now)), expected, "{request}");
         }
     }
@@ -141,7 +142,7 @@ fn both_look_ups_answered_by_the_caller() {
             ("user_table_reads".into(), 5, "ada".into())
         ]
     );
-    let response = finish(pending.resume(store.try_acquire(&[], NOW), NOW));
+    let response = finish(pending.resume(store.try_acquire(&[], UnixMillis::new(NOW)), NOW));
     // The store was asked about nothing, so no limit shows: the caller owns
     // what it checks.
     assert_eq!(response.status, 200);
@@ -154,7 +155,10 @@ fn a_store_that_cannot_decide_gives_503_and_pending_values_are_owned() {
     let request = GateRequest::get("/api/v1/tables/t", "192.0.2.1").header("X-API-Key", ADA_KEY);
     let pending = gate.prepare(&request, NOW);
     owned(&pending);
-    let response = finish(pending.resume(Err(LimiterUnavailable::store_down(NOW + 1_500)), NOW));
+    let response = finish(pending.resume(
+        Err(LimiterUnavailable::store_down(UnixMillis::new(NOW + 1_500))),
+        NOW,
+    ));
     assert_eq!(response.status, 503);
     assert_eq!(response.header("Retry-After"), Some("2"));
     assert_eq!(response.header("RateLimit-Remaining"), Some("0"));

@@ -14,7 +14,7 @@ use acd_core::UnixMillis;
 use std::sync::Arc;
 
 /// 1_700_000_000_000 is 20 s into a 60 s window (it ends 40 s later).
-const NOW: UnixMillis = 1_700_000_000_000;
+const NOW: UnixMillis = UnixMillis::new(1_700_000_000_000);
 
 fn check<'a>(name: &'a str, subject: &'a str) -> LimitCheck<'a> {
     LimitCheck {
@@ -43,7 +43,7 @@ fn a_full_table_is_reported_not_refused_as_a_limit() {
         full,
         Err(LimiterUnavailable {
             // The soonest room: the end of 192.0.2.1's window.
-            retry_at: NOW + 40_000,
+            retry_at: NOW.saturating_add(40_000),
             reason: Unavailability::TableFull { index: 0 },
         })
     );

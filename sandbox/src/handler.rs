@@ -14,7 +14,8 @@ use crate::store::Store;
 use crate::{cors, openapi_doc, static_files};
 use acd_core::gate::{Admitted, Decision, Gate, GateRequest, GateResponse};
 use acd_core::limit::{LimitCheck, LimitStatus, LimiterUnavailable, RateLimiter, StackDecision};
-use acd_core::model::catalogue::ids;
+use acd_core::model::ids;
+use acd_core::UnixMillis;
 use acd_redis::AsyncRedisLimiter;
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
@@ -49,7 +50,7 @@ pub enum Limits {
 pub struct AwaitedElsewhere;
 
 impl RateLimiter for AwaitedElsewhere {
-    fn acquire(&self, checks: &[LimitCheck<'_>], now: u64) -> StackDecision {
+    fn acquire(&self, checks: &[LimitCheck<'_>], now: UnixMillis) -> StackDecision {
         StackDecision::Refused {
             refusing: LimitStatus {
                 index: 0,
@@ -64,7 +65,7 @@ impl RateLimiter for AwaitedElsewhere {
     fn try_acquire(
         &self,
         _checks: &[LimitCheck<'_>],
-        now: u64,
+        now: UnixMillis,
     ) -> Result<StackDecision, LimiterUnavailable> {
         Err(LimiterUnavailable::store_down(now.saturating_add(1_000)))
     }
@@ -254,7 +255,7 @@ pub async fn api(State(app): State<Arc<App>>, request: Request) -> Response {
     };
     let now = app.clock().now_ms();
     let pending = app.gate.prepare(&request, now);
-    let decision = store.resolve(pending, now).await;
+    let decision = store.resolve(pending, now.into()).await;
     into_http(app.finish(decision, now))
 }
 

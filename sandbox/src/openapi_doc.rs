@@ -4,7 +4,7 @@
 //! choice and documented as such).
 
 use crate::config::Built;
-use acd_core::model::catalogue::{ids, RUN_TERMINAL_STATUSES};
+use acd_core::model::{ids, RUN_TERMINAL_STATUSES};
 use acd_core::openapi::{self, OpenApiOptions};
 use serde_json::{json, Value};
 

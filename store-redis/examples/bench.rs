@@ -19,6 +19,7 @@
 //! `decisions/s: <rate> (<mode>, <clients> clients, pipeline <P>, <ops> decisions)`.
 
 use acd_core::limit::{LimitAlgorithm, LimitCheck, Quota, StackDecision};
+use acd_core::UnixMillis;
 use acd_redis::{parse_reply, AsyncRedisLimiter, RedisConfig, RedisLimiter};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -94,7 +95,10 @@ fn checks<'a>(credential: &'a str, user: &'a str) -> [LimitCheck<'a>; 2] {
 fn serial(limiter: &RedisLimiter, first: usize, ops: usize) -> Result<(), String> {
     for i in first..first + ops {
         let (credential, user) = subjects(i);
-        match limiter.decide(&checks(&credential, &user), NOW + (i as u64 % 1_000)) {
+        match limiter.decide(
+            &checks(&credential, &user),
+            UnixMillis::new(NOW + (i as u64 % 1_000)),
+        ) {
             Ok(StackDecision::Admitted { .. }) => {}
             other => return Err(format!("decision {i}: {other:?}")),
         }
@@ -120,7 +124,10 @@ fn pipelined(
         let mut pipe = redis::pipe();
         for (n, (credential, user)) in owned.iter().enumerate() {
             let prepared = limiter
-                .prepare(&checks(credential, user), NOW + ((i + n) as u64 % 1_000))
+                .prepare(
+                    &checks(credential, user),
+                    UnixMillis::new(NOW + ((i + n) as u64 % 1_000)),
+                )
                 .map_err(|e| e.to_string())?;
             pipe.add_command(prepared.evalsha(limiter.script()));
         }
@@ -154,7 +161,10 @@ fn run_async(args: &Args) -> Result<f64, String> {
     let one = |store: Arc<AsyncRedisLimiter>, i: usize| async move {
         let (credential, user) = subjects(i);
         match store
-            .try_acquire(&checks(&credential, &user), NOW + (i as u64 % 1_000))
+            .try_acquire(
+                &checks(&credential, &user),
+                UnixMillis::new(NOW + (i as u64 % 1_000)),
+            )
             .await
         {
             Ok(StackDecision::Admitted { .. }) => Ok(()),

@@ -34,7 +34,7 @@ use tokio::sync::{mpsc, oneshot};
 /// use acd_redis::{AsyncRedisLimiter, RedisConfig};
 /// let store = AsyncRedisLimiter::new(RedisConfig::new("redis://127.0.0.1:6379"))?;
 /// let gate = Gate::demo(GateConfig::default())?;
-/// let now = 1_700_000_000_000;
+/// let now = acd_core::UnixMillis::new(1_700_000_000_000);
 /// let request = GateRequest::get("/api/v1/tables/orders", "203.0.113.7")
 ///     .header("X-API-Key", "acd_live_demo_ada");
 /// let decision: Decision = store.resolve(gate.prepare(&request, now), now).await;

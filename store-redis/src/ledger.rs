@@ -21,7 +21,8 @@ const PER_CALL: usize = 512;
 /// One key's count in one window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Counted {
-    window_end: UnixMillis,
+    /// Unix ms.
+    window_end: u64,
     admitted: u64,
 }
 
@@ -56,8 +57,9 @@ impl Ledger {
         let mut counts = self.counts.lock().unwrap_or_else(PoisonError::into_inner);
         for check in checks {
             let window = check.quota.window().max(1);
-            let window_end = now
-                .saturating_sub(now.checked_rem(window).unwrap_or(0))
+            let millis = now.as_millis();
+            let window_end = millis
+                .saturating_sub(millis.checked_rem(window).unwrap_or(0))
                 .saturating_add(window);
             let key = space.key(check.name, check.subject);
             if counts.len() >= self.max_keys && !counts.contains_key(&key) {
@@ -86,13 +88,13 @@ impl Ledger {
             std::mem::take(&mut *self.counts.lock().unwrap_or_else(PoisonError::into_inner));
         let current: Vec<(Vec<u8>, Counted)> = counts
             .into_iter()
-            .filter(|(_, counted)| counted.window_end > now)
+            .filter(|(_, counted)| counted.window_end > now.as_millis())
             .collect();
         current
             .chunks(PER_CALL)
             .map(|chunk| Merge {
                 keys: chunk.iter().map(|(key, _)| key.clone()).collect(),
-                args: [now, grace_ms]
+                args: [now.as_millis(), grace_ms]
                     .into_iter()
                     .chain(chunk.iter().flat_map(|(_, c)| [c.window_end, c.admitted]))
                     .collect(),
@@ -143,15 +145,30 @@ mod tests {
                 &space,
                 LimitAlgorithm::FixedWindow,
                 &[check(subject)],
-                61_000,
+                UnixMillis::new(61_000),
             );
         }
         // A third key is past the ledger's size; GCRA is never noted.
-        ledger.admitted(&space, LimitAlgorithm::FixedWindow, &[check("c")], 61_000);
-        ledger.admitted(&space, LimitAlgorithm::Gcra, &[check("a")], 61_000);
+        ledger.admitted(
+            &space,
+            LimitAlgorithm::FixedWindow,
+            &[check("c")],
+            UnixMillis::new(61_000),
+        );
+        ledger.admitted(
+            &space,
+            LimitAlgorithm::Gcra,
+            &[check("a")],
+            UnixMillis::new(61_000),
+        );
         // b moves on to the next window: its old count is dropped.
-        ledger.admitted(&space, LimitAlgorithm::FixedWindow, &[check("b")], 125_000);
-        let merges = ledger.take(119_000, 5);
+        ledger.admitted(
+            &space,
+            LimitAlgorithm::FixedWindow,
+            &[check("b")],
+            UnixMillis::new(125_000),
+        );
+        let merges = ledger.take(UnixMillis::new(119_000), 5);
         assert_eq!(merges.len(), 1);
         let mut pairs: Vec<(Vec<u8>, [u64; 2])> = merges[0]
             .keys
@@ -169,8 +186,13 @@ mod tests {
             ]
         );
         // Taken once; a later take finds nothing, and ended windows go.
-        assert!(ledger.take(119_000, 5).is_empty());
-        ledger.admitted(&space, LimitAlgorithm::FixedWindow, &[check("a")], 61_000);
-        assert!(ledger.take(120_000, 5).is_empty());
+        assert!(ledger.take(UnixMillis::new(119_000), 5).is_empty());
+        ledger.admitted(
+            &space,
+            LimitAlgorithm::FixedWindow,
+            &[check("a")],
+            UnixMillis::new(61_000),
+        );
+        assert!(ledger.take(UnixMillis::new(120_000), 5).is_empty());
     }
 }

@@ -56,7 +56,7 @@ impl Prepared {
         now: UnixMillis,
         grace_ms: u64,
     ) -> Result<Self, StoreError> {
-        if now > MAX_EXACT_MS {
+        if now.as_millis() > MAX_EXACT_MS {
             return Err(StoreError::OutOfDomain(format!(
                 "the time {now} ms is past the Redis store's range (2^51 ms)"
             )));
@@ -305,7 +305,10 @@ impl Outcome {
             )));
         }
         let time = |n: i64| u64::try_from(n).map_err(|_| garbage("has a negative time"));
-        let (reset_at, retry_at) = (time(reset_at)?, time(retry_at)?);
+        let (reset_at, retry_at) = (
+            UnixMillis::new(time(reset_at)?),
+            UnixMillis::new(time(retry_at)?),
+        );
         let remaining =
             u32::try_from(remaining).map_err(|_| garbage("has a bad remaining count"))?;
         let status = |index: i64| -> Result<LimitStatus, StoreError> {
@@ -362,8 +365,14 @@ mod tests {
             check("user", "ada", 5),
             check("credential", "k", 100),
         ];
-        let prepared =
-            Prepared::new(&space, LimitAlgorithm::FixedWindow, &checks, 1_000, 2).unwrap();
+        let prepared = Prepared::new(
+            &space,
+            LimitAlgorithm::FixedWindow,
+            &checks,
+            UnixMillis::new(1_000),
+            2,
+        )
+        .unwrap();
         assert_eq!(prepared.keys.len(), 2);
         assert_eq!(
             prepared.args,
@@ -371,7 +380,14 @@ mod tests {
         );
         // In a batch, keys are shared and indices renumbered.
         let other = [check("user", "ada", 5), check("credential", "bob", 100)];
-        let other = Prepared::new(&space, LimitAlgorithm::FixedWindow, &other, 2_000, 2).unwrap();
+        let other = Prepared::new(
+            &space,
+            LimitAlgorithm::FixedWindow,
+            &other,
+            UnixMillis::new(2_000),
+            2,
+        )
+        .unwrap();
         let mut batch = prepared.batch();
         batch.push(&other);
         assert_eq!((batch.len(), batch.key_count()), (2, 3));
@@ -389,8 +405,21 @@ mod tests {
     fn times_past_the_exact_range_are_refused() {
         let space = KeySpace::new("t", LimitAlgorithm::Gcra).unwrap();
         let checks = [check("credential", "k", 1)];
-        assert!(Prepared::new(&space, LimitAlgorithm::Gcra, &checks, MAX_EXACT_MS, 0).is_ok());
-        let late = Prepared::new(&space, LimitAlgorithm::Gcra, &checks, MAX_EXACT_MS + 1, 0);
+        assert!(Prepared::new(
+            &space,
+            LimitAlgorithm::Gcra,
+            &checks,
+            UnixMillis::new(MAX_EXACT_MS),
+            0
+        )
+        .is_ok());
+        let late = Prepared::new(
+            &space,
+            LimitAlgorithm::Gcra,
+            &checks,
+            UnixMillis::new(MAX_EXACT_MS + 1),
+            0,
+        );
         assert!(matches!(late, Err(StoreError::OutOfDomain(_))));
         let long = [LimitCheck {
             quota: Quota {
@@ -399,7 +428,7 @@ mod tests {
             },
             ..checks[0]
         }];
-        let long = Prepared::new(&space, LimitAlgorithm::Gcra, &long, 0, 0);
+        let long = Prepared::new(&space, LimitAlgorithm::Gcra, &long, UnixMillis::new(0), 0);
         assert!(matches!(long, Err(StoreError::OutOfDomain(_))));
     }
 
@@ -414,7 +443,7 @@ mod tests {
                     index: 1,
                     limit: 5,
                     remaining: 4,
-                    reset_at: 60_000
+                    reset_at: UnixMillis::new(60_000)
                 })
             }
         );
@@ -425,9 +454,9 @@ mod tests {
                     index: 0,
                     limit: 100,
                     remaining: 0,
-                    reset_at: 60_000
+                    reset_at: UnixMillis::new(60_000)
                 },
-                retry_at: 60_000
+                retry_at: UnixMillis::new(60_000)
             }
         );
         for bad in [

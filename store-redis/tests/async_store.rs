@@ -9,11 +9,12 @@ mod support;
 use acd_core::gate::demo::ADA_KEY;
 use acd_core::gate::{Decision, Gate, GateConfig, GateRequest};
 use acd_core::limit::{LimitCheck, LimiterUnavailable, Quota, StackDecision};
+use acd_core::UnixMillis;
 use acd_redis::{AsyncRedisLimiter, FaultPolicy, RedisConfig};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-const NOW: u64 = 1_700_000_001_000;
+const NOW: UnixMillis = UnixMillis::new(1_700_000_001_000);
 
 fn store(url: &str, policy: FaultPolicy) -> Arc<AsyncRedisLimiter> {
     Arc::new(

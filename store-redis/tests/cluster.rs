@@ -11,11 +11,12 @@
 mod support;
 
 use acd_core::limit::{LimitAlgorithm, LimitCheck, Quota, StackDecision};
+use acd_core::UnixMillis;
 use acd_redis::keys::cluster_slot;
 use acd_redis::{AsyncRedisLimiter, FaultPolicy, KeySpace, RedisConfig};
 use std::time::Duration;
 
-const NOW: u64 = 1_700_000_001_000;
+const NOW: UnixMillis = UnixMillis::new(1_700_000_001_000);
 
 fn store(url: &str, namespace: &str, policy: FaultPolicy) -> AsyncRedisLimiter {
     AsyncRedisLimiter::with_events(

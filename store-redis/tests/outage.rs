@@ -8,11 +8,12 @@
 mod support;
 
 use acd_core::limit::{LimitCheck, Quota, RateLimiter, StackDecision};
+use acd_core::UnixMillis;
 use acd_redis::{AsyncRedisLimiter, FaultPolicy, RedisConfig, RedisLimiter};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-const NOW: u64 = 1_700_000_001_000;
+const NOW: UnixMillis = UnixMillis::new(1_700_000_001_000);
 
 fn config(url: &str) -> RedisConfig {
     RedisConfig {

@@ -11,6 +11,7 @@ use acd_core::client::{
     Transmit, WaitReason, MAX_MODELS,
 };
 use acd_core::gate::demo::ADA_KEY;
+use acd_core::{Seconds, UnixMillis};
 use acd_tests::client_support::{self, events, respond, NOW};
 
 fn client() -> Client {
@@ -26,7 +27,11 @@ fn a_call_waits_for_retry_after_then_succeeds_and_refunds_the_budget() {
     let mut client = client();
     let id = client.start(RequestSpec::list_table_records("t")).unwrap();
     assert_eq!(id.to_string(), "call-1");
-    assert_eq!(client.poll_timeout(), Some(0), "a new call is due at once");
+    assert_eq!(
+        client.poll_timeout(),
+        Some(UnixMillis::ZERO),
+        "a new call is due at once"
+    );
     let first = send(&mut client, NOW);
     assert_eq!(first.id, id);
     assert_eq!(client.poll_transmit(NOW), None, "one attempt in flight");
@@ -58,19 +63,22 @@ fn a_call_waits_for_retry_after_then_succeeds_and_refunds_the_budget() {
     assert_eq!(*call, id);
     assert_eq!(*reason, WaitReason::RetryAfter);
     // Retry-After (10 s from the answer) plus the first retry's backoff (up to 1 s).
-    assert!((NOW + 10_020..=NOW + 11_020).contains(until), "{until}");
+    assert!(
+        (NOW + 10_020..=NOW + 11_020).contains(&until.as_millis()),
+        "{until}"
+    );
     assert_eq!(
         limit.as_ref(),
         Some(&LimitInfo {
             name: "user_table_reads".into(),
             requests: 5,
-            window_seconds: 60
+            window_seconds: Seconds::new(60)
         })
     );
-    let until = *until;
+    let until = until.as_millis();
     assert_eq!(client.budget().available(), 499);
     assert_eq!(client.poll_transmit(NOW + 5_000), None);
-    assert_eq!(client.poll_timeout(), Some(until));
+    assert_eq!(client.poll_timeout(), Some(UnixMillis::new(until)));
     assert!(events(&mut client).is_empty(), "a wait is announced once");
     let retry = send(&mut client, until);
     assert_eq!(retry.request, first.request, "the same wire request again");
@@ -121,7 +129,7 @@ fn a_404_is_final_and_five_503s_exhaust_the_attempts() {
                     )
                     .unwrap();
             }
-            None => now = client.poll_timeout().expect("a retry waits"),
+            None => now = u64::from(client.poll_timeout().expect("a retry waits")),
         }
         if let Some(error) = events(&mut client).into_iter().find_map(|(_, e)| match e {
             Event::Failed(error) => Some(error),
@@ -358,7 +366,7 @@ fn a_poller_reports_changes_stops_at_its_deadline_and_refuses_runs_without_a_sta
                     .handle(id, respond(200, r#"{"data":{"status":"running"}}"#), now)
                     .unwrap();
             }
-            None => now = client.poll_timeout().unwrap(),
+            None => now = u64::from(client.poll_timeout().unwrap()),
         }
         got.extend(events(&mut client).into_iter().map(|(_, e)| e));
     }
@@ -387,7 +395,7 @@ fn a_poller_reports_changes_stops_at_its_deadline_and_refuses_runs_without_a_sta
     };
     assert_eq!(
         (*deadline_at, last_status.as_str()),
-        (NOW + 3_000, "running")
+        (UnixMillis::new(NOW + 3_000), "running")
     );
     assert_eq!(
         client.budget().available(),

@@ -11,8 +11,9 @@ use acd_core::client::{
 };
 use acd_core::gate::demo::{ADA_KEY, ADA_TOKEN};
 use acd_core::gate::{Decision, Gate, GateConfig, GateRequest, ResourceAnswer};
-use acd_core::model::operation::DeprecationNotice;
+use acd_core::model::DeprecationNotice;
 use acd_core::model::ParamRole;
+use acd_core::Seconds;
 
 const NOW: u64 = 1_700_000_000_000;
 
@@ -362,11 +363,14 @@ fn an_index_response_teaches_the_throttle_the_advertised_limit() {
     };
     assert_eq!((id, reason), (fourth, WaitReason::Quota));
     // The window's end, plus a jitter of at most the backoff base (1 s).
-    assert!((NOW + 60_000..=NOW + 61_000).contains(&until), "{until}");
+    assert!(
+        (NOW + 60_000..=NOW + 61_000).contains(&until.as_millis()),
+        "{until}"
+    );
     let limit = limit.unwrap();
     assert_eq!(
         (limit.name.as_str(), limit.requests, limit.window_seconds),
-        ("credential", 3, 60)
+        ("credential", 3, Seconds::new(60))
     );
 }
 

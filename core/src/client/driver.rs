@@ -205,7 +205,8 @@ impl Client {
 
     /// The next request to send now, if any; the send is recorded at `now`.
     /// Call it repeatedly until `None`.
-    pub fn poll_transmit(&mut self, now: UnixMillis) -> Option<Transmit> {
+    pub fn poll_transmit(&mut self, now: impl Into<UnixMillis>) -> Option<Transmit> {
+        let now = now.into();
         let ids: Vec<CallId> = self
             .calls
             .iter()
@@ -310,8 +311,9 @@ impl Client {
         &mut self,
         id: CallId,
         outcome: Outcome,
-        now: UnixMillis,
+        now: impl Into<UnixMillis>,
     ) -> Result<(), ClientError> {
+        let now = now.into();
         if let Some(request) = self.orphans.remove(&id) {
             self.observe(id, &request, &outcome, now);
             self.events.retain(|(call, _)| *call != id);

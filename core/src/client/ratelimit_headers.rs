@@ -65,7 +65,11 @@ pub struct RateLimitHeaders {
 }
 
 /// Parses the rate-limit headers of a response received at `now`.
-pub fn parse_rate_limit_headers(headers: &[(String, String)], now: UnixMillis) -> RateLimitHeaders {
+pub fn parse_rate_limit_headers(
+    headers: &[(String, String)],
+    now: impl Into<UnixMillis>,
+) -> RateLimitHeaders {
+    let now = now.into();
     let mut out = RateLimitHeaders::default();
     let date = header_values(headers, "date")
         .next()
@@ -73,7 +77,7 @@ pub fn parse_rate_limit_headers(headers: &[(String, String)], now: UnixMillis) -
     // Seconds from the server's "now" to a Unix instant, in the caller's clock.
     let absolute = |unix_seconds: u64| match date {
         Some(date) => now.saturating_add(unix_seconds.saturating_sub(date).saturating_mul(1_000)),
-        None => unix_seconds.saturating_mul(1_000).max(now),
+        None => UnixMillis::new(unix_seconds.saturating_mul(1_000)).max(now),
     };
     let reset_at = |seconds: u64| {
         if seconds >= UNIX_RESET_THRESHOLD_SECONDS {
@@ -232,15 +236,15 @@ mod tests {
                 observation.remaining,
                 observation.reset_at
             ),
-            (Some(5), 0, 1_042_000)
+            (Some(5), 0, UnixMillis::new(1_042_000))
         );
-        assert_eq!(parsed.retry_at, Some(1_042_000));
+        assert_eq!(parsed.retry_at, Some(UnixMillis::new(1_042_000)));
     }
 
     #[test]
     fn legacy_reset_is_read_against_the_date_header() {
         // The local clock is 100 s ahead of the server's.
-        let now = 1_700_000_100_000;
+        let now = UnixMillis::new(1_700_000_100_000);
         let parsed = parse_rate_limit_headers(
             &headers(&[
                 ("Date", "Tue, 14 Nov 2023 22:13:20 GMT"), // 1_700_000_000
@@ -250,7 +254,7 @@ mod tests {
             ]),
             now,
         );
-        assert_eq!(parsed.observations[0].reset_at, now + 30_000);
+        assert_eq!(parsed.observations[0].reset_at, now.saturating_add(30_000));
     }
 
     #[test]
@@ -289,7 +293,7 @@ mod tests {
                 observation.remaining,
                 observation.reset_at
             ),
-            (Some(5), Some(60_000), 2, 17_000)
+            (Some(5), Some(60_000), 2, UnixMillis::new(17_000))
         );
     }
 }

@@ -239,7 +239,7 @@ impl Default for SimConfig {
     fn default() -> Self {
         Self {
             seed: 1,
-            start_ms: 1_700_000_000_000,
+            start_ms: UnixMillis::new(1_700_000_000_000),
             latency_ms: 20,
             timeout_ms: 5_000,
             max_virtual_ms: 3_600_000,

@@ -145,7 +145,7 @@ impl Dataset {
                 match self.runs.get(run_id) {
                     None => ResourceAnswer::NotFound,
                     Some(run) => {
-                        let finished = now.saturating_sub(start) >= run.finishes_after_ms;
+                        let finished = now.saturating_since(start) >= run.finishes_after_ms;
                         let status = if finished {
                             run.final_state.as_str()
                         } else {

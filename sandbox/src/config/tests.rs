@@ -3,8 +3,8 @@
 
 use super::*;
 use acd_core::gate::{Decision, GateRequest};
-use acd_core::model::catalogue::ids;
-use acd_core::model::limits::USER_TABLE_READS_NAME;
+use acd_core::model::ids;
+use acd_core::model::USER_TABLE_READS_NAME;
 
 fn local() -> SocketAddr {
     SocketAddr::from(([127, 0, 0, 1], 4321))
