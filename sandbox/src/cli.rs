@@ -121,6 +121,10 @@ pub struct Args {
     #[arg(long, requires = "redis")]
     pub redis_fail_closed: bool,
 
+    /// The --redis URL is one node of a Redis Cluster (the others are discovered).
+    #[arg(long, requires = "redis")]
+    pub redis_cluster: bool,
+
     /// Seconds a client has to send a whole request head once it started; then 408 and close.
     #[arg(
         long,

@@ -13,8 +13,10 @@ use crate::static_files::StaticRoots;
 use crate::store::Store;
 use crate::{cors, openapi_doc, static_files};
 use acd_core::gate::{Admitted, Decision, Gate, GateRequest, GateResponse};
-use acd_core::limit::RateLimiter;
+use acd_core::limit::{LimitCheck, LimitStatus, LimiterUnavailable, RateLimiter, StackDecision};
 use acd_core::model::ids;
+use acd_core::UnixMillis;
+use acd_redis::AsyncRedisLimiter;
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::header::CONTENT_TYPE;
@@ -35,10 +37,38 @@ pub enum Limits {
     InMemory,
     /// In memory, emptied by `POST /_sandbox/reset`.
     Resettable(Arc<ResettableLimiter>),
-    /// In a shared store (Redis), not reset by the sandbox. Its calls
-    /// block, so the gate's limit step is taken apart: the decision runs on
-    /// the async workers, only the store's round trip on the blocking pool.
-    Shared(Arc<dyn RateLimiter>),
+    /// In a shared store (Redis), not reset by the sandbox. The gate's
+    /// limit step is taken apart: `Gate::prepare`, the store's answer
+    /// awaited on the async workers, then `PendingLimits::resume`.
+    Shared(Arc<AsyncRedisLimiter>),
+}
+
+/// The gate's limiter when the limits are [`Limits::Shared`]: never asked,
+/// because the handler awaits the shared store itself; should a decision
+/// ever reach it, it answers "unavailable" (503) rather than deciding alone.
+#[derive(Debug)]
+pub struct AwaitedElsewhere;
+
+impl RateLimiter for AwaitedElsewhere {
+    fn acquire(&self, checks: &[LimitCheck<'_>], now: UnixMillis) -> StackDecision {
+        StackDecision::Refused {
+            refusing: LimitStatus {
+                index: 0,
+                limit: checks.first().map_or(0, |check| check.quota.requests),
+                remaining: 0,
+                reset_at: now,
+            },
+            retry_at: now,
+        }
+    }
+
+    fn try_acquire(
+        &self,
+        _checks: &[LimitCheck<'_>],
+        now: UnixMillis,
+    ) -> Result<StackDecision, LimiterUnavailable> {
+        Err(LimiterUnavailable::store_down(now.saturating_add(1_000)))
+    }
 }
 
 impl std::fmt::Debug for Limits {
@@ -225,25 +255,8 @@ pub async fn api(State(app): State<Arc<App>>, request: Request) -> Response {
     };
     let now = app.clock().now_ms();
     let pending = app.gate.prepare(&request, now);
-    let store = store.clone();
-    let checked = tokio::task::spawn_blocking(move || {
-        let answer = store.try_acquire(&pending.checks(), now.into());
-        (pending, answer)
-    })
-    .await;
-    match checked {
-        Ok((pending, answer)) => into_http(app.finish(pending.resume(answer, now), now)),
-        Err(_) => {
-            let mut response = Response::new(Body::from(
-                r#"{"detail":"The request could not be decided; please retry.","status":500}"#,
-            ));
-            *response.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
-            response
-                .headers_mut()
-                .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-            response
-        }
-    }
+    let decision = store.resolve(pending, now).await;
+    into_http(app.finish(decision, now))
 }
 
 fn into_http(response: GateResponse) -> Response {

@@ -113,9 +113,15 @@ fn in_memory_limiter() -> Arc<dyn RateLimiter> {
 }
 
 /// The limiter the gate uses, and how the admin routes see it.
-fn limiter(args: &cli::Args) -> Result<(Arc<dyn RateLimiter>, handler::Limits), ExitCode> {
-    if let Some(shared) = shared_limiter(args)? {
-        return Ok((shared.clone(), handler::Limits::Shared(shared)));
+async fn limiter(args: &cli::Args) -> Result<(Arc<dyn RateLimiter>, handler::Limits), ExitCode> {
+    if let Some(shared) = shared_limiter(args).await? {
+        // The handler checks shared limits with the async store itself
+        // (`Gate::prepare`, then the store, then `resume`); the gate's own
+        // limiter is never asked, and would answer 503 if it were.
+        return Ok((
+            Arc::new(handler::AwaitedElsewhere),
+            handler::Limits::Shared(Arc::new(shared)),
+        ));
     }
     if args.admin_routes() {
         let limiter = Arc::new(admin::ResettableLimiter::new(in_memory_limiter));
@@ -124,10 +130,12 @@ fn limiter(args: &cli::Args) -> Result<(Arc<dyn RateLimiter>, handler::Limits), 
     Ok((in_memory_limiter(), handler::Limits::InMemory))
 }
 
-/// The Redis-backed limiter of `--redis`, if given. A bad URL or namespace
+/// The Redis-backed store of `--redis`, if given. A bad URL or namespace
 /// is a usage error; an unreachable Redis is not (the fault policy answers
 /// until it is reachable), but it is reported.
-fn shared_limiter(args: &cli::Args) -> Result<Option<Arc<dyn RateLimiter>>, ExitCode> {
+async fn shared_limiter(
+    args: &cli::Args,
+) -> Result<Option<acd_redis::AsyncRedisLimiter>, ExitCode> {
     let Some(url) = &args.redis else {
         return Ok(None);
     };
@@ -136,6 +144,7 @@ fn shared_limiter(args: &cli::Args) -> Result<Option<Arc<dyn RateLimiter>>, Exit
             .redis_namespace
             .clone()
             .unwrap_or_else(|| "acd".to_owned()),
+        cluster: args.redis_cluster,
         fault_policy: if args.redis_fail_closed {
             acd_redis::FaultPolicy::FailClosed
         } else {
@@ -143,15 +152,15 @@ fn shared_limiter(args: &cli::Args) -> Result<Option<Arc<dyn RateLimiter>>, Exit
         },
         ..acd_redis::RedisConfig::new(url.clone())
     };
-    let limiter = match acd_redis::RedisLimiter::new(config) {
-        Ok(limiter) => limiter,
+    let store = match acd_redis::AsyncRedisLimiter::new(config) {
+        Ok(store) => store,
         Err(error) => {
             eprintln!("acd-sandbox: --redis: {error}");
             return Err(ExitCode::from(USAGE));
         }
     };
-    let config = limiter.config();
-    match limiter.ping() {
+    let config = store.config();
+    match store.ping().await {
         Ok(()) => eprintln!(
             "acd-sandbox: rate limits shared through Redis at {} (namespace {:?}, {} when it \
              cannot answer)",
@@ -166,7 +175,7 @@ fn shared_limiter(args: &cli::Args) -> Result<Option<Arc<dyn RateLimiter>>, Exit
             config.fault_policy
         ),
     }
-    Ok(Some(Arc::new(limiter)))
+    Ok(Some(store))
 }
 
 async fn run(
@@ -195,7 +204,7 @@ async fn run(
             return ExitCode::from(FAILURE);
         }
     };
-    let (limiter, limits) = match limiter(&args) {
+    let (limiter, limits) = match limiter(&args).await {
         Ok(limiter) => limiter,
         Err(code) => return code,
     };

@@ -108,3 +108,29 @@ fn without_redis_a_sandbox_fails_open_or_closed_as_asked() {
     let (_, stderr) = closed.stop_with("TERM");
     assert!(stderr.contains("failing closed"), "{stderr}");
 }
+
+/// Shared limits are awaited on the async workers: nothing in the sandbox
+/// moves a decision to the blocking pool.
+#[test]
+fn no_decision_runs_on_the_blocking_pool() {
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut stack = vec![src];
+    let mut files = 0;
+    while let Some(path) = stack.pop() {
+        if path.is_dir() {
+            for entry in std::fs::read_dir(&path).unwrap() {
+                stack.push(entry.unwrap().path());
+            }
+        } else if path.extension().is_some_and(|ext| ext == "rs") {
+            files += 1;
+            // The blocking store is not used either (only the async one).
+            let text = std::fs::read_to_string(&path)
+                .unwrap()
+                .replace("AsyncRedisLimiter", "");
+            for needle in ["spawn_blocking", "block_in_place", "RedisLimiter"] {
+                assert!(!text.contains(needle), "{} uses {needle}", path.display());
+            }
+        }
+    }
+    assert!(files > 10, "only {files} source files found");
+}

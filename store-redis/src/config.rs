@@ -36,6 +36,11 @@ pub struct RedisConfig {
     /// `redis://[user:password@]host:port[/db]`; the password never appears
     /// in logs or `Debug` output.
     pub url: String,
+    /// Whether `url` is one node of a Redis Cluster (the async store then
+    /// discovers the others and routes each call to the master of its
+    /// slot; every key of a namespace is in one slot, see [`crate::keys`]).
+    /// The blocking store talks to one server and refuses this.
+    pub cluster: bool,
     /// Key namespace, the hash tag of every key (see [`crate::keys`]).
     /// Gate instances that share limits use the same namespace.
     pub namespace: String,
@@ -68,6 +73,7 @@ impl Default for RedisConfig {
     fn default() -> Self {
         Self {
             url: "redis://127.0.0.1:6379".to_owned(),
+            cluster: false,
             namespace: "acd".to_owned(),
             algorithm: LimitAlgorithm::FixedWindow,
             connections: 8,
@@ -102,6 +108,7 @@ impl std::fmt::Debug for RedisConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RedisConfig")
             .field("url", &self.endpoint())
+            .field("cluster", &self.cluster)
             .field("namespace", &self.namespace)
             .field("algorithm", &self.algorithm)
             .field("connections", &self.connections)

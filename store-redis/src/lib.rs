@@ -2,9 +2,19 @@
 //! behind a load balancer enforces the *same* "100 requests per 60 s per
 //! credential".
 //!
-//! [`RedisLimiter`] implements acd-core's
-//! [`RateLimiter`](acd_core::limit::RateLimiter), the seam the gate already
-//! uses; the in-memory limiter stays the embedded default. acd-core stays
+//! Two stores share one script, key naming, fault policy and backoff:
+//!
+//! * [`AsyncRedisLimiter`], for async servers: the gate stops at
+//!   [`Gate::prepare`](acd_core::gate::Gate::prepare), the store awaits one
+//!   script call on a multiplexed connection (concurrent decisions pipeline
+//!   on it; a Redis Cluster when [`RedisConfig::cluster`] is set) and
+//!   [`AsyncRedisLimiter::resolve`] finishes the decision. No thread waits
+//!   on Redis.
+//! * [`RedisLimiter`], blocking, implements acd-core's
+//!   [`RateLimiter`](acd_core::limit::RateLimiter), the seam the gate
+//!   already uses, for synchronous callers.
+//!
+//! The in-memory limiter stays the embedded default. acd-core stays
 //! sans-IO: the Redis client (the `redis` crate) lives here only.
 //!
 //! ```no_run
@@ -89,17 +99,21 @@
     clippy::cast_possible_truncation
 )]
 
+mod async_store;
 pub mod config;
 pub mod error;
 pub mod event;
 mod health;
 pub mod keys;
 pub mod limiter;
+mod policy;
 pub mod script;
 
+pub use async_store::AsyncRedisLimiter;
 pub use config::{FaultPolicy, RedisConfig};
 pub use error::StoreError;
 pub use event::{stderr_sink, EventSink, StoreEvent};
 pub use keys::KeySpace;
-pub use limiter::{ConfigError, RedisLimiter, StoreStats};
+pub use limiter::RedisLimiter;
+pub use policy::{ConfigError, StoreStats};
 pub use script::{parse_reply, Prepared};

@@ -1,72 +1,18 @@
-//! [`RedisLimiter`]: the gate's [`RateLimiter`] over Redis, with a pool of
-//! connections, timeouts, reconnection with backoff and the fault policy.
+//! [`RedisLimiter`]: the gate's [`RateLimiter`] over Redis, blocking, with
+//! a pool of connections, timeouts, reconnection with backoff and the fault
+//! policy (shared with the async store: [`crate::policy`]).
 
-use crate::config::{FaultPolicy, RedisConfig};
+use crate::config::RedisConfig;
 use crate::error::StoreError;
-use crate::event::{stderr_sink, EventSink, StoreEvent};
-use crate::health::{Health, Permit};
-use crate::keys::{KeySpace, NamespaceError};
-use crate::script::{parse_reply, stack_script, Prepared};
-use acd_core::limit::{
-    in_memory, LimitCheck, LimitStatus, LimiterUnavailable, RateLimiter, StackDecision,
-};
+use crate::event::{stderr_sink, EventSink};
+use crate::keys::KeySpace;
+use crate::policy::{unavailable_as_refusal, ConfigError, Policy, StoreStats};
+use crate::script::{parse_reply, Prepared};
+use acd_core::limit::{LimitCheck, LimiterUnavailable, RateLimiter, StackDecision};
 use acd_core::UnixMillis;
 use redis::{Client, Connection, ConnectionLike, Script, Value};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, Instant};
-
-/// Why a [`RedisLimiter`] cannot be built.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ConfigError {
-    /// The URL does not parse.
-    #[error("the Redis URL {url} is not valid: {reason}")]
-    Url {
-        /// The URL, without credentials.
-        url: String,
-        /// Why.
-        reason: String,
-    },
-    /// The namespace cannot be a hash tag.
-    #[error(transparent)]
-    Namespace(#[from] NamespaceError),
-    /// A size or duration that must be positive is zero.
-    #[error("{0} must be greater than zero")]
-    Zero(&'static str),
-    /// A duration past the script's exact range (2^51 ms).
-    #[error("{name} of {ms} ms is past the Redis store's exact range (2^51 ms); use less")]
-    OutOfDomain {
-        /// The setting.
-        name: &'static str,
-        /// Its value in ms.
-        ms: u128,
-    },
-    /// The in-memory fallback's configuration cannot work.
-    #[error("the fallback limiter: {0}")]
-    Fallback(#[from] acd_core::limit::LimiterConfigError),
-}
-
-/// Counters of how requests were decided (for tests and metrics).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct StoreStats {
-    /// Decided by the script on Redis.
-    pub redis: u64,
-    /// Decided by the in-memory fallback (fail open).
-    pub fallback: u64,
-    /// Answered "unavailable" (fail closed).
-    pub unavailable: u64,
-    /// Attempts that failed for a reason concerning the server.
-    pub outages: u64,
-}
-
-#[derive(Default)]
-struct Counters {
-    redis: AtomicU64,
-    fallback: AtomicU64,
-    unavailable: AtomicU64,
-    outages: AtomicU64,
-    suppressed: AtomicU64,
-}
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 type Slot = Option<(u64, Connection)>;
 
@@ -76,28 +22,19 @@ type Slot = Option<(u64, Connection)>;
 /// Each stacked decision is one `EVALSHA` of [`crate::script::STACK_LUA`]:
 /// atomic and all-or-none across the request's keys. Blocking: a call waits
 /// for Redis at most `connect_timeout + io_timeout`, then the
-/// [`FaultPolicy`] answers.
+/// [`FaultPolicy`](crate::FaultPolicy) answers. Async servers use
+/// [`AsyncRedisLimiter`](crate::AsyncRedisLimiter) instead.
 pub struct RedisLimiter {
-    config: RedisConfig,
-    endpoint: String,
+    policy: Policy,
     client: Client,
-    script: Script,
-    space: KeySpace,
     slots: Box<[Mutex<Slot>]>,
     next_slot: AtomicUsize,
-    health: Health,
-    fallback: Arc<dyn RateLimiter>,
-    events: EventSink,
-    counters: Counters,
-    last_report: Mutex<Option<Instant>>,
 }
 
 impl std::fmt::Debug for RedisLimiter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RedisLimiter")
-            .field("config", &self.config)
-            .field("up", &self.health.is_up())
-            .field("stats", &self.stats())
+            .field("policy", &self.policy)
             .finish_non_exhaustive()
     }
 }
@@ -111,91 +48,58 @@ impl RedisLimiter {
 
     /// A limiter for `config` reporting its events to `events`.
     pub fn with_events(config: RedisConfig, events: EventSink) -> Result<Self, ConfigError> {
-        let endpoint = config.endpoint();
-        let client = Client::open(config.url.as_str()).map_err(|error| ConfigError::Url {
-            url: endpoint.clone(),
-            reason: error.to_string(),
-        })?;
-        for (value, name) in [
-            (config.connect_timeout, "connect_timeout"),
-            (config.io_timeout, "io_timeout"),
-            (config.backoff_min, "backoff_min"),
-        ] {
-            if value.is_zero() {
-                return Err(ConfigError::Zero(name));
-            }
+        if config.cluster {
+            return Err(ConfigError::Unsupported(
+                "the blocking RedisLimiter talks to one Redis server; use AsyncRedisLimiter \
+                 for a Redis Cluster",
+            ));
         }
-        if config.connections == 0 {
-            return Err(ConfigError::Zero("connections"));
-        }
-        // The time domain of the script, checked once here: the grace added
-        // to every expiry must stay exact (times and windows arrive per
-        // request and are checked where they arrive).
-        let grace = config.ttl_grace.as_millis();
-        if grace > u128::from(crate::script::MAX_EXACT_MS) {
-            return Err(ConfigError::OutOfDomain {
-                name: "ttl_grace",
-                ms: grace,
-            });
-        }
-        config.fallback.check()?;
-        let space = KeySpace::new(&config.namespace, config.algorithm)?;
+        let client = Client::open(config.url.as_str()).map_err(|e| Policy::bad_url(&config, &e))?;
+        let policy = Policy::new(config, events)?;
         Ok(Self {
-            endpoint,
-            client,
-            script: stack_script(),
-            space,
-            slots: (0..config.connections).map(|_| Mutex::new(None)).collect(),
+            slots: (0..policy.config.connections)
+                .map(|_| Mutex::new(None))
+                .collect(),
             next_slot: AtomicUsize::new(0),
-            health: Health::new(config.backoff_min, config.backoff_max),
-            fallback: in_memory(config.algorithm, config.fallback),
-            events,
-            counters: Counters::default(),
-            last_report: Mutex::new(None),
-            config,
+            client,
+            policy,
         })
     }
 
     /// The configuration.
     pub fn config(&self) -> &RedisConfig {
-        &self.config
+        &self.policy.config
     }
 
     /// How keys are named.
     pub fn key_space(&self) -> &KeySpace {
-        &self.space
+        &self.policy.space
     }
 
     /// The script every decision runs (e.g. for pipelining with
     /// [`Prepared::evalsha`]).
     pub fn script(&self) -> &Script {
-        &self.script
+        &self.policy.script
     }
 
     /// How requests were decided so far.
     pub fn stats(&self) -> StoreStats {
-        let c = &self.counters;
-        StoreStats {
-            redis: c.redis.load(Ordering::Relaxed),
-            fallback: c.fallback.load(Ordering::Relaxed),
-            unavailable: c.unavailable.load(Ordering::Relaxed),
-            outages: c.outages.load(Ordering::Relaxed),
-        }
+        self.policy.stats()
     }
 
     /// Whether the last attempts reached Redis.
     pub fn is_up(&self) -> bool {
-        self.health.is_up()
+        self.policy.is_up()
     }
 
     /// Connects and loads the script now (e.g. at start-up, to report a
     /// misconfigured URL early). Not needed otherwise.
     pub fn ping(&self) -> Result<(), StoreError> {
-        let timeout = u64::try_from(self.config.io_timeout.as_millis()).unwrap_or(u64::MAX);
         let mut connection = self.connect()?;
-        self.script
+        self.policy
+            .script
             .load(&mut connection)
-            .map_err(|e| StoreError::from_redis(&e, timeout))?;
+            .map_err(|e| StoreError::from_redis(&e, self.policy.io_timeout_ms()))?;
         Ok(())
     }
 
@@ -205,8 +109,7 @@ impl RedisLimiter {
         checks: &[LimitCheck<'_>],
         now: UnixMillis,
     ) -> Result<Prepared, StoreError> {
-        let grace = u64::try_from(self.config.ttl_grace.as_millis()).unwrap_or(u64::MAX);
-        Prepared::new(&self.space, self.config.algorithm, checks, now, grace)
+        self.policy.prepare(checks, now)
     }
 
     /// Decides through Redis only, without the fault policy: `Err` says why
@@ -221,50 +124,18 @@ impl RedisLimiter {
             return Ok(StackDecision::Admitted { tightest: None });
         }
         let prepared = self.prepare(checks, now)?;
-        let (probe, generation) = match self.health.permit(Instant::now()) {
-            Permit::Go { probe, generation } => (probe, generation),
-            Permit::Wait(wait) => {
-                return Err(StoreError::BackingOff(
-                    u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
-                ))
-            }
-        };
+        let attempt = self.policy.permit()?;
         let outcome = self
-            .round_trip(&prepared, generation)
+            .round_trip(&prepared, attempt.generation)
             .and_then(|reply| parse_reply(&reply, checks));
-        let at = Instant::now();
-        match &outcome {
-            Err(error) if error.is_outage() => {
-                self.counters.outages.fetch_add(1, Ordering::Relaxed);
-                if let Some(failure) = self.health.failed(at, probe) {
-                    (self.events)(&StoreEvent::Unavailable {
-                        endpoint: self.endpoint.clone(),
-                        error: error.clone(),
-                        policy: self.config.fault_policy,
-                        failures: failure.failures,
-                        retry_in: failure.retry_in,
-                    });
-                }
-            }
-            _ => {
-                if let Some(recovery) = self.health.succeeded(at, probe) {
-                    (self.events)(&StoreEvent::Recovered {
-                        endpoint: self.endpoint.clone(),
-                        down_for: recovery.down_for,
-                        failures: recovery.failures,
-                    });
-                }
-            }
-        }
-        if outcome.is_ok() {
-            self.counters.redis.fetch_add(1, Ordering::Relaxed);
-        }
+        self.policy.record(attempt, &outcome);
         outcome
     }
 
     fn connect(&self) -> Result<Connection, StoreError> {
-        let io = self.config.io_timeout;
-        let waited = self.config.connect_timeout.as_millis();
+        let config = &self.policy.config;
+        let io = config.io_timeout;
+        let waited = config.connect_timeout.as_millis();
         let connect = |error: redis::RedisError| {
             StoreError::Connect(if error.is_timeout() {
                 format!("no answer within {waited} ms")
@@ -274,7 +145,7 @@ impl RedisLimiter {
         };
         let connection = self
             .client
-            .get_connection_with_timeout(self.config.connect_timeout)
+            .get_connection_with_timeout(config.connect_timeout)
             .map_err(connect)?;
         connection.set_read_timeout(Some(io)).map_err(connect)?;
         connection.set_write_timeout(Some(io)).map_err(connect)?;
@@ -305,7 +176,7 @@ impl RedisLimiter {
     }
 
     fn round_trip(&self, prepared: &Prepared, generation: u64) -> Result<Value, StoreError> {
-        let timeout = u64::try_from(self.config.io_timeout.as_millis()).unwrap_or(u64::MAX);
+        let timeout = self.policy.io_timeout_ms();
         let Some(mut slot) = self.slot() else {
             return Err(StoreError::Connect("no connection slots".to_owned()));
         };
@@ -320,7 +191,7 @@ impl RedisLimiter {
             empty => &mut empty.insert((generation, self.connect()?)).1,
         };
         match prepared
-            .invocation(&self.script)
+            .invocation(&self.policy.script)
             .invoke::<Value>(connection)
         {
             Ok(reply) => Ok(reply),
@@ -334,59 +205,6 @@ impl RedisLimiter {
             }
         }
     }
-
-    /// The fault policy's answer to a request Redis could not decide.
-    fn on_failure(
-        &self,
-        checks: &[LimitCheck<'_>],
-        now: UnixMillis,
-        error: StoreError,
-    ) -> Result<StackDecision, LimiterUnavailable> {
-        let retry_in = match &error {
-            StoreError::BackingOff(ms) => *ms,
-            _ if error.is_outage() => {
-                u64::try_from(self.health.backoff(1).as_millis()).unwrap_or(u64::MAX)
-            }
-            _ => {
-                self.report_request_failure(error);
-                1_000
-            }
-        };
-        match self.config.fault_policy {
-            FaultPolicy::FailOpen => {
-                self.counters.fallback.fetch_add(1, Ordering::Relaxed);
-                Ok(self.fallback.acquire(checks, now))
-            }
-            FaultPolicy::FailClosed => {
-                self.counters.unavailable.fetch_add(1, Ordering::Relaxed);
-                Err(LimiterUnavailable::store_down(
-                    now.saturating_add(retry_in.max(1)),
-                ))
-            }
-        }
-    }
-
-    /// At most one line a second about requests Redis answered but could
-    /// not decide.
-    fn report_request_failure(&self, error: StoreError) {
-        let now = Instant::now();
-        let mut last = self
-            .last_report
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if last.is_some_and(|at| now.saturating_duration_since(at) < Duration::from_secs(1)) {
-            self.counters.suppressed.fetch_add(1, Ordering::Relaxed);
-            return;
-        }
-        *last = Some(now);
-        drop(last);
-        (self.events)(&StoreEvent::RequestFailed {
-            endpoint: self.endpoint.clone(),
-            error,
-            policy: self.config.fault_policy,
-            suppressed: self.counters.suppressed.swap(0, Ordering::Relaxed),
-        });
-    }
 }
 
 impl RateLimiter for RedisLimiter {
@@ -394,18 +212,7 @@ impl RateLimiter for RedisLimiter {
     /// closed the "unavailable" answer becomes a refusal of the first limit
     /// until the next attempt (429): for callers that cannot answer 503.
     fn acquire(&self, checks: &[LimitCheck<'_>], now: UnixMillis) -> StackDecision {
-        match self.try_acquire(checks, now) {
-            Ok(decision) => decision,
-            Err(LimiterUnavailable { retry_at, .. }) => StackDecision::Refused {
-                refusing: LimitStatus {
-                    index: 0,
-                    limit: checks.first().map_or(0, |c| c.quota.requests),
-                    remaining: 0,
-                    reset_at: retry_at,
-                },
-                retry_at,
-            },
-        }
+        unavailable_as_refusal(checks, self.try_acquire(checks, now))
     }
 
     fn try_acquire(
@@ -415,7 +222,7 @@ impl RateLimiter for RedisLimiter {
     ) -> Result<StackDecision, LimiterUnavailable> {
         match self.decide(checks, now) {
             Ok(decision) => Ok(decision),
-            Err(error) => self.on_failure(checks, now, error),
+            Err(error) => self.policy.on_failure(checks, now, error),
         }
     }
 }
@@ -424,6 +231,7 @@ impl RateLimiter for RedisLimiter {
 mod tests {
     use super::*;
     use acd_core::limit::LimiterConfig;
+    use std::time::Duration;
 
     #[test]
     fn the_time_domain_and_the_fallback_are_checked_when_built() {

@@ -42,10 +42,10 @@ fn a_call_waits_for_retry_after_then_succeeds_and_refunds_the_budget() {
     );
     let throttled = Outcome::Response(
         HttpResponse::new(429, r#"{"detail":"slow down","status":429}"#)
-            .header("RateLimit-Limit", "5")
-            .header("RateLimit-Remaining", "0")
-            .header("RateLimit-Reset", "10")
-            .header("Retry-After", "10"),
+            .with_header("RateLimit-Limit", "5")
+            .with_header("RateLimit-Remaining", "0")
+            .with_header("RateLimit-Reset", "10")
+            .with_header("Retry-After", "10"),
     );
     client.handle(id, throttled, NOW + 20).unwrap();
     let waits = events(&mut client);
@@ -162,7 +162,8 @@ fn an_unreasonable_retry_after_gives_up_at_once_with_the_servers_time() {
     let id = client.start(RequestSpec::list_table_records("t")).unwrap();
     send(&mut client, NOW);
     let outcome = Outcome::Response(
-        HttpResponse::new(429, r#"{"detail":"later","status":429}"#).header("Retry-After", "3600"),
+        HttpResponse::new(429, r#"{"detail":"later","status":429}"#)
+            .with_header("Retry-After", "3600"),
     );
     client.handle(id, outcome, NOW).unwrap();
     let got = events(&mut client);

@@ -6,10 +6,11 @@ use super::algorithm::{Algorithm, PackedState, Verdict};
 pub use super::config::{LimiterConfig, LimiterConfigError, WhenFull};
 use super::fixed_window::FixedWindow;
 use super::key::KeyRef;
+use super::sync::{Mutex, MutexGuard};
 use super::table::Table;
 use crate::UnixMillis;
 use std::marker::PhantomData;
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::PoisonError;
 
 /// A stacked check could not store a new key: its shard is full of live keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -79,6 +79,7 @@ pub(crate) mod key;
 pub(crate) mod keyed;
 pub(crate) mod memory;
 pub(crate) mod stack;
+mod sync;
 mod table;
 #[cfg(test)]
 mod table_model;

@@ -41,7 +41,7 @@ pub const CREDENTIAL_HEADERS: [&str; 2] = [X_API_KEY, AUTHORIZATION];
 pub fn is_credential_header(name: &str) -> bool {
     CREDENTIAL_HEADERS
         .iter()
-        .any(|candidate| candidate.eq_ignore_ascii_case(name))
+        .any(|candidate| super::header_names::same_name(candidate, name))
 }
 
 /// Whether `secret` can be sent in a header as a credential: 1 to

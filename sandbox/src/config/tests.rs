@@ -173,7 +173,7 @@ fn limits_credentials_and_data_are_applied() {
     assert_eq!(tables.extra_limits[0].quota, Quota::per_seconds(2, 5));
     assert_eq!(built.gate.index().rate_limits.requests, 7);
     let request = GateRequest::get("/api/v1/tables/t1", "127.0.0.1")
-        .header("Authorization", "Bearer acd_oat_t1");
+        .with_header("Authorization", "Bearer acd_oat_t1");
     let Decision::FetchResource(admitted) = built.gate.decide(&request, 1_700_000_000_000) else {
         panic!("the token should be admitted");
     };

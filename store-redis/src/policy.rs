@@ -1,0 +1,301 @@
+//! What the blocking and the async store share: the checked configuration,
+//! key naming, the health state machine, the fault policy's answer, event
+//! reporting and the counters. The two stores differ only in how one
+//! prepared call reaches Redis.
+
+use crate::config::{FaultPolicy, RedisConfig};
+use crate::error::StoreError;
+use crate::event::{EventSink, StoreEvent};
+use crate::health::{Health, Permit};
+use crate::keys::{KeySpace, NamespaceError};
+use crate::script::{stack_script, Prepared};
+use acd_core::limit::{
+    in_memory, LimitCheck, LimitStatus, LimiterUnavailable, RateLimiter, StackDecision,
+};
+use acd_core::UnixMillis;
+use redis::Script;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+/// Why a Redis store cannot be built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    /// The URL does not parse.
+    #[error("the Redis URL {url} is not valid: {reason}")]
+    Url {
+        /// The URL, without credentials.
+        url: String,
+        /// Why.
+        reason: String,
+    },
+    /// The namespace cannot be a hash tag.
+    #[error(transparent)]
+    Namespace(#[from] NamespaceError),
+    /// A size or duration that must be positive is zero.
+    #[error("{0} must be greater than zero")]
+    Zero(&'static str),
+    /// A duration past the script's exact range (2^51 ms).
+    #[error("{name} of {ms} ms is past the Redis store's exact range (2^51 ms); use less")]
+    OutOfDomain {
+        /// The setting.
+        name: &'static str,
+        /// Its value in ms.
+        ms: u128,
+    },
+    /// The store cannot talk to this kind of deployment.
+    #[error("{0}")]
+    Unsupported(&'static str),
+    /// The in-memory fallback's configuration cannot work.
+    #[error("the fallback limiter: {0}")]
+    Fallback(#[from] acd_core::limit::LimiterConfigError),
+}
+
+/// Counters of how requests were decided (for tests and metrics).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StoreStats {
+    /// Decided by the script on Redis.
+    pub redis: u64,
+    /// Decided by the in-memory fallback (fail open).
+    pub fallback: u64,
+    /// Answered "unavailable" (fail closed).
+    pub unavailable: u64,
+    /// Attempts that failed for a reason concerning the server.
+    pub outages: u64,
+}
+
+#[derive(Default)]
+struct Counters {
+    redis: AtomicU64,
+    fallback: AtomicU64,
+    unavailable: AtomicU64,
+    outages: AtomicU64,
+    suppressed: AtomicU64,
+}
+
+/// A permission to send one call to Redis (see [`Policy::permit`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Attempt {
+    probe: bool,
+    /// The connection generation the call must use.
+    pub(crate) generation: u64,
+}
+
+/// The part of a store that does no I/O.
+pub(crate) struct Policy {
+    pub(crate) config: RedisConfig,
+    pub(crate) endpoint: String,
+    pub(crate) script: Script,
+    pub(crate) space: KeySpace,
+    health: Health,
+    fallback: Arc<dyn RateLimiter>,
+    events: EventSink,
+    counters: Counters,
+    last_report: Mutex<Option<Instant>>,
+}
+
+impl std::fmt::Debug for Policy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Policy")
+            .field("config", &self.config)
+            .field("up", &self.health.is_up())
+            .field("stats", &self.stats())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Policy {
+    /// Checks `config` (everything but the URL, which each store parses).
+    pub(crate) fn new(config: RedisConfig, events: EventSink) -> Result<Self, ConfigError> {
+        for (value, name) in [
+            (config.connect_timeout, "connect_timeout"),
+            (config.io_timeout, "io_timeout"),
+            (config.backoff_min, "backoff_min"),
+        ] {
+            if value.is_zero() {
+                return Err(ConfigError::Zero(name));
+            }
+        }
+        if config.connections == 0 {
+            return Err(ConfigError::Zero("connections"));
+        }
+        // The time domain of the script, checked once here: the grace added
+        // to every expiry must stay exact (times and windows arrive per
+        // request and are checked where they arrive).
+        let grace = config.ttl_grace.as_millis();
+        if grace > u128::from(crate::script::MAX_EXACT_MS) {
+            return Err(ConfigError::OutOfDomain {
+                name: "ttl_grace",
+                ms: grace,
+            });
+        }
+        config.fallback.check()?;
+        let space = KeySpace::new(&config.namespace, config.algorithm)?;
+        Ok(Self {
+            endpoint: config.endpoint(),
+            script: stack_script(),
+            space,
+            health: Health::new(config.backoff_min, config.backoff_max),
+            fallback: in_memory(config.algorithm, config.fallback),
+            events,
+            counters: Counters::default(),
+            last_report: Mutex::new(None),
+            config,
+        })
+    }
+
+    /// `ConfigError::Url` for a URL the `redis` crate refused.
+    pub(crate) fn bad_url(config: &RedisConfig, error: &redis::RedisError) -> ConfigError {
+        ConfigError::Url {
+            url: config.endpoint(),
+            reason: error.to_string(),
+        }
+    }
+
+    /// The I/O timeout in whole ms, for error messages.
+    pub(crate) fn io_timeout_ms(&self) -> u64 {
+        u64::try_from(self.config.io_timeout.as_millis()).unwrap_or(u64::MAX)
+    }
+
+    /// The keys and arguments of the decision about `checks` at `now`.
+    pub(crate) fn prepare(
+        &self,
+        checks: &[LimitCheck<'_>],
+        now: UnixMillis,
+    ) -> Result<Prepared, StoreError> {
+        let grace = u64::try_from(self.config.ttl_grace.as_millis()).unwrap_or(u64::MAX);
+        Prepared::new(&self.space, self.config.algorithm, checks, now, grace)
+    }
+
+    /// Whether a call may go to Redis now; [`StoreError::BackingOff`] while
+    /// the store waits to reconnect.
+    pub(crate) fn permit(&self) -> Result<Attempt, StoreError> {
+        match self.health.permit(Instant::now()) {
+            Permit::Go { probe, generation } => Ok(Attempt { probe, generation }),
+            Permit::Wait(wait) => Err(StoreError::BackingOff(
+                u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
+            )),
+        }
+    }
+
+    /// Records how an attempt ended: health, one event per outage or
+    /// recovery, counters.
+    pub(crate) fn record<T>(&self, attempt: Attempt, outcome: &Result<T, StoreError>) {
+        let at = Instant::now();
+        match outcome {
+            Err(error) if error.is_outage() => {
+                self.counters.outages.fetch_add(1, Ordering::Relaxed);
+                if let Some(failure) = self.health.failed(at, attempt.probe) {
+                    (self.events)(&StoreEvent::Unavailable {
+                        endpoint: self.endpoint.clone(),
+                        error: error.clone(),
+                        policy: self.config.fault_policy,
+                        failures: failure.failures,
+                        retry_in: failure.retry_in,
+                    });
+                }
+            }
+            _ => {
+                if let Some(recovery) = self.health.succeeded(at, attempt.probe) {
+                    (self.events)(&StoreEvent::Recovered {
+                        endpoint: self.endpoint.clone(),
+                        down_for: recovery.down_for,
+                        failures: recovery.failures,
+                    });
+                }
+            }
+        }
+        if outcome.is_ok() {
+            self.counters.redis.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// How requests were decided so far.
+    pub(crate) fn stats(&self) -> StoreStats {
+        let c = &self.counters;
+        StoreStats {
+            redis: c.redis.load(Ordering::Relaxed),
+            fallback: c.fallback.load(Ordering::Relaxed),
+            unavailable: c.unavailable.load(Ordering::Relaxed),
+            outages: c.outages.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Whether the last attempts reached Redis.
+    pub(crate) fn is_up(&self) -> bool {
+        self.health.is_up()
+    }
+
+    /// The fault policy's answer to a request Redis could not decide.
+    pub(crate) fn on_failure(
+        &self,
+        checks: &[LimitCheck<'_>],
+        now: UnixMillis,
+        error: StoreError,
+    ) -> Result<StackDecision, LimiterUnavailable> {
+        let retry_in = match &error {
+            StoreError::BackingOff(ms) => *ms,
+            _ if error.is_outage() => {
+                u64::try_from(self.health.backoff(1).as_millis()).unwrap_or(u64::MAX)
+            }
+            _ => {
+                self.report_request_failure(error);
+                1_000
+            }
+        };
+        match self.config.fault_policy {
+            FaultPolicy::FailOpen => {
+                self.counters.fallback.fetch_add(1, Ordering::Relaxed);
+                Ok(self.fallback.acquire(checks, now))
+            }
+            FaultPolicy::FailClosed => {
+                self.counters.unavailable.fetch_add(1, Ordering::Relaxed);
+                Err(LimiterUnavailable::store_down(
+                    now.saturating_add(retry_in.max(1)),
+                ))
+            }
+        }
+    }
+
+    /// At most one line a second about requests Redis answered but could
+    /// not decide.
+    fn report_request_failure(&self, error: StoreError) {
+        let now = Instant::now();
+        let mut last = self
+            .last_report
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if last.is_some_and(|at| now.saturating_duration_since(at) < Duration::from_secs(1)) {
+            self.counters.suppressed.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        *last = Some(now);
+        drop(last);
+        (self.events)(&StoreEvent::RequestFailed {
+            endpoint: self.endpoint.clone(),
+            error,
+            policy: self.config.fault_policy,
+            suppressed: self.counters.suppressed.swap(0, Ordering::Relaxed),
+        });
+    }
+}
+
+/// An "unavailable" answer as a refusal of the first limit until the next
+/// attempt (429), for callers that cannot answer 503.
+pub(crate) fn unavailable_as_refusal(
+    checks: &[LimitCheck<'_>],
+    answer: Result<StackDecision, LimiterUnavailable>,
+) -> StackDecision {
+    match answer {
+        Ok(decision) => decision,
+        Err(LimiterUnavailable { retry_at, .. }) => StackDecision::Refused {
+            refusing: LimitStatus {
+                index: 0,
+                limit: checks.first().map_or(0, |c| c.quota.requests),
+                remaining: 0,
+                reset_at: retry_at,
+            },
+            retry_at,
+        },
+    }
+}
