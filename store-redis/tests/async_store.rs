@@ -14,7 +14,7 @@ use acd_redis::{AsyncRedisLimiter, FaultPolicy, RedisConfig};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-const NOW: u64 = 1_700_000_001_000;
+const NOW: UnixMillis = UnixMillis::new(1_700_000_001_000);
 
 fn store(url: &str, policy: FaultPolicy) -> Arc<AsyncRedisLimiter> {
     Arc::new(
@@ -71,9 +71,7 @@ fn concurrent_decisions_on_one_connection_admit_exactly_the_limit() {
                 let store = store.clone();
                 tokio::spawn(async move {
                     matches!(
-                        store
-                            .try_acquire(&[check("ada", 100)], UnixMillis::new(NOW))
-                            .await,
+                        store.try_acquire(&[check("ada", 100)], NOW).await,
                         Ok(StackDecision::Admitted { .. })
                     )
                 })
@@ -102,9 +100,7 @@ fn pending_limits_resolve_through_the_async_store() {
     let statuses: Vec<(u16, Option<String>)> = runtime().block_on(async {
         let mut statuses = Vec::new();
         for _ in 0..6 {
-            let decision = store
-                .resolve(gate.prepare(&read, NOW), UnixMillis::new(NOW))
-                .await;
+            let decision = store.resolve(gate.prepare(&read, NOW), NOW).await;
             statuses.push(match decision {
                 Decision::FetchResource(admitted) => {
                     let response =
@@ -143,37 +139,27 @@ fn a_stopped_server_gets_the_fault_policy_until_it_is_back() {
     let closed = store(&server.url(), FaultPolicy::FailClosed);
     let rt = runtime();
     rt.block_on(async {
-        assert!(open
-            .try_acquire(&[check("a", 2)], UnixMillis::new(NOW))
-            .await
-            .is_ok());
-        assert!(closed
-            .try_acquire(&[check("b", 2)], UnixMillis::new(NOW))
-            .await
-            .is_ok());
+        assert!(open.try_acquire(&[check("a", 2)], NOW).await.is_ok());
+        assert!(closed.try_acquire(&[check("b", 2)], NOW).await.is_ok());
     });
     server.stop();
     rt.block_on(async {
         // Fail open: the in-memory fallback counts afresh (2 per window).
         let mut admitted = Vec::new();
         for _ in 0..3 {
-            let decision = open
-                .try_acquire(&[check("c", 2)], UnixMillis::new(NOW))
-                .await
-                .unwrap();
+            let decision = open.try_acquire(&[check("c", 2)], NOW).await.unwrap();
             admitted.push(matches!(decision, StackDecision::Admitted { .. }));
         }
         assert_eq!(admitted, [true, true, false]);
         assert_eq!(open.stats().fallback, 3);
         // Fail closed: unavailable, with a time to retry.
         for _ in 0..3 {
-            let Err(LimiterUnavailable { retry_at, .. }) = closed
-                .try_acquire(&[check("b", 2)], UnixMillis::new(NOW))
-                .await
+            let Err(LimiterUnavailable { retry_at, .. }) =
+                closed.try_acquire(&[check("b", 2)], NOW).await
             else {
                 panic!("decided without Redis while failing closed");
             };
-            assert!(retry_at > UnixMillis::new(NOW));
+            assert!(retry_at > NOW);
         }
         assert_eq!(closed.stats().unavailable, 3);
         assert!(!closed.is_up());
@@ -184,17 +170,12 @@ fn a_stopped_server_gets_the_fault_policy_until_it_is_back() {
         let before = closed.stats().redis;
         while closed.stats().redis == before {
             assert!(Instant::now() < deadline, "never reconnected");
-            let _ = closed
-                .try_acquire(&[check("probe", 100)], UnixMillis::new(NOW))
-                .await;
+            let _ = closed.try_acquire(&[check("probe", 100)], NOW).await;
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
         assert!(closed.is_up());
         // The restarted server is empty: b's window starts afresh.
-        match closed
-            .try_acquire(&[check("b", 2)], UnixMillis::new(NOW))
-            .await
-        {
+        match closed.try_acquire(&[check("b", 2)], NOW).await {
             Ok(StackDecision::Admitted { tightest }) => {
                 assert_eq!(tightest.unwrap().remaining, 1)
             }

@@ -17,6 +17,24 @@ use js_sys::{Array, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+// The hot path's objects are built by `js/shapes.js`: one call each instead
+// of one crossing per member.
+#[wasm_bindgen(raw_module = "../js/shapes.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = callEvent)]
+    fn shape_call_event(id: JsValue, event: JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = transmit)]
+    fn shape_transmit(id: JsValue, request: JsClientRequest) -> JsValue;
+    #[wasm_bindgen(js_name = responseEvent)]
+    fn shape_response_event(response: JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = recordsResponse)]
+    fn shape_records_response(status: u16, text: &str) -> JsValue;
+    #[wasm_bindgen(js_name = pageEvent)]
+    fn shape_page_event(text: &str, page: JsValue, last: bool) -> JsValue;
+    #[wasm_bindgen(js_name = doneEvent)]
+    fn shape_done_event() -> JsValue;
+}
+
 /// The driver of the client role: it owns its calls (single requests,
 /// table and connection pagers, run pollers) and every rule around them.
 #[wasm_bindgen(js_name = Client)]
@@ -78,8 +96,8 @@ fn options_from_js<T: serde::de::DeserializeOwned + Default>(
     Ok(js::from_json_like(&value.unwrap_or(JsValue::UNDEFINED), what)?.unwrap_or_default())
 }
 
-/// JSON text of raw records as one parsed JavaScript array.
-fn raw_array_to_js<'a>(records: impl ExactSizeIterator<Item = &'a str>) -> JsValue {
+/// The JSON text of an array of raw records.
+fn raw_array_text<'a>(records: impl ExactSizeIterator<Item = &'a str>) -> String {
     let mut text = String::with_capacity(2 + records.len() * 64);
     text.push('[');
     for (index, record) in records.enumerate() {
@@ -89,20 +107,18 @@ fn raw_array_to_js<'a>(records: impl ExactSizeIterator<Item = &'a str>) -> JsVal
         text.push_str(record);
     }
     text.push(']');
-    js::parse_json_js(&text)
+    text
 }
 
 /// An interpreted response as `{type, status, ...}`.
 pub fn response_to_js(response: &ApiResponse) -> JsValue {
     match response {
-        ApiResponse::Records { status, records } => object(&[
-            ("type", "records".into()),
-            ("status", (*status).into()),
-            (
-                "records",
-                raw_array_to_js(records.iter().map(|record| record.get())),
-            ),
-        ]),
+        ApiResponse::Records { status, records } => {
+            return shape_records_response(
+                *status,
+                &raw_array_text(records.iter().map(|record| record.get())),
+            )
+        }
         ApiResponse::Index { status, index } => object(&[
             ("type", "index".into()),
             ("status", (*status).into()),
@@ -145,23 +161,18 @@ fn reason_to_js(reason: &WaitReason) -> JsValue {
 /// An event as `{type, ...}` (camelCase members).
 pub fn event_to_js(event: &Event) -> JsValue {
     match event {
-        Event::Response(response) => object(&[
-            ("type", "response".into()),
-            ("response", response_to_js(response)),
-        ]),
+        Event::Response(response) => return shape_response_event(response_to_js(response)),
         Event::Page {
             records,
             page,
             last,
-        } => object(&[
-            ("type", "page".into()),
-            (
-                "records",
-                raw_array_to_js(records.iter().map(|record| record.get())),
-            ),
-            ("page", js::u64_to_js(*page)),
-            ("last", (*last).into()),
-        ]),
+        } => {
+            return shape_page_event(
+                &raw_array_text(records.iter().map(|record| record.get())),
+                js::u64_to_js(*page),
+                *last,
+            )
+        }
         Event::RunStatus {
             status,
             terminal,
@@ -198,7 +209,7 @@ pub fn event_to_js(event: &Event) -> JsValue {
             ),
             ("warning", js::serde_to_js(warning)),
         ]),
-        Event::Done => object(&[("type", "done".into())]),
+        Event::Done => return shape_done_event(),
         Event::Failed(error) => {
             object(&[("type", "failed".into()), ("error", client_error(error))])
         }
@@ -334,17 +345,13 @@ impl JsClient {
         let now = js::millis_from_js(now_ms, "nowMs")?;
         let out = Array::new();
         while let Some(transmit) = self.inner.poll_transmit(now) {
-            out.push(&JsValue::from(object(&[
-                ("id", call_id_to_js(transmit.id)),
-                (
-                    "request",
-                    JsClientRequest {
-                        inner: transmit.request,
-                        attempt: AttemptState::default(),
-                    }
-                    .into(),
-                ),
-            ])));
+            out.push(&shape_transmit(
+                call_id_to_js(transmit.id),
+                JsClientRequest {
+                    inner: transmit.request,
+                    attempt: AttemptState::default(),
+                },
+            ));
         }
         Ok(out)
     }
@@ -378,10 +385,7 @@ impl JsClient {
     pub fn poll_events(&mut self) -> Array {
         let out = Array::new();
         while let Some((id, event)) = self.inner.poll_event() {
-            out.push(&JsValue::from(object(&[
-                ("id", call_id_to_js(id)),
-                ("event", event_to_js(&event)),
-            ])));
+            out.push(&shape_call_event(call_id_to_js(id), event_to_js(&event)));
         }
         out
     }
