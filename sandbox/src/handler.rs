@@ -186,7 +186,7 @@ impl App {
     fn resolve(&self, admitted: Admitted, now_ms: u64) -> GateResponse {
         match admitted.operation_id() {
             ids::CREATE_AGENT_RUN => self.runs.create(admitted, now_ms),
-            acd_core::sim::GET_RUN => self.runs.get(admitted, now_ms),
+            acd_core::model::ids::GET_RUN => self.runs.get(admitted, now_ms),
             _ => self.store.respond(admitted),
         }
     }

@@ -11,6 +11,7 @@ use acd_core::client::{
     Transmit, WaitReason, MAX_MODELS,
 };
 use acd_core::gate::demo::ADA_KEY;
+use acd_core::model::Catalogue;
 use acd_core::{Seconds, UnixMillis};
 use acd_tests::client_support::{self, events, respond, NOW};
 
@@ -418,9 +419,27 @@ fn a_poller_reports_changes_stops_at_its_deadline_and_refuses_runs_without_a_sta
 }
 
 #[test]
-fn a_poller_needs_get_run_in_the_catalogue() {
+fn the_default_catalogue_polls_runs_without_a_hand_built_entry() {
     let plain =
         ClientConfig::default().with_credential(ClientCredential::api_key("m", ADA_KEY, "ada"));
+    let mut client = Client::new(plain, Entropy::from_seed(1)).unwrap();
+    let id = client
+        .start_run_poller("r 1", PollOptions::default())
+        .unwrap();
+    let transmit = client.poll_transmit(NOW).expect("the first poll");
+    assert_eq!(transmit.id, id);
+    assert_eq!(transmit.request.method, "GET");
+    assert_eq!(
+        transmit.request.url,
+        "http://127.0.0.1:8080/api/v1/runs/r%201"
+    );
+}
+
+#[test]
+fn a_poller_needs_get_run_in_a_caller_built_catalogue() {
+    let mut plain =
+        ClientConfig::default().with_credential(ClientCredential::api_key("m", ADA_KEY, "ada"));
+    plain.catalogue = Catalogue::standard();
     let mut client = Client::new(plain, Entropy::from_seed(1)).unwrap();
     assert_eq!(
         client.start_run_poller("r1", PollOptions::default()),

@@ -67,7 +67,7 @@ pub use error::{ClientError, GiveUpReason};
 pub use event::{Event, LimitInfo};
 pub use http::{HttpResponse, Outcome, TransportFailure};
 pub use paging::{ConnectionPagerOptions, PagingMode, TablePagerOptions};
-pub use polling::{PollOptions, GET_RUN};
+pub use polling::PollOptions;
 pub use random::{uniform_inclusive, Entropy, KeyStream, RandomSource, SplitMix64};
 pub use ratelimit_headers::{
     parse_rate_limit_headers, HeaderDialect, LimitObservation, RateLimitHeaders,

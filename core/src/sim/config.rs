@@ -7,43 +7,15 @@ use crate::client::{
     TablePagerOptions,
 };
 use crate::gate::GateConfig;
-use crate::model::operation::PathTemplate;
-use crate::model::{
-    Catalogue, CredentialPolicy, CredentialRecord, Envelope, InMemoryCredentials, Operation, Secret,
-};
+use crate::model::{Catalogue, CredentialRecord, InMemoryCredentials, Secret};
 use crate::UnixMillis;
 use serde::{Deserialize, Serialize};
 
-pub use crate::client::GET_RUN;
-
-/// A caller-defined operation for run polling: `GET /runs/{run_id}`
-/// answering `{"data": {"id": …, "status": …}}`.
-pub fn run_operation() -> Operation {
-    Operation {
-        id: GET_RUN.into(),
-        method: "GET".into(),
-        path: PathTemplate::from_segments(vec![
-            crate::model::operation::Segment::Literal("runs".into()),
-            crate::model::operation::Segment::Param("run_id".into()),
-        ]),
-        credential: CredentialPolicy::ApiKeyOrOAuth { scope: None },
-        envelope: Envelope::Data,
-        params: vec![],
-        extra_limits: vec![],
-        stable_egress: false,
-        needs_resource: true,
-        deprecation: None,
-        honours_idempotency_key: false,
-        noun: Some("run".into()),
-    }
-}
-
-/// The standard catalogue plus [`run_operation`] and
+/// The standard catalogue plus [`Catalogue::get_run`] and
 /// [`Catalogue::create_agent_run`].
 pub fn catalogue() -> Catalogue {
-    let mut catalogue = Catalogue::standard();
-    // Both ids and routes are distinct from the standard ones.
-    let _ = catalogue.add(run_operation());
+    let mut catalogue = Catalogue::for_clients();
+    // Its id and route are distinct from the others.
     let _ = catalogue.add(Catalogue::create_agent_run());
     catalogue
 }
@@ -88,7 +60,7 @@ pub enum SimTask {
 /// One simulated client instance.
 ///
 /// In JSON every member but `name` is optional; a `config` given there is
-/// used as is (include `getRun` in its catalogue to poll runs).
+/// used as is (its default catalogue has `getRun`, which run polling uses).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SimClientConfig {

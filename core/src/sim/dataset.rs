@@ -3,9 +3,9 @@
 //! arrays or objects). Records are served by [`crate::records`], the one
 //! record-serving semantics every server on the gate shares.
 
-use super::config::GET_RUN;
 use crate::gate::{Admitted, ResourceAnswer};
 use crate::model::catalogue::ids;
+use crate::model::ids::GET_RUN;
 use crate::model::{ParamRole, ParamValue, Params};
 use crate::records::{self, Record};
 use crate::UnixMillis;

@@ -45,9 +45,7 @@ mod report;
 mod server;
 mod setup;
 
-pub use config::{
-    catalogue, run_operation, FaultKind, FaultRule, SimClientConfig, SimConfig, SimTask, GET_RUN,
-};
+pub use config::{catalogue, FaultKind, FaultRule, SimClientConfig, SimConfig, SimTask};
 pub use dataset::{sample_records, Dataset, SimRun};
 pub use report::{Baseline, ClientSummary, SimReport, TraceEvent, TraceKind};
 

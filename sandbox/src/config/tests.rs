@@ -32,7 +32,10 @@ fn empty_config_is_the_demo_on_the_listen_address() {
     );
     assert!(built.demo.all());
     assert!(config.catalogue.get(ids::CREATE_AGENT_RUN).is_some());
-    assert!(config.catalogue.get(acd_core::sim::GET_RUN).is_some());
+    assert!(config
+        .catalogue
+        .get(acd_core::model::ids::GET_RUN)
+        .is_some());
 }
 
 #[test]
