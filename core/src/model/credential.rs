@@ -162,6 +162,7 @@ impl std::fmt::Display for Secret {
 /// What the store knows about one credential. Holds no secret: `id` is a
 /// public handle used in limit keys and logs.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CredentialRecord {
     /// A non-secret identifier, unique per credential.
     pub id: String,

@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 /// A simulated run: `running` until `finishes_after_ms` after the
 /// simulation's start, then `final_state`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SimRun {
     /// When it finishes, in ms after the start.
     pub finishes_after_ms: u64,

@@ -85,7 +85,8 @@ fn errors_name_the_json_path() {
     );
     assert_eq!(
         error(r#"{"limits":{"credential":{"requests":5,"window_seconds":60}}}"#),
-        "at `limits.credential`: missing field `window_ms`"
+        "at `limits.credential.window_seconds`: unknown field `window_seconds`, expected \
+         `requests` or `window_ms`"
     );
     assert_eq!(
         error(r#"{"limits":{"per_agent":{}}}"#),
