@@ -104,7 +104,6 @@ pub fn plan(cli: &Cli) -> Result<Plan, SetupError> {
         Command::Tables(crate::args::TablesCommand::Read(args)) => table_job(args)?,
         Command::Connections(crate::args::ConnectionsCommand::Read(args)) => connection_job(args)?,
         Command::Runs(crate::args::RunsCommand::Wait(args)) => {
-            add_operation(&mut config, acd_core::sim::run_operation());
             let mut options = PollOptions::default();
             if let Some(seconds) = args.interval {
                 if !(seconds.is_finite() && seconds > 0.0) {

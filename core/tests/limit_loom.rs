@@ -9,6 +9,7 @@
 use acd_core::limit::{
     Algorithm, FixedWindow, FixedWindowState, KeyedLimiter, LimiterConfig, Quota, Verdict, WhenFull,
 };
+use acd_core::UnixMillis;
 use loom::sync::Arc;
 use loom::thread;
 
@@ -34,9 +35,9 @@ fn config(max_keys: usize, shards: usize, when_full: WhenFull) -> LimiterConfig 
 fn keys_in_two_shards() -> (u64, u64) {
     let probe: KeyedLimiter<u64> = KeyedLimiter::new(config(2, 2, WhenFull::RefuseNewKeys));
     let rule = one_per_second();
-    assert!(probe.check(&0, &rule, 10).admitted);
+    assert!(probe.check(&0, &rule, UnixMillis::new(10)).admitted);
     let other = (1..64u64)
-        .find(|key| probe.check(key, &rule, 10).admitted)
+        .find(|key| probe.check(key, &rule, UnixMillis::new(10)).admitted)
         .unwrap_or(0);
     assert_ne!(other, 0, "no key among 1..64 fell in the second shard");
     (0, other)
@@ -48,7 +49,7 @@ fn stacked(limiter: &KeyedLimiter<u64>, keys: [u64; 2], now: u64) -> bool {
     let rule = one_per_second();
     let refs = [&keys[0], &keys[1]];
     let mut admitted = false;
-    let result = limiter.transact(&refs, now, &mut |states, now| {
+    let result = limiter.transact(&refs, UnixMillis::new(now), &mut |states, now| {
         let mut next = Vec::with_capacity(states.len());
         for state in states.iter() {
             let (verdict, state) = FixedWindow::decide(&rule, *state, now);
@@ -74,27 +75,27 @@ fn two_threads_on_one_key_are_admitted_once_per_window() {
         // of the next: whichever locks second sees the later time.
         let spawn = |now: u64| {
             let limiter = Arc::clone(&limiter);
-            thread::spawn(move || limiter.check(&7, &one_per_second(), now))
+            thread::spawn(move || limiter.check(&7, &one_per_second(), UnixMillis::new(now)))
         };
         let (early, late) = (spawn(999), spawn(1_000));
         let verdicts: Vec<Verdict> = [early, late]
             .into_iter()
             .map(|handle| handle.join().unwrap())
             .collect();
-        let admitted: Vec<u64> = verdicts
+        let admitted: Vec<UnixMillis> = verdicts
             .iter()
             .filter(|v| v.admitted)
             .map(|v| v.reset_at)
             .collect();
         // Never two admissions in one window; the late stamp always gets in.
-        assert!(admitted.contains(&2_000), "{verdicts:?}");
+        assert!(admitted.contains(&UnixMillis::new(2_000)), "{verdicts:?}");
         let mut windows = admitted.clone();
         windows.dedup();
         assert_eq!(windows.len(), admitted.len(), "{verdicts:?}");
         assert_eq!(
             limiter.state(&7),
             Some(FixedWindowState {
-                reset_at: 2_000,
+                reset_at: UnixMillis::new(2_000),
                 count: 1
             })
         );
@@ -110,7 +111,11 @@ fn a_full_table_takes_exactly_one_of_two_new_keys() {
             .into_iter()
             .map(|key| {
                 let limiter = Arc::clone(&limiter);
-                thread::spawn(move || limiter.check(&key, &one_per_second(), 10).admitted)
+                thread::spawn(move || {
+                    limiter
+                        .check(&key, &one_per_second(), UnixMillis::new(10))
+                        .admitted
+                })
             })
             .collect();
         let admitted: Vec<bool> = handles.into_iter().map(|h| h.join().unwrap()).collect();
@@ -140,7 +145,7 @@ fn stacked_checks_in_opposite_orders_neither_deadlock_nor_over_admit() {
             assert_eq!(
                 limiter.state(&key),
                 Some(FixedWindowState {
-                    reset_at: 1_000,
+                    reset_at: UnixMillis::new(1_000),
                     count: 1
                 })
             );
@@ -154,16 +159,20 @@ fn eviction_and_sweep_never_readmit_a_live_key() {
         let limiter: Arc<KeyedLimiter<u64>> =
             Arc::new(KeyedLimiter::new(config(1, 1, WhenFull::EvictSoonest)));
         // Key 1 uses its one request of the window ending at 1000.
-        assert!(limiter.check(&1, &one_per_second(), 10).admitted);
+        assert!(
+            limiter
+                .check(&1, &one_per_second(), UnixMillis::new(10))
+                .admitted
+        );
         let again = {
             let limiter = Arc::clone(&limiter);
-            thread::spawn(move || limiter.check(&1, &one_per_second(), 20))
+            thread::spawn(move || limiter.check(&1, &one_per_second(), UnixMillis::new(20)))
         };
         // A new key a window later: it takes the only slot (key 1 has expired
         // by then) and moves the shard's clock on.
         let newcomer = {
             let limiter = Arc::clone(&limiter);
-            thread::spawn(move || limiter.check(&2, &one_per_second(), 1_500))
+            thread::spawn(move || limiter.check(&2, &one_per_second(), UnixMillis::new(1_500)))
         };
         let again = again.join().unwrap();
         let newcomer = newcomer.join().unwrap();
@@ -171,9 +180,9 @@ fn eviction_and_sweep_never_readmit_a_live_key() {
         // Key 1 at 20 is admitted only if the newcomer moved time past its
         // window first, and then in the next window.
         if again.admitted {
-            assert_eq!(again.reset_at, 2_000);
+            assert_eq!(again.reset_at, UnixMillis::new(2_000));
         } else {
-            assert_eq!(again.retry_at, 1_000);
+            assert_eq!(again.retry_at, UnixMillis::new(1_000));
         }
         assert!(limiter.len() <= 1);
     });

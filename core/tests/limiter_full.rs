@@ -105,7 +105,8 @@ fn the_gate_answers_503_with_its_own_detail_when_the_table_is_full() {
          as it can hold); retry in 40 s."
     );
     // The credential limit has its own room: Ada is served from that IP.
-    let read = GateRequest::get("/api/v1/tables/orders", "192.0.2.2").header("X-API-Key", ADA_KEY);
+    let read =
+        GateRequest::get("/api/v1/tables/orders", "192.0.2.2").with_header("X-API-Key", ADA_KEY);
     assert_eq!(respond(&gate, &read).status, 200);
 }
 

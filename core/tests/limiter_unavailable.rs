@@ -61,7 +61,7 @@ fn respond(gate: &Gate, request: &GateRequest) -> GateResponse {
 }
 
 fn table_read() -> GateRequest {
-    GateRequest::get("/api/v1/tables/orders", "203.0.113.7").header("X-API-Key", ADA_KEY)
+    GateRequest::get("/api/v1/tables/orders", "203.0.113.7").with_header("X-API-Key", ADA_KEY)
 }
 
 fn assert_unavailable(response: &GateResponse) {

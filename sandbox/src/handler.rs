@@ -186,7 +186,7 @@ impl App {
     fn resolve(&self, admitted: Admitted, now_ms: u64) -> GateResponse {
         match admitted.operation_id() {
             ids::CREATE_AGENT_RUN => self.runs.create(admitted, now_ms),
-            acd_core::sim::GET_RUN => self.runs.get(admitted, now_ms),
+            acd_core::model::ids::GET_RUN => self.runs.get(admitted, now_ms),
             _ => self.store.respond(admitted),
         }
     }
@@ -255,7 +255,7 @@ pub async fn api(State(app): State<Arc<App>>, request: Request) -> Response {
     };
     let now = app.clock().now_ms();
     let pending = app.gate.prepare(&request, now);
-    let decision = store.resolve(pending, now.into()).await;
+    let decision = store.resolve(pending, now).await;
     into_http(app.finish(decision, now))
 }
 

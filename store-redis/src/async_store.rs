@@ -36,7 +36,7 @@ use tokio::sync::{mpsc, oneshot};
 /// let gate = Gate::demo(GateConfig::default())?;
 /// let now = acd_core::UnixMillis::new(1_700_000_000_000);
 /// let request = GateRequest::get("/api/v1/tables/orders", "203.0.113.7")
-///     .header("X-API-Key", "acd_live_demo_ada");
+///     .with_header("X-API-Key", "acd_live_demo_ada");
 /// let decision: Decision = store.resolve(gate.prepare(&request, now), now).await;
 /// # Ok(()) }
 /// ```
@@ -158,7 +158,8 @@ impl AsyncRedisLimiter {
     }
 
     /// Checks a request's pending limits and finishes the gate's decision.
-    pub async fn resolve(&self, pending: PendingLimits, now: UnixMillis) -> Decision {
+    pub async fn resolve(&self, pending: PendingLimits, now: impl Into<UnixMillis>) -> Decision {
+        let now = now.into();
         let answer = self.try_acquire(&pending.checks(), now).await;
         pending.resume(answer, now)
     }

@@ -96,7 +96,7 @@ fn pending_limits_resolve_through_the_async_store() {
     let store = store(&url, FaultPolicy::FailClosed);
     let gate = Gate::demo(GateConfig::default()).unwrap();
     let read =
-        GateRequest::get("/api/v1/tables/orders", "203.0.113.7").header("X-API-Key", ADA_KEY);
+        GateRequest::get("/api/v1/tables/orders", "203.0.113.7").with_header("X-API-Key", ADA_KEY);
     let statuses: Vec<(u16, Option<String>)> = runtime().block_on(async {
         let mut statuses = Vec::new();
         for _ in 0..6 {

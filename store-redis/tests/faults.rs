@@ -159,7 +159,7 @@ fn fail_closed_answers_unavailable_and_the_gate_says_503() {
     )
     .unwrap();
     let read =
-        GateRequest::get("/api/v1/tables/orders", "203.0.113.7").header("X-API-Key", ADA_KEY);
+        GateRequest::get("/api/v1/tables/orders", "203.0.113.7").with_header("X-API-Key", ADA_KEY);
     assert!(matches!(
         gate.decide(&read, NOW),
         Decision::FetchResource(_)

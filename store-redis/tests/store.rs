@@ -294,7 +294,7 @@ fn two_gates_share_the_per_user_table_read_limit() {
     for i in 0..5 {
         let key = if i % 2 == 0 { ADA_KEY } else { ADA_SECOND_KEY };
         let request =
-            GateRequest::get("/api/v1/tables/orders", "203.0.113.7").header("X-API-Key", key);
+            GateRequest::get("/api/v1/tables/orders", "203.0.113.7").with_header("X-API-Key", key);
         let response = respond(&gates[i % 2], &request, NOW);
         assert_eq!(response.status, 200);
         assert_eq!(
@@ -303,8 +303,8 @@ fn two_gates_share_the_per_user_table_read_limit() {
         );
     }
     for gate in &gates {
-        let request =
-            GateRequest::get("/api/v1/tables/orders", "203.0.113.7").header("X-API-Key", ADA_KEY);
+        let request = GateRequest::get("/api/v1/tables/orders", "203.0.113.7")
+            .with_header("X-API-Key", ADA_KEY);
         let response = respond(gate, &request, NOW);
         assert_eq!(response.status, 429);
         assert_eq!(response.header("Retry-After"), Some("39"));

@@ -11,6 +11,7 @@ use acd_core::client::{
     Transmit, WaitReason, MAX_MODELS,
 };
 use acd_core::gate::demo::ADA_KEY;
+use acd_core::model::Catalogue;
 use acd_core::{Seconds, UnixMillis};
 use acd_tests::client_support::{self, events, respond, NOW};
 
@@ -42,10 +43,10 @@ fn a_call_waits_for_retry_after_then_succeeds_and_refunds_the_budget() {
     );
     let throttled = Outcome::Response(
         HttpResponse::new(429, r#"{"detail":"slow down","status":429}"#)
-            .header("RateLimit-Limit", "5")
-            .header("RateLimit-Remaining", "0")
-            .header("RateLimit-Reset", "10")
-            .header("Retry-After", "10"),
+            .with_header("RateLimit-Limit", "5")
+            .with_header("RateLimit-Remaining", "0")
+            .with_header("RateLimit-Reset", "10")
+            .with_header("Retry-After", "10"),
     );
     client.handle(id, throttled, NOW + 20).unwrap();
     let waits = events(&mut client);
@@ -162,7 +163,8 @@ fn an_unreasonable_retry_after_gives_up_at_once_with_the_servers_time() {
     let id = client.start(RequestSpec::list_table_records("t")).unwrap();
     send(&mut client, NOW);
     let outcome = Outcome::Response(
-        HttpResponse::new(429, r#"{"detail":"later","status":429}"#).header("Retry-After", "3600"),
+        HttpResponse::new(429, r#"{"detail":"later","status":429}"#)
+            .with_header("Retry-After", "3600"),
     );
     client.handle(id, outcome, NOW).unwrap();
     let got = events(&mut client);
@@ -417,9 +419,27 @@ fn a_poller_reports_changes_stops_at_its_deadline_and_refuses_runs_without_a_sta
 }
 
 #[test]
-fn a_poller_needs_get_run_in_the_catalogue() {
+fn the_default_catalogue_polls_runs_without_a_hand_built_entry() {
     let plain =
         ClientConfig::default().with_credential(ClientCredential::api_key("m", ADA_KEY, "ada"));
+    let mut client = Client::new(plain, Entropy::from_seed(1)).unwrap();
+    let id = client
+        .start_run_poller("r 1", PollOptions::default())
+        .unwrap();
+    let transmit = client.poll_transmit(NOW).expect("the first poll");
+    assert_eq!(transmit.id, id);
+    assert_eq!(transmit.request.method, "GET");
+    assert_eq!(
+        transmit.request.url,
+        "http://127.0.0.1:8080/api/v1/runs/r%201"
+    );
+}
+
+#[test]
+fn a_poller_needs_get_run_in_a_caller_built_catalogue() {
+    let mut plain =
+        ClientConfig::default().with_credential(ClientCredential::api_key("m", ADA_KEY, "ada"));
+    plain.catalogue = Catalogue::standard();
     let mut client = Client::new(plain, Entropy::from_seed(1)).unwrap();
     assert_eq!(
         client.start_run_poller("r1", PollOptions::default()),

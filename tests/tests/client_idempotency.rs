@@ -90,7 +90,7 @@ fn a_post_refused_with_429_is_retried_without_a_key() {
         .unwrap();
     send(&mut client, NOW);
     let refused =
-        HttpResponse::new(429, r#"{"detail":"slow","status":429}"#).header("Retry-After", "2");
+        HttpResponse::new(429, r#"{"detail":"slow","status":429}"#).with_header("Retry-After", "2");
     client.handle(id, Outcome::Response(refused), NOW).unwrap();
     let got = events(&mut client);
     assert!(

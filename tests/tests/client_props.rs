@@ -73,7 +73,7 @@ proptest! {
         seconds in 0u64..200, seed in any::<u64>(), throttled in any::<bool>()
     ) {
         let status = if throttled { 429 } else { 503 };
-        let response = HttpResponse::new(status, "{}").header("Retry-After", seconds.to_string());
+        let response = HttpResponse::new(status, "{}").with_header("Retry-After", seconds.to_string());
         let request = request("GET", false);
         let decision = planner(seed).on_outcome(&request, &mut sent_once(), &Outcome::Response(response), NOW);
         let wait = seconds * 1_000;

@@ -130,7 +130,7 @@ fn a_bad_page_size_fails_before_io_with_the_gates_own_sentence() {
     // The gate, asked the same thing, says the same thing.
     let gate = Gate::demo(GateConfig::default()).unwrap();
     let request = GateRequest::get("/api/v1/tables/orders?limit=5001", "203.0.113.9")
-        .header("X-API-Key", ADA_KEY);
+        .with_header("X-API-Key", ADA_KEY);
     let Decision::Reply(response) = gate.decide(&request, NOW) else {
         panic!("refused")
     };

@@ -13,9 +13,9 @@
 //! Plus `Retry-After` (seconds or HTTP-date, the latter also against `Date`).
 //! Every instant is in the caller's clock: `now` plus the server's delta.
 
-use super::http::header_values;
 use super::structured::{parse_list, Item};
 use crate::http_date::parse_http_date;
+use crate::model::header_names::all_values;
 use crate::UnixMillis;
 use serde::{Deserialize, Serialize};
 
@@ -71,9 +71,7 @@ pub fn parse_rate_limit_headers(
 ) -> RateLimitHeaders {
     let now = now.into();
     let mut out = RateLimitHeaders::default();
-    let date = header_values(headers, "date")
-        .next()
-        .and_then(parse_http_date);
+    let date = all_values(headers, "date").next().and_then(parse_http_date);
     // Seconds from the server's "now" to a Unix instant, in the caller's clock.
     let absolute = |unix_seconds: u64| match date {
         Some(date) => now.saturating_add(unix_seconds.saturating_sub(date).saturating_mul(1_000)),
@@ -94,7 +92,7 @@ pub fn parse_rate_limit_headers(
         let read = |suffix: &str, out: &mut RateLimitHeaders, pick: fn(u64, u64) -> u64| {
             let name = format!("{prefix}{suffix}");
             let mut found: Option<u64> = None;
-            for value in header_values(headers, &name) {
+            for value in all_values(headers, &name) {
                 match leading_integer(value) {
                     Some(number) => found = Some(found.map_or(number, |f| pick(f, number))),
                     None => out.ignored.push(format!(
@@ -133,7 +131,7 @@ pub fn parse_rate_limit_headers(
 
     structured(headers, now, &mut out);
 
-    for value in header_values(headers, "retry-after") {
+    for value in all_values(headers, "retry-after") {
         let trimmed = value.trim();
         let at = if let Some(seconds) = crate::model::params::parse_canonical_u64(trimmed) {
             Some(now.saturating_add(seconds.saturating_mul(1_000)))
@@ -152,7 +150,7 @@ pub fn parse_rate_limit_headers(
 
 fn structured(headers: &[(String, String)], now: UnixMillis, out: &mut RateLimitHeaders) {
     let mut policies: Vec<Item> = Vec::new();
-    for value in header_values(headers, "ratelimit-policy") {
+    for value in all_values(headers, "ratelimit-policy") {
         match parse_list(value) {
             Some(items) => policies.extend(items),
             None => out.ignored.push(format!(
@@ -160,7 +158,7 @@ fn structured(headers: &[(String, String)], now: UnixMillis, out: &mut RateLimit
             )),
         }
     }
-    for value in header_values(headers, "ratelimit") {
+    for value in all_values(headers, "ratelimit") {
         let Some(items) = parse_list(value) else {
             out.ignored.push(format!(
                 "RateLimit: {value:?} is not a structured-field list, so it was ignored"

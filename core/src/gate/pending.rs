@@ -30,7 +30,7 @@ use crate::UnixMillis;
 /// let store = limit::in_memory(LimitAlgorithm::FixedWindow, LimiterConfig::default());
 /// let now = acd_core::UnixMillis::new(1_700_000_000_000);
 /// let request = GateRequest::get("/api/v1/tables/orders", "203.0.113.7")
-///     .header("X-API-Key", "acd_live_demo_ada");
+///     .with_header("X-API-Key", "acd_live_demo_ada");
 ///
 /// let pending = gate.prepare(&request, now);
 /// let names: Vec<&str> = pending.limits().iter().map(|l| l.name.as_str()).collect();

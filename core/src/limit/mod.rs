@@ -98,6 +98,7 @@ use serde::{Deserialize, Serialize};
 
 /// A limit's size: `requests` per `window_ms` milliseconds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Quota {
     /// Requests admitted per window. `0` refuses everything.
     pub requests: u32,
