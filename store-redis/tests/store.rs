@@ -191,18 +191,7 @@ fn one_decision_touches_one_cluster_slot() {
         .arg(16_383)
         .query(&mut con)
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let info: String = redis::cmd("CLUSTER").arg("INFO").query(&mut con).unwrap();
-        if info.contains("cluster_state:ok") {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the one-node cluster never became ok: {info}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    support::wait_cluster_ok(&mut con);
     let redis = limiter(&server.url(), "acd", LimitAlgorithm::FixedWindow);
     let checks = [
         check("credential", "key-ada", 100),
