@@ -88,19 +88,21 @@ test('Node: a throwaway project imports "acd" and reads a sandbox table through 
   assert.equal(result.clock, 'function');
 });
 
-test('Node: "acd/client" (the client module alone) reads the same table and has no gate', { skip }, () => {
+// The table reads stay with the other tests (5 per 60 s per user); the
+// dashboard test reads a table through acd/client in Chromium.
+test('Node: "acd/client" (the client module alone) reads the index and has no gate', { skip }, () => {
   const script = `
     import * as acd from 'acd/client';
     const api = new acd.AcdClient({ baseUrl: process.env.BASE, apiKey: process.env.KEY, user: 'ada' });
-    const rows = [];
-    for await (const row of api.tables.iter('orders', { pageSize: 5 })) rows.push(row);
-    console.log(JSON.stringify({ rows, gate: typeof acd.Gate, throttle: typeof acd.Throttle,
-      error: typeof acd.AcdApiError, version: acd.version() }));`;
+    const index = await api.index();
+    console.log(JSON.stringify({ indexVersion: index.version, gate: typeof acd.Gate,
+      throttle: typeof acd.Throttle, error: typeof acd.AcdApiError, version: acd.version() }));`;
   const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
     cwd: project, encoding: 'utf8', env: { ...process.env, BASE: sandbox.url, KEY },
   });
   const result = JSON.parse(output.trim().split('\n').pop());
-  assert.deepEqual(result, { rows, gate: 'undefined', throttle: 'undefined', error: 'function', version: cargoVersion });
+  assert.deepEqual(result,
+    { indexVersion: 'v1', gate: 'undefined', throttle: 'undefined', error: 'function', version: cargoVersion });
 });
 
 test('a page imports the installed package as ESM and reads the table in Chromium', { skip }, async () => {

@@ -4,7 +4,8 @@
 //   await init();
 // This module carries every feature (client, low-level blocks, gate,
 // simulation); a page that only calls the API loads the smaller "acd/client".
-import { Client } from '../pkg/acd_wasm.js';
+import { Client as ModuleClient } from '../pkg/acd_wasm.js';
+import { clientOver } from './driver.js';
 import { acdClientOver } from './easy.js';
 
 export * from '../pkg/acd_wasm.js';
@@ -13,6 +14,9 @@ export * from './errors.js';
 export { systemClock } from './easy.js';
 export { fetchTransport, classifyFetchError, systemTimers } from './transport.js';
 export { randomEntropy, setEntropySource } from './entropy.js';
+
+/** The driver (the module's, with shortcuts for the common shapes). */
+export const Client = clientOver(ModuleClient);
 
 /** The easy path over this module's driver. */
 export const AcdClient = acdClientOver(Client);

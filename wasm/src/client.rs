@@ -61,7 +61,7 @@ pub fn spec_from_js(value: &JsValue) -> Result<RequestSpec, Failure> {
 
 /// A spec from the text of `specText`: the operation, then fields led by
 /// a tag (`c`, `e`, `k`; `p`, `q`, `r` with the value as the next field).
-fn spec_from_text(text: &str) -> Result<RequestSpec, Failure> {
+pub fn spec_from_text(text: &str) -> Result<RequestSpec, Failure> {
     let mut fields = text.split('\0');
     let mut spec = RequestSpec::new(fields.next().unwrap_or_default());
     let mut egress = None;
@@ -155,25 +155,39 @@ pub fn outcome_from_js(value: &JsValue) -> Result<Outcome, Failure> {
 
 /// Reads an HTTP response `{status, headers, body}`.
 pub fn response_from_js(value: &JsValue, what: &str) -> Result<HttpResponse, Failure> {
-    let status = get(value, "status")
-        .as_f64()
-        .filter(|status| status.fract() == 0.0 && (0.0..=999.0).contains(status))
-        .ok_or_else(|| {
-            Failure::argument(format!(
-                "{what}.status must be an HTTP status code (a number)"
-            ))
-        })?;
+    let status = status_from_js(get(value, "status").as_f64(), what)?;
     let body = get(value, "body");
+    let headers = get(value, "headers");
     Ok(HttpResponse {
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        status: status as u16,
-        headers: js::text_headers_from_js(&get(value, "headers"), &format!("{what}.headers"))?,
+        status,
+        headers: if js::is_absent(&headers) {
+            Vec::new()
+        } else {
+            js::text_headers_from_js(&headers, &format!("{what}.headers"))?
+        },
         body: if js::is_absent(&body) {
             Vec::new()
         } else {
             js::bytes_from_js(&body, &format!("{what}.body"))?
         },
     })
+}
+
+/// `{what}.status`: an HTTP status code, a whole number in `0..=999`.
+pub fn status_from_js(status: Option<f64>, what: &str) -> Result<u16, Failure> {
+    status
+        .filter(|status| status.fract() == 0.0 && (0.0..=999.0).contains(status))
+        // In range and whole, so the cast is exact.
+        .map(|status| {
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            let code = status as u16;
+            code
+        })
+        .ok_or_else(|| {
+            Failure::argument(format!(
+                "{what}.status must be an HTTP status code (a number)"
+            ))
+        })
 }
 
 /// A request ready to send (URL, headers, body) plus what the client needs

@@ -6,12 +6,15 @@
 //! Events are plain objects tagged by `type` with camelCase members; a
 //! page's records arrive parsed by one `JSON.parse` of the page.
 
-use crate::client::{client_error, outcome_from_js, spec_from_js, JsClientRequest};
+use crate::client::{
+    client_error, outcome_from_js, spec_from_js, spec_from_text, status_from_js, JsClientRequest,
+};
 use crate::error::{ErrorClass, Failure};
 use crate::js::{self, object};
 use acd_core::client::{
     build_request, ApiResponse, AttemptState, CallId, Client, ClientConfig, ConnectionPagerOptions,
-    Entropy, Event, KeyStream, LimitInfo, PollOptions, TablePagerOptions, WaitReason,
+    Entropy, Event, HttpResponse, KeyStream, LimitInfo, Outcome, PollOptions, TablePagerOptions,
+    WaitReason,
 };
 use js_sys::{Array, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
@@ -281,6 +284,41 @@ impl JsClient {
             .start(spec)
             .map_err(|error| client_error(&error))?;
         Ok(id_number(id))
+    }
+
+    /// `start` for a spec already written as one string by `specText`
+    /// (`js/shapes.js`); the `Client` class of the package calls it.
+    #[wasm_bindgen(js_name = startText, skip_typescript)]
+    pub fn start_text(&mut self, text: &str) -> Result<f64, JsValue> {
+        let spec = spec_from_text(text)?;
+        let id = self
+            .inner
+            .start(spec)
+            .map_err(|error| client_error(&error))?;
+        Ok(id_number(id))
+    }
+
+    /// `handle` for a response whose headers are already the one string of
+    /// `pairsText` (`js/shapes.js`); the `Client` class of the package calls it.
+    #[wasm_bindgen(js_name = handleResponseText, skip_typescript)]
+    pub fn handle_response_text(
+        &mut self,
+        id: f64,
+        status: f64,
+        headers: &str,
+        body: Vec<u8>,
+        now_ms: f64,
+    ) -> Result<(), JsValue> {
+        let id = call_id_from_js(id)?;
+        let now = js::millis_from_js(now_ms, "nowMs")?;
+        let response = HttpResponse {
+            status: status_from_js(Some(status), "outcome")?,
+            headers: js::pairs_from_text(headers),
+            body,
+        };
+        self.inner
+            .handle(id, Outcome::Response(response), now)
+            .map_err(|error| client_error(&error))
     }
 
     /// Starts a pager over `table`'s records.

@@ -204,7 +204,7 @@ extern "C" {
 }
 
 /// Pairs from the NUL-separated text of `pairsText`.
-fn pairs_from_text(text: &str) -> Vec<(String, String)> {
+pub fn pairs_from_text(text: &str) -> Vec<(String, String)> {
     let mut parts = text.split('\0');
     let mut pairs = Vec::new();
     while let (Some(name), Some(value)) = (parts.next(), parts.next()) {

@@ -82,3 +82,36 @@ test('a spec builds the same request from plain objects, pairs and Maps', () => 
   }
   client.free();
 });
+
+test('a response reads the same with a Uint8Array body (one crossing) or a string body', () => {
+  const run = (body) => {
+    const client = new Client({ credentials, seed: 1 });
+    const id = client.start({ operation: 'listTableRecords', path: { id: 'orders' } });
+    client.pollTransmits(T0)[0].request.free();
+    client.handle(id, { status: 200, headers: rateHeaders, body }, T0);
+    const events = client.pollEvents().map(({ event }) => event);
+    client.free();
+    return events;
+  };
+  const text = '{"data":[{"id":7}]}';
+  const expected = [
+    { type: 'response', response: { type: 'records', status: 200, records: [{ id: 7 }] } },
+    { type: 'done' },
+  ];
+  assert.deepEqual(run(new TextEncoder().encode(text)), expected);
+  assert.deepEqual(run(text), expected);
+});
+
+test('a bad status, id or time gets the module\'s sentence on either path', () => {
+  const client = new Client({ credentials, seed: 1 });
+  const id = client.start({ operation: 'listTableRecords', path: { id: 'orders' } });
+  client.pollTransmits(T0)[0].request.free();
+  const status = (error) => error instanceof AcdArgumentError
+    && error.message === 'outcome.status must be an HTTP status code (a number)';
+  assert.throws(() => client.handle(id, { status: 1000, headers: [] }, T0), status);
+  assert.throws(() => client.handle(id, { status: 200.5 }, T0), status);
+  assert.throws(() => client.handle(id, { status: '200', headers: [] }, T0), status);
+  assert.throws(() => client.handle(id, { status: 200, headers: [] }, -1),
+    (error) => error instanceof AcdArgumentError && /^nowMs must be a whole number/.test(error.message));
+  client.free();
+});
