@@ -38,10 +38,10 @@ fn core_round_trips(iterations: u32) -> Result<f64, String> {
         .ok_or("listTableRecords is in the catalogue")?;
     let throttle = Throttle::new();
     let response = HttpResponse::new(200, BODY)
-        .header("Content-Type", "application/json")
-        .header("RateLimit-Limit", "5")
-        .header("RateLimit-Remaining", "4")
-        .header("RateLimit-Reset", "60");
+        .with_header("Content-Type", "application/json")
+        .with_header("RateLimit-Limit", "5")
+        .with_header("RateLimit-Remaining", "4")
+        .with_header("RateLimit-Reset", "60");
     let started = Instant::now();
     for _ in 0..iterations {
         black_box(throttle.plan(black_box(&request), NOW));
@@ -98,10 +98,10 @@ fn core_driver_cycles(iterations: u32) -> Result<f64, String> {
     config.seed = Some(1);
     let mut client = Client::new(config, Entropy::from_seed(1)).map_err(|e| e.to_string())?;
     let response = HttpResponse::new(200, BODY)
-        .header("Content-Type", "application/json")
-        .header("RateLimit-Limit", "5")
-        .header("RateLimit-Remaining", "4")
-        .header("RateLimit-Reset", "60");
+        .with_header("Content-Type", "application/json")
+        .with_header("RateLimit-Limit", "5")
+        .with_header("RateLimit-Remaining", "4")
+        .with_header("RateLimit-Reset", "60");
     let started = Instant::now();
     for i in 0..u64::from(iterations) {
         // A minute apart: the per-user window (5 reads per 60 s) is fresh.

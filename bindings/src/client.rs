@@ -113,14 +113,18 @@ impl ClientConfig {
         Ok(Arc::new(Self { inner }))
     }
 
-    /// A copy whose catalogue also has `getRun` (`GET /runs/{run_id}`, a
-    /// single `data` object; the operation the simulation and pollers use).
+    /// A copy whose catalogue has `getRun` (`GET /runs/{run_id}`, a single
+    /// `data` object; the operation pollers use). The default catalogue
+    /// already has it, so this only matters for a caller-built catalogue.
     pub fn with_get_run(&self) -> Result<Arc<Self>, AcdError> {
         let mut inner = self.inner.clone();
-        inner
-            .catalogue
-            .add(acd_core::sim::run_operation())
-            .map_err(|error| AcdError::Config(error.to_string()))?;
+        let get_run = acd_core::model::Catalogue::get_run();
+        if inner.catalogue.get(&get_run.id).is_none() {
+            inner
+                .catalogue
+                .add(get_run)
+                .map_err(|error| AcdError::Config(error.to_string()))?;
+        }
         Ok(Arc::new(Self { inner }))
     }
 

@@ -150,9 +150,9 @@ impl Engine {
             Event::Waiting {
                 until, ref limit, ..
             } => match self.deadline_at {
-                Some(deadline_at) if until > deadline_at => {
+                Some(deadline_at) if until.as_millis() > deadline_at => {
                     let what = limit.as_ref().map(crate::report::describe_limit);
-                    self.give_up(deadline_at, until, now, what);
+                    self.give_up(deadline_at, until.as_millis(), now, what);
                     self.extra.pop_front()
                 }
                 _ => Some(event),
@@ -193,8 +193,8 @@ impl Engine {
         let wait = until.saturating_sub(now) as f64 / 1000.0;
         self.extra.push_back(Event::Failed(ClientError::GaveUp {
             reason: GiveUpReason::Deadline {
-                deadline_at,
-                next_at: until,
+                deadline_at: deadline_at.into(),
+                next_at: until.into(),
             },
             attempts: 0,
             last: Box::new(ClientError::InvalidConfig {
@@ -212,7 +212,7 @@ impl Engine {
         if self.over {
             None
         } else {
-            self.client.poll_timeout()
+            self.client.poll_timeout().map(u64::from)
         }
     }
 }

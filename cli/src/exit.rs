@@ -71,7 +71,7 @@ pub fn line_of(error: &ClientError) -> String {
                 } => format!(
                     "the next attempt would start {:.1} s after the deadline; raise --deadline to \
                      wait longer",
-                    next_at.saturating_sub(*deadline_at) as f64 / 1000.0
+                    next_at.saturating_since(*deadline_at) as f64 / 1000.0
                 ),
                 GiveUpReason::RetryAfterTooLong { wait_ms, .. } => format!(
                     "the server asked to wait {:.1} s, longer than the deadline allows; raise \

@@ -64,8 +64,8 @@ impl Reporter {
         let shown = match outcome {
             Outcome::Response(response) => {
                 let remaining = response
-                    .first("RateLimit-Remaining")
-                    .or_else(|| response.first("x-ratelimit-remaining"))
+                    .header("RateLimit-Remaining")
+                    .or_else(|| response.header("x-ratelimit-remaining"))
                     .unwrap_or("?");
                 format!("{} (remaining {remaining})", response.status)
             }

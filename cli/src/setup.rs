@@ -8,8 +8,8 @@ use acd_core::client::{
     ClientConfig, ClientCredential, ConnectionPagerOptions, EgressMode, PollOptions, RequestSpec,
     TablePagerOptions,
 };
-use acd_core::model::operation::{CredentialPolicy, Envelope, PathTemplate};
-use acd_core::model::query::decode_component;
+use acd_core::model::decode_component;
+use acd_core::model::{CredentialPolicy, Envelope, PathTemplate};
 use acd_core::model::{Operation, ParamRole};
 
 /// A command line or configuration that cannot run.
@@ -104,7 +104,6 @@ pub fn plan(cli: &Cli) -> Result<Plan, SetupError> {
         Command::Tables(crate::args::TablesCommand::Read(args)) => table_job(args)?,
         Command::Connections(crate::args::ConnectionsCommand::Read(args)) => connection_job(args)?,
         Command::Runs(crate::args::RunsCommand::Wait(args)) => {
-            add_operation(&mut config, acd_core::sim::run_operation());
             let mut options = PollOptions::default();
             if let Some(seconds) = args.interval {
                 if !(seconds.is_finite() && seconds > 0.0) {

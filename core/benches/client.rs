@@ -39,9 +39,9 @@ fn config() -> ClientConfig {
 
 fn response() -> HttpResponse {
     HttpResponse::new(200, page(100))
-        .header("RateLimit-Limit", "5")
-        .header("RateLimit-Remaining", "4")
-        .header("RateLimit-Reset", "60")
+        .with_header("RateLimit-Limit", "5")
+        .with_header("RateLimit-Remaining", "4")
+        .with_header("RateLimit-Reset", "60")
 }
 
 fn driver_round(c: &mut Criterion) {

@@ -48,7 +48,7 @@ fn bench(c: &mut Criterion) {
         "/api/v1/tables/orders?limit=50&offset=100&order_by=created&direction=asc",
         "203.0.113.7",
     )
-    .header("X-API-Key", acd_core::gate::demo::ADA_KEY);
+    .with_header("X-API-Key", acd_core::gate::demo::ADA_KEY);
     let payload = br#"[{"id":1,"name":"first"},{"id":2,"name":"second"}]"#.to_vec();
     let now = 1_700_000_000_000;
     assert_eq!(decide_and_respond(&gate, &request, now, &payload), 200);

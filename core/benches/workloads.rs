@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 use acd_core::limit::{Algorithm, FixedWindow, Gcra, KeyedLimiter, LimiterConfig, Quota};
+use acd_core::UnixMillis;
 use governor::clock::FakeRelativeClock;
 use governor::middleware::NoOpMiddleware;
 use governor::nanos::Nanos;
@@ -59,7 +60,11 @@ impl<K: Default + Send + Hash + Eq + Clone, A: Algorithm> Subject<K> for Acd<K, 
     #[inline]
     fn check(&self, key: &K) -> bool {
         self.limiter
-            .check(key, &self.rule, self.now.load(Ordering::Relaxed))
+            .check(
+                key,
+                &self.rule,
+                UnixMillis::new(self.now.load(Ordering::Relaxed)),
+            )
             .admitted
     }
 

@@ -55,6 +55,6 @@ pub mod openapi;
 pub mod records;
 #[cfg(feature = "sim")]
 pub mod sim;
-pub mod time;
+mod time;
 
-pub use time::UnixMillis;
+pub use time::{ceil_seconds, Seconds, UnixMillis, MILLIS_PER_SECOND};

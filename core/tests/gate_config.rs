@@ -5,7 +5,7 @@
 
 use acd_core::gate::{Gate, GateConfig, GateConfigError};
 use acd_core::limit::Quota;
-use acd_core::model::operation::DeprecationNotice;
+use acd_core::model::DeprecationNotice;
 
 fn refused(config: GateConfig) -> (String, String) {
     match Gate::demo(config) {

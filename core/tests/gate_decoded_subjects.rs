@@ -27,7 +27,7 @@ fn create(gate: &Gate, spelled: &str, key: &str, at: u64) -> u16 {
     let request = GateRequest {
         method: "POST".into(),
         ..GateRequest::get(format!("/api/v1/agents/{spelled}/runs"), "192.0.2.1")
-            .header("X-API-Key", key)
+            .with_header("X-API-Key", key)
     };
     match gate.decide(&request, at) {
         Decision::Reply(response) => response.status,

@@ -10,6 +10,7 @@ use acd_core::gate::{
 };
 use acd_core::limit::{self, LimitAlgorithm, LimiterConfig, LimiterUnavailable};
 use acd_core::model::{Catalogue, CredentialStore};
+use acd_core::UnixMillis;
 
 const NOW: u64 = 1_700_000_000_000;
 
@@ -31,15 +32,16 @@ fn config() -> GateConfig {
 fn requests() -> Vec<GateRequest> {
     let post = |target: &str| GateRequest {
         method: "POST".into(),
-        ..GateRequest::get(target, "192.0.2.1").header("X-API-Key", ADA_KEY)
+        ..GateRequest::get(target, "192.0.2.1").with_header("X-API-Key", ADA_KEY)
     };
     vec![
-        GateRequest::get("/api/v1/tables/t", "192.0.2.1").header("X-API-Key", ADA_KEY),
+        GateRequest::get("/api/v1/tables/t", "192.0.2.1").with_header("X-API-Key", ADA_KEY),
         GateRequest::get("/api/v1/tables/t?limit=0&bogus=1", "192.0.2.1")
-            .header("X-API-Key", ADA_KEY),
+            .with_header("X-API-Key", ADA_KEY),
         GateRequest::get("/api/v1/tables/t", "192.0.2.1")
-            .header("Authorization", format!("Bearer {ADA_TOKEN_NO_SCOPE}")),
-        GateRequest::get("/api/v1/tables/t", "192.0.2.1").header("X-API-Key", "acd_live_nobody"),
+            .with_header("Authorization", format!("Bearer {ADA_TOKEN_NO_SCOPE}")),
+        GateRequest::get("/api/v1/tables/t", "192.0.2.1")
+            .with_header("X-API-Key", "acd_live_nobody"),
         GateRequest::get("/api/v1/nowhere", "192.0.2.1"),
         GateRequest::get("/api/v1", "192.0.2.1"),
         post("/api/v1/agents/a%31/runs"),
@@ -107,19 +109,20 @@ fn resuming_with_any_store_gives_the_responses_of_decide() {
             let now = NOW + round;
             let expected = finish(in_process.decide(&request, now));
             let pending = sans_io.prepare(&request, now);
-            let answer = store.try_acquire(&pending.checks(), now);
+            let answer = store.try_acquire(&pending.checks(), UnixMillis::new(now));
             assert_eq!(finish(pending.resume(answer, now)), expected, "{request}");
             // The credential answered by the caller too.
             let record = answered
                 .credential_to_look_up(&request)
                 .and_then(|secret| secrets.lookup(secret));
             let pending = answered.prepare_answered(&request, record, now);
-            let answer = second_store.try_acquire(&pending.checks(), now);
+            let answer = second_store.try_acquire(&pending.checks(), UnixMillis::new(now));
             assert_eq!(finish(pending.resume(answer, now)), expected, "{request}");
         }
     }
     // The seventh table read by ada is refused by her 5 per 60 s, in both.
-    let request = GateRequest::get("/api/v1/tables/t", "192.0.2.1").header("X-API-Key", ADA_KEY);
+    let request =
+        GateRequest::get("/api/v1/tables/t", "192.0.2.1").with_header("X-API-Key", ADA_KEY);
     assert_eq!(finish(in_process.decide(&request, NOW + 10)).status, 429);
 }
 
@@ -129,7 +132,7 @@ fn both_look_ups_answered_by_the_caller() {
     let store = limit::in_memory(LimitAlgorithm::FixedWindow, LimiterConfig::default());
     let secrets = credentials();
     let request = GateRequest::get("/api/v1/tables/t", "192.0.2.1")
-        .header("Authorization", format!("Bearer {ADA_TOKEN}"));
+        .with_header("Authorization", format!("Bearer {ADA_TOKEN}"));
     let record = gate
         .credential_to_look_up(&request)
         .and_then(|secret| secrets.lookup(secret));
@@ -141,7 +144,7 @@ fn both_look_ups_answered_by_the_caller() {
             ("user_table_reads".into(), 5, "ada".into())
         ]
     );
-    let response = finish(pending.resume(store.try_acquire(&[], NOW), NOW));
+    let response = finish(pending.resume(store.try_acquire(&[], UnixMillis::new(NOW)), NOW));
     // The store was asked about nothing, so no limit shows: the caller owns
     // what it checks.
     assert_eq!(response.status, 200);
@@ -151,10 +154,14 @@ fn both_look_ups_answered_by_the_caller() {
 fn a_store_that_cannot_decide_gives_503_and_pending_values_are_owned() {
     fn owned<T: Send + Sync + 'static>(_: &T) {}
     let gate = Gate::demo(GateConfig::default()).unwrap();
-    let request = GateRequest::get("/api/v1/tables/t", "192.0.2.1").header("X-API-Key", ADA_KEY);
+    let request =
+        GateRequest::get("/api/v1/tables/t", "192.0.2.1").with_header("X-API-Key", ADA_KEY);
     let pending = gate.prepare(&request, NOW);
     owned(&pending);
-    let response = finish(pending.resume(Err(LimiterUnavailable::store_down(NOW + 1_500)), NOW));
+    let response = finish(pending.resume(
+        Err(LimiterUnavailable::store_down(UnixMillis::new(NOW + 1_500))),
+        NOW,
+    ));
     assert_eq!(response.status, 503);
     assert_eq!(response.header("Retry-After"), Some("2"));
     assert_eq!(response.header("RateLimit-Remaining"), Some("0"));

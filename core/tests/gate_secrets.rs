@@ -15,55 +15,61 @@ fn requests() -> Vec<(GateRequest, &'static str)> {
     let get = |target: &str| GateRequest::get(target, "192.0.2.1");
     vec![
         (
-            get("/api/v1/tables/t").header("X-API-Key", ADA_KEY),
+            get("/api/v1/tables/t").with_header("X-API-Key", ADA_KEY),
             ADA_KEY,
         ),
         (
-            get("/api/v1/tables/t").header("authorization", format!("Bearer {ADA_TOKEN}")),
+            get("/api/v1/tables/t").with_header("authorization", format!("Bearer {ADA_TOKEN}")),
             ADA_TOKEN,
         ),
         (
-            get("/api/v1/tables/t").header("X-API-Key", UNKNOWN),
+            get("/api/v1/tables/t").with_header("X-API-Key", UNKNOWN),
             UNKNOWN,
         ),
         (
-            get("/api/v1/tables/t").header("X-API-Key", WRONG_PREFIX),
+            get("/api/v1/tables/t").with_header("X-API-Key", WRONG_PREFIX),
             WRONG_PREFIX,
         ),
         (
-            get("/api/v1/tables/t").header("Authorization", format!("Bearer {WRONG_PREFIX}")),
+            get("/api/v1/tables/t").with_header("Authorization", format!("Bearer {WRONG_PREFIX}")),
             WRONG_PREFIX,
         ),
         (
-            get("/api/v1/tables/t").header("Authorization", format!("Basic {WRONG_PREFIX}")),
+            get("/api/v1/tables/t").with_header("Authorization", format!("Basic {WRONG_PREFIX}")),
             WRONG_PREFIX,
         ),
         (
-            get("/api/v1/tables/t").header("x-api-key", TOKEN_IN_KEY_HEADER),
+            get("/api/v1/tables/t").with_header("x-api-key", TOKEN_IN_KEY_HEADER),
             TOKEN_IN_KEY_HEADER,
         ),
         (
             get("/api/v1/tables/t")
-                .header("X-API-Key", ADA_KEY)
-                .header("Authorization", format!("Bearer {ADA_TOKEN}")),
+                .with_header("X-API-Key", ADA_KEY)
+                .with_header("Authorization", format!("Bearer {ADA_TOKEN}")),
             ADA_KEY,
         ),
         (
             get("/api/v1/connections/c/records?entity_id=e")
-                .header("Authorization", format!("Bearer {ADA_KEY}")),
+                .with_header("Authorization", format!("Bearer {ADA_KEY}")),
             ADA_KEY,
         ),
-        (get("/api/v1/nowhere").header("X-API-Key", ADA_KEY), ADA_KEY),
-        (get("/api/v1?x=1").header("X-API-Key", ADA_KEY), ADA_KEY),
+        (
+            get("/api/v1/nowhere").with_header("X-API-Key", ADA_KEY),
+            ADA_KEY,
+        ),
+        (
+            get("/api/v1?x=1").with_header("X-API-Key", ADA_KEY),
+            ADA_KEY,
+        ),
     ]
 }
 
 #[test]
 fn request_debug_redacts_both_credential_headers() {
     let request = GateRequest::get("/api/v1/tables/t", "192.0.2.1")
-        .header("X-API-Key", ADA_KEY)
-        .header("Authorization", format!("Bearer {ADA_TOKEN}"))
-        .header("Accept", "application/json");
+        .with_header("X-API-Key", ADA_KEY)
+        .with_header("Authorization", format!("Bearer {ADA_TOKEN}"))
+        .with_header("Accept", "application/json");
     assert_eq!(
         format!("{request:?}"),
         "GateRequest { method: \"GET\", target: \"/api/v1/tables/t\", headers: \

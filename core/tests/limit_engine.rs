@@ -6,6 +6,7 @@ use acd_core::limit::{
     Algorithm, FixedWindow, Gcra, InMemoryLimiter, KeyedLimiter, LimitCheck, LimiterConfig, Quota,
     RateLimiter, StackDecision, WhenFull,
 };
+use acd_core::UnixMillis;
 use std::collections::HashMap;
 use std::fmt::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -29,9 +30,9 @@ fn eight_threads_on_one_key_never_exceed_the_window_limit() {
                 let mut mine = HashMap::<u64, u32>::new();
                 for _ in 0..5_000 {
                     let now = clock.fetch_add(1, Ordering::Relaxed) / 40;
-                    let verdict = limiter.check(&42, &rule, now);
+                    let verdict = limiter.check(&42, &rule, UnixMillis::new(now));
                     if verdict.admitted {
-                        *mine.entry(verdict.reset_at).or_default() += 1;
+                        *mine.entry(u64::from(verdict.reset_at)).or_default() += 1;
                     }
                 }
                 let mut all = per_window.lock().unwrap();
@@ -56,7 +57,7 @@ fn eight_threads_at_one_instant_get_exactly_the_limit() {
             for _ in 0..THREADS {
                 scope.spawn(|| {
                     for _ in 0..500 {
-                        if limiter.check(&7, &rule, 5_000).admitted {
+                        if limiter.check(&7, &rule, UnixMillis::new(5_000)).admitted {
                             admitted.fetch_add(1, Ordering::Relaxed);
                         }
                     }
@@ -84,7 +85,7 @@ fn gcra_under_threads_stays_within_burst_plus_rate() {
             scope.spawn(|| {
                 for _ in 0..4_000 {
                     let now = clock.fetch_add(1, Ordering::Relaxed) / 16;
-                    if limiter.check(&3, &rule, now).admitted {
+                    if limiter.check(&3, &rule, UnixMillis::new(now)).admitted {
                         admitted.fetch_add(1, Ordering::Relaxed);
                     }
                 }
@@ -121,7 +122,9 @@ fn stacked_checks_across_shards_are_all_or_none_under_threads() {
             };
             scope.spawn(move || {
                 for _ in 0..200 {
-                    if let StackDecision::Admitted { .. } = shared.acquire(stack, 1_000) {
+                    if let StackDecision::Admitted { .. } =
+                        shared.acquire(stack, UnixMillis::new(1_000))
+                    {
                         count.fetch_add(1, Ordering::Relaxed);
                     }
                 }
@@ -150,7 +153,9 @@ fn a_million_distinct_ips_do_not_grow_memory_past_the_cap() {
         ip.clear();
         let [a, b, c, d] = i.to_be_bytes();
         let _ = write!(ip, "10.{a}{b}.{c}.{d}");
-        limiter.check(ip.as_str(), &rule, now).admitted
+        limiter
+            .check(ip.as_str(), &rule, UnixMillis::new(now))
+            .admitted
     };
     // A burst of 200 000 new IPs in one instant: the cap holds.
     let refused = (0..200_000).filter(|&i| !check(i, 0)).count();
@@ -176,18 +181,24 @@ fn full_table_refuses_new_keys_then_recovers_after_the_window() {
         KeyedLimiter::new(LimiterConfig::with_max_keys(100));
     let rule = FixedWindow::rule(Quota::per_seconds(5, 60));
     for key in 0..100 {
-        assert!(limiter.check(&key, &rule, 1_000).admitted);
+        assert!(limiter.check(&key, &rule, UnixMillis::new(1_000)).admitted);
     }
-    let refused = limiter.check(&1_000, &rule, 1_000);
+    let refused = limiter.check(&1_000, &rule, UnixMillis::new(1_000));
     assert!(!refused.admitted);
-    assert!(refused.retry_at > 1_000 && refused.retry_at <= 60_000);
+    assert!(
+        refused.retry_at > UnixMillis::new(1_000) && refused.retry_at <= UnixMillis::new(60_000)
+    );
     // known keys keep their exact counts
     for _ in 0..4 {
-        assert!(limiter.check(&5, &rule, 2_000).admitted);
+        assert!(limiter.check(&5, &rule, UnixMillis::new(2_000)).admitted);
     }
-    assert!(!limiter.check(&5, &rule, 2_000).admitted);
+    assert!(!limiter.check(&5, &rule, UnixMillis::new(2_000)).admitted);
     // after the window, room is reclaimed on demand
-    assert!(limiter.check(&1_000, &rule, 60_000).admitted);
+    assert!(
+        limiter
+            .check(&1_000, &rule, UnixMillis::new(60_000))
+            .admitted
+    );
     assert!(limiter.len() <= 100);
 }
 
@@ -200,7 +211,11 @@ fn evict_policy_admits_new_keys_without_growing() {
     });
     let rule = Gcra::rule(Quota::per_seconds(5, 60));
     for key in 0..1_000 {
-        assert!(limiter.check(&key, &rule, 1_000 + key).admitted);
+        assert!(
+            limiter
+                .check(&key, &rule, UnixMillis::new(1_000 + key))
+                .admitted
+        );
     }
     assert_eq!(limiter.len(), 100);
 }
@@ -216,13 +231,13 @@ fn stacked_refusal_for_room_charges_nothing() {
         subject,
     };
     assert!(matches!(
-        limiter.acquire(&[check("credential", "key-ada")], 1_000),
+        limiter.acquire(&[check("credential", "key-ada")], UnixMillis::new(1_000)),
         StackDecision::Admitted { .. }
     ));
     // A second credential finds its table full; the table-read limit, in a
     // table of its own, has room but is not charged either.
     let stack = [check("table_reads", "ada"), check("credential", "key-bob")];
-    let decision = limiter.acquire(&stack, 1_000);
+    let decision = limiter.acquire(&stack, UnixMillis::new(1_000));
     let StackDecision::Refused { refusing, .. } = decision else {
         panic!("expected a refusal for room, got {decision:?}");
     };

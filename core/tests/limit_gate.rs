@@ -17,7 +17,7 @@ fn send(gate: &Gate, request: &GateRequest, now: u64) -> GateResponse {
 }
 
 fn table_read(key: &str) -> GateRequest {
-    GateRequest::get("/api/v1/tables/orders", "203.0.113.7").header("X-API-Key", key)
+    GateRequest::get("/api/v1/tables/orders", "203.0.113.7").with_header("X-API-Key", key)
 }
 
 fn header<'a>(response: &'a GateResponse, name: &str) -> &'a str {
@@ -45,7 +45,7 @@ fn table_reads_are_limited_per_user_and_a_refusal_charges_nothing() {
         "/api/v1/connections/crm/records?entity_id=e1",
         "203.0.113.7",
     )
-    .header("X-API-Key", ADA_SECOND_KEY);
+    .with_header("X-API-Key", ADA_SECOND_KEY);
     let response = send(&gate, &connection, NOW);
     assert_eq!(
         response.status,

@@ -9,6 +9,7 @@
 use acd_core::limit::{
     Algorithm, FixedWindow, FixedWindowState, KeyedLimiter, LimiterConfig, Quota, Verdict, WhenFull,
 };
+use acd_core::UnixMillis;
 use loom::sync::Arc;
 use loom::thread;
 
@@ -40,7 +41,7 @@ fn spawn_check(
     now: u64,
 ) -> thread::JoinHandle<Verdict> {
     let limiter = Arc::clone(limiter);
-    thread::spawn(move || limiter.check(&key, &one_per_second(), now))
+    thread::spawn(move || limiter.check(&key, &one_per_second(), UnixMillis::new(now)))
 }
 
 /// Two keys that live in different shards of a two-shard limiter with
@@ -49,9 +50,9 @@ fn spawn_check(
 fn keys_in_two_shards() -> (u64, u64) {
     let probe: KeyedLimiter<u64> = KeyedLimiter::new(config(2, 2, WhenFull::RefuseNewKeys));
     let rule = one_per_second();
-    assert!(probe.check(&0, &rule, 10).admitted);
+    assert!(probe.check(&0, &rule, UnixMillis::new(10)).admitted);
     let other = (1..64u64)
-        .find(|key| probe.check(key, &rule, 10).admitted)
+        .find(|key| probe.check(key, &rule, UnixMillis::new(10)).admitted)
         .unwrap_or(0);
     assert_ne!(other, 0, "no key among 1..64 fell in the second shard");
     (0, other)
@@ -63,7 +64,7 @@ fn stacked(limiter: &KeyedLimiter<u64>, keys: [u64; 2], now: u64) -> bool {
     let rule = one_per_second();
     let refs = [&keys[0], &keys[1]];
     let mut admitted = false;
-    let result = limiter.transact(&refs, now, &mut |states, now| {
+    let result = limiter.transact(&refs, UnixMillis::new(now), &mut |states, now| {
         let mut next = Vec::with_capacity(states.len());
         for state in states.iter() {
             let (verdict, state) = FixedWindow::decide(&rule, *state, now);
@@ -94,20 +95,20 @@ fn two_threads_on_one_key_are_admitted_once_per_window() {
             .into_iter()
             .map(|handle| handle.join().unwrap())
             .collect();
-        let admitted: Vec<u64> = verdicts
+        let admitted: Vec<UnixMillis> = verdicts
             .iter()
             .filter(|v| v.admitted)
             .map(|v| v.reset_at)
             .collect();
         // Never two admissions in one window; the late stamp always gets in.
-        assert!(admitted.contains(&2_000), "{verdicts:?}");
+        assert!(admitted.contains(&UnixMillis::new(2_000)), "{verdicts:?}");
         let mut windows = admitted.clone();
         windows.dedup();
         assert_eq!(windows.len(), admitted.len(), "{verdicts:?}");
         assert_eq!(
             limiter.state(&7),
             Some(FixedWindowState {
-                reset_at: 2_000,
+                reset_at: UnixMillis::new(2_000),
                 count: 1
             })
         );
@@ -148,7 +149,7 @@ fn stacked_checks_in_opposite_orders_neither_deadlock_nor_over_admit() {
             assert_eq!(
                 limiter.state(&key),
                 Some(FixedWindowState {
-                    reset_at: 1_000,
+                    reset_at: UnixMillis::new(1_000),
                     count: 1
                 })
             );
@@ -161,7 +162,11 @@ fn eviction_and_sweep_never_readmit_a_live_key() {
     loom::model(|| {
         let limiter = shared(1, 1, WhenFull::EvictSoonest);
         // Key 1 uses its one request of the window ending at 1000.
-        assert!(limiter.check(&1, &one_per_second(), 10).admitted);
+        assert!(
+            limiter
+                .check(&1, &one_per_second(), UnixMillis::new(10))
+                .admitted
+        );
         let again = spawn_check(&limiter, 1, 20);
         // A new key a window later: it takes the only slot (key 1 has expired
         // by then) and moves the shard's clock on.
@@ -172,9 +177,9 @@ fn eviction_and_sweep_never_readmit_a_live_key() {
         // Key 1 at 20 is admitted only if the newcomer moved time past its
         // window first, and then in the next window.
         if again.admitted {
-            assert_eq!(again.reset_at, 2_000);
+            assert_eq!(again.reset_at, UnixMillis::new(2_000));
         } else {
-            assert_eq!(again.retry_at, 1_000);
+            assert_eq!(again.retry_at, UnixMillis::new(1_000));
         }
         assert!(limiter.len() <= 1);
     });

@@ -6,6 +6,7 @@ use acd_core::limit::{
     decide_stack, Algorithm, FixedWindow, FixedWindowState, Gcra, GcraState, KeyedLimiter,
     LimiterConfig, PackedState, Quota, StackDecision,
 };
+use acd_core::UnixMillis;
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 
@@ -44,7 +45,7 @@ fn run_pure<A: Algorithm>(quota: Quota, times: &[u64]) -> Vec<bool> {
     times
         .iter()
         .map(|&now| {
-            let (verdict, next) = A::decide(&rule, state, now);
+            let (verdict, next) = A::decide(&rule, state, UnixMillis::new(now));
             state = next;
             verdict.admitted
         })
@@ -57,7 +58,7 @@ fn run_keyed<A: Algorithm>(quota: Quota, times: &[u64]) -> Vec<bool> {
     let rule = A::rule(quota);
     times
         .iter()
-        .map(|&now| limiter.check(&9, &rule, now).admitted)
+        .map(|&now| limiter.check(&9, &rule, UnixMillis::new(now)).admitted)
         .collect()
 }
 
@@ -161,9 +162,9 @@ proptest! {
         let (mut a, mut b) = (FixedWindowState::unpack(time, extra), GcraState::unpack(time, extra));
         let limiter: KeyedLimiter<u64, Gcra> = KeyedLimiter::new(LimiterConfig::with_max_keys(4));
         for now in nows {
-            let (va, na) = FixedWindow::decide(&fw, a, now);
-            let (vb, nb) = Gcra::decide(&gc, b, now);
-            let vc = limiter.check(&1, &gc, now);
+            let (va, na) = FixedWindow::decide(&fw, a, UnixMillis::new(now));
+            let (vb, nb) = Gcra::decide(&gc, b, UnixMillis::new(now));
+            let vc = limiter.check(&1, &gc, UnixMillis::new(now));
             for verdict in [va, vb, vc] {
                 prop_assert!(!(requests == 0 && verdict.admitted));
                 prop_assert!(verdict.admitted || verdict.remaining == 0);
@@ -194,12 +195,12 @@ fn exact_retry<A: Algorithm>(quota: Quota, times: &[u64]) -> Result<(), TestCase
     let rule = A::rule(quota);
     let mut state = A::State::default();
     for &now in times {
-        let (verdict, next) = A::decide(&rule, state, now);
+        let (verdict, next) = A::decide(&rule, state, UnixMillis::new(now));
         if !verdict.admitted {
             let retry = verdict.retry_at;
-            prop_assert!(retry > now);
+            prop_assert!(retry > UnixMillis::new(now));
             prop_assert!(A::decide(&rule, state, retry).0.admitted);
-            prop_assert!(!A::decide(&rule, state, retry - 1).0.admitted);
+            prop_assert!(!A::decide(&rule, state, retry.saturating_sub(1)).0.admitted);
         }
         state = next;
     }
@@ -217,7 +218,7 @@ fn stacked<A: Algorithm>(
     });
     let mut keys = [A::State::default(); 3];
     for &(key, now) in history {
-        let (_, next) = A::decide(&probe, keys[key], now);
+        let (_, next) = A::decide(&probe, keys[key], UnixMillis::new(now));
         keys[key] = next;
     }
     let now = 50;
@@ -238,12 +239,12 @@ fn stacked<A: Algorithm>(
         .collect();
     let before: Vec<A::State> = ids.iter().map(|&k| keys[k]).collect();
     let mut states = before.clone();
-    let decision = decide_stack::<A>(&rules, &same, &mut states, now);
+    let decision = decide_stack::<A>(&rules, &same, &mut states, UnixMillis::new(now));
     // The sequential model: each check against the key's running state.
     let mut running = keys;
     let mut all = true;
     for (i, rule) in rules.iter().enumerate() {
-        let (verdict, next) = A::decide(rule, running[ids[i]], now);
+        let (verdict, next) = A::decide(rule, running[ids[i]], UnixMillis::new(now));
         all &= verdict.admitted;
         if verdict.admitted {
             running[ids[i]] = next;
@@ -253,7 +254,7 @@ fn stacked<A: Algorithm>(
         StackDecision::Refused { refusing, retry_at } => {
             prop_assert!(!all);
             prop_assert_eq!(&states, &before);
-            prop_assert!(retry_at > now || refusing.limit == 0);
+            prop_assert!(retry_at > UnixMillis::new(now) || refusing.limit == 0);
         }
         StackDecision::Admitted { tightest } => {
             prop_assert!(all);

@@ -14,7 +14,7 @@ use acd_core::UnixMillis;
 use std::sync::Arc;
 
 /// 1_700_000_000_000 is 20 s into a 60 s window (it ends 40 s later).
-const NOW: UnixMillis = 1_700_000_000_000;
+const NOW: UnixMillis = UnixMillis::new(1_700_000_000_000);
 
 fn check<'a>(name: &'a str, subject: &'a str) -> LimitCheck<'a> {
     LimitCheck {
@@ -43,7 +43,7 @@ fn a_full_table_is_reported_not_refused_as_a_limit() {
         full,
         Err(LimiterUnavailable {
             // The soonest room: the end of 192.0.2.1's window.
-            retry_at: NOW + 40_000,
+            retry_at: NOW.saturating_add(40_000),
             reason: Unavailability::TableFull { index: 0 },
         })
     );
@@ -105,7 +105,8 @@ fn the_gate_answers_503_with_its_own_detail_when_the_table_is_full() {
          as it can hold); retry in 40 s."
     );
     // The credential limit has its own room: Ada is served from that IP.
-    let read = GateRequest::get("/api/v1/tables/orders", "192.0.2.2").header("X-API-Key", ADA_KEY);
+    let read =
+        GateRequest::get("/api/v1/tables/orders", "192.0.2.2").with_header("X-API-Key", ADA_KEY);
     assert_eq!(respond(&gate, &read).status, 200);
 }
 

@@ -14,7 +14,7 @@ use acd_core::UnixMillis;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-const NOW: UnixMillis = 1_700_000_000_000;
+const NOW: UnixMillis = UnixMillis::new(1_700_000_000_000);
 
 /// An in-memory limiter behind a switch: while `down`, it cannot decide.
 #[derive(Default)]
@@ -36,7 +36,7 @@ impl RateLimiter for Switchable {
     ) -> Result<StackDecision, LimiterUnavailable> {
         self.asked.fetch_add(1, Ordering::SeqCst);
         if self.down.load(Ordering::SeqCst) {
-            return Err(LimiterUnavailable::store_down(now + 1_500));
+            return Err(LimiterUnavailable::store_down(now.saturating_add(1_500)));
         }
         self.inner.try_acquire(checks, now)
     }
@@ -61,7 +61,7 @@ fn respond(gate: &Gate, request: &GateRequest) -> GateResponse {
 }
 
 fn table_read() -> GateRequest {
-    GateRequest::get("/api/v1/tables/orders", "203.0.113.7").header("X-API-Key", ADA_KEY)
+    GateRequest::get("/api/v1/tables/orders", "203.0.113.7").with_header("X-API-Key", ADA_KEY)
 }
 
 fn assert_unavailable(response: &GateResponse) {
@@ -134,7 +134,7 @@ fn the_default_try_acquire_decides_like_acquire() {
         subject: "key-ada",
     };
     for at in 0..4 {
-        let now = NOW + at;
+        let now = NOW.saturating_add(at);
         assert_eq!(
             one.try_acquire(&[check], now),
             Ok(two.acquire(&[check], now))

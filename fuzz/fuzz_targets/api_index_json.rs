@@ -2,7 +2,7 @@
 //! index it accepts must serialise and read back to the same value.
 #![no_main]
 
-use acd_core::model::index::ApiIndex;
+use acd_core::model::ApiIndex;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|bytes: &[u8]| {

@@ -2,7 +2,7 @@
 //! every catalogue operation.
 #![no_main]
 
-use acd_core::model::query::parse_query;
+use acd_core::model::parse_query;
 use acd_core::model::Catalogue;
 use libfuzzer_sys::fuzz_target;
 

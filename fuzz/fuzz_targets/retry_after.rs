@@ -14,7 +14,7 @@ fuzz_target!(|bytes: &[u8]| {
     let date = lines.next().unwrap_or_default();
     let _ = parse_http_date(retry_after);
     let _ = parse_http_date(date);
-    let now = 1_700_000_000_000;
+    let now = acd_core::UnixMillis::new(1_700_000_000_000);
     let mut headers = vec![("Retry-After".to_owned(), retry_after.to_owned())];
     if !date.is_empty() {
         headers.push(("Date".to_owned(), date.to_owned()));

@@ -223,10 +223,7 @@ impl FileConfig {
         }
         check_quota("limits.credential", gate.limits.credential)?;
         check_quota("limits.client_ip", gate.limits.client_ip)?;
-        for operation in [
-            Catalogue::create_agent_run(),
-            acd_core::sim::run_operation(),
-        ] {
+        for operation in [Catalogue::create_agent_run(), Catalogue::get_run()] {
             if gate.catalogue.get(&operation.id).is_none() {
                 gate.catalogue.add(operation).map_err(|error| ConfigError {
                     path: "catalogue".into(),

@@ -14,7 +14,8 @@ use crate::store::Store;
 use crate::{cors, openapi_doc, static_files};
 use acd_core::gate::{Admitted, Decision, Gate, GateRequest, GateResponse};
 use acd_core::limit::{LimitCheck, LimitStatus, LimiterUnavailable, RateLimiter, StackDecision};
-use acd_core::model::catalogue::ids;
+use acd_core::model::ids;
+use acd_core::UnixMillis;
 use acd_redis::AsyncRedisLimiter;
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
@@ -49,7 +50,7 @@ pub enum Limits {
 pub struct AwaitedElsewhere;
 
 impl RateLimiter for AwaitedElsewhere {
-    fn acquire(&self, checks: &[LimitCheck<'_>], now: u64) -> StackDecision {
+    fn acquire(&self, checks: &[LimitCheck<'_>], now: UnixMillis) -> StackDecision {
         StackDecision::Refused {
             refusing: LimitStatus {
                 index: 0,
@@ -64,7 +65,7 @@ impl RateLimiter for AwaitedElsewhere {
     fn try_acquire(
         &self,
         _checks: &[LimitCheck<'_>],
-        now: u64,
+        now: UnixMillis,
     ) -> Result<StackDecision, LimiterUnavailable> {
         Err(LimiterUnavailable::store_down(now.saturating_add(1_000)))
     }
@@ -185,7 +186,7 @@ impl App {
     fn resolve(&self, admitted: Admitted, now_ms: u64) -> GateResponse {
         match admitted.operation_id() {
             ids::CREATE_AGENT_RUN => self.runs.create(admitted, now_ms),
-            acd_core::sim::GET_RUN => self.runs.get(admitted, now_ms),
+            acd_core::model::ids::GET_RUN => self.runs.get(admitted, now_ms),
             _ => self.store.respond(admitted),
         }
     }

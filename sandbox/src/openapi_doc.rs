@@ -4,7 +4,7 @@
 //! choice and documented as such).
 
 use crate::config::Built;
-use acd_core::model::catalogue::{ids, RUN_TERMINAL_STATUSES};
+use acd_core::model::{ids, RUN_TERMINAL_STATUSES};
 use acd_core::openapi::{self, OpenApiOptions};
 use serde_json::{json, Value};
 
@@ -108,6 +108,6 @@ pub fn document(built: &Built) -> Vec<u8> {
         schemas.insert("Run".into(), run_schema());
     }
     use_run_schema(&mut document, ids::CREATE_AGENT_RUN);
-    use_run_schema(&mut document, acd_core::sim::GET_RUN);
+    use_run_schema(&mut document, acd_core::model::ids::GET_RUN);
     serde_json::to_vec(&document).unwrap_or_default()
 }

@@ -26,7 +26,7 @@ pub enum LogFormat {
 
 /// What is printed in place of something that looks like a credential
 /// (core's word for it).
-pub use acd_core::model::credential::REDACTED;
+pub use acd_core::model::REDACTED;
 
 /// Longest path (in bytes) written to the log; longer ones are cut.
 const MAX_LOGGED_PATH: usize = 512;

@@ -12,7 +12,7 @@
 
 use crate::config::{fail, ConfigError};
 use acd_core::gate::{Admitted, GateResponse, ResourceAnswer};
-use acd_core::model::catalogue::RUN_TERMINAL_STATUSES;
+use acd_core::model::RUN_TERMINAL_STATUSES;
 use serde::Deserialize;
 use serde_json::json;
 use std::collections::{BTreeMap, HashMap, VecDeque};

@@ -5,7 +5,7 @@
 //! else gets the same 404 as for one that does not exist.
 
 use acd_core::gate::{Admitted, GateResponse, ResourceAnswer};
-use acd_core::model::catalogue::ids;
+use acd_core::model::ids;
 use acd_core::records::{self, Record};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap};

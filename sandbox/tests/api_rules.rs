@@ -45,7 +45,7 @@ fn index_is_public_bare_json_with_rate_limit_headers() {
         .unwrap();
     config
         .catalogue
-        .add(acd_core::sim::run_operation())
+        .add(acd_core::model::Catalogue::get_run())
         .unwrap();
     assert_eq!(response.body, config.build_index().unwrap().to_bytes());
     assert_eq!(

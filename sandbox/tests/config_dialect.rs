@@ -137,7 +137,7 @@ fn the_schema_names_every_gate_config_member_and_the_sandbox_members() {
     assert_eq!(named, expected);
     // Every nested member of a GateConfig as core writes it.
     let mut deprecated = GateConfig {
-        version_deprecation: Some(acd_core::model::operation::DeprecationNotice {
+        version_deprecation: Some(acd_core::model::DeprecationNotice {
             deprecated_at: 1,
             sunset_at: Some(2),
         }),

@@ -92,10 +92,7 @@ fn the_openapi_document_is_generated_from_the_gate_catalogue() {
         ..GateConfig::default()
     };
     config.catalogue.add(Catalogue::create_agent_run()).unwrap();
-    config
-        .catalogue
-        .add(acd_core::sim::run_operation())
-        .unwrap();
+    config.catalogue.add(Catalogue::get_run()).unwrap();
     let mut options = OpenApiOptions::default();
     options
         .json_param_schemas

@@ -1,18 +1,29 @@
 #!/usr/bin/env bash
-# Builds the npm package under wasm/pkg (git-ignored) from crate acd-wasm:
+# Builds the npm package under wasm/pkg (git-ignored) from crate acd-wasm.
+# The package ships two WebAssembly modules, each built the same way:
+#
+#   acd_client  features `client` only, size-first: profile wasm-release
+#               (opt-level "z", fat LTO, one codegen unit) and wasm-opt -Oz.
+#               The module a browser dashboard loads (`acd/client`): the
+#               driver, ClientRequest and the easy path, nothing else.
+#   acd_wasm    every feature (client, low-level blocks, gate, simulation),
+#               speed-first: the same profile with opt-level 3 (in its own
+#               target dir, target/wasm-speed) and wasm-opt -O3. Loaded by
+#               `acd` and `acd/testing` (Node, tests, tools).
+#
+# For each:
 #   1. Debian's rustc builds std and the crate for wasm32-unknown-unknown
-#      (profile wasm-release, separate target dir target/wasm), with
-#      panic=immediate-abort (the crates never panic by design: clippy denies
-#      unwrap/expect/panic; dropping panic formatting saves ~25 KiB) and std's
-#      optimize_for_size;
+#      (target dirs of their own), with panic=immediate-abort (the
+#      crates never panic by design: clippy denies unwrap/expect/panic;
+#      dropping panic formatting saves ~25 KiB) and std's optimize_for_size;
 #   2. wasm-bindgen --target web writes the JS glue and .d.ts (one build,
-#      used by browsers, bundlers and Node: node.js instantiates it on import);
-#   3. wasm-opt -Oz (npm binaryen) shrinks the .wasm, unless WITH_WASM_OPT=0;
-#   4. wasm/package.json (the npm package: `npm pack` in wasm/) maps the
-#      hand-written entries in wasm/js/ (the error classes the module throws
-#      included: it imports ../js/errors.js) and these generated files with
-#      `exports`; tests import the package by its own name ("acd").
-# Prints the .wasm size and writes it to target/wasm/size.txt.
+#      used by browsers, bundlers and Node: the node entries instantiate it
+#      on import);
+#   3. wasm-opt (npm binaryen) with the module's flags, unless WITH_WASM_OPT=0.
+# wasm/package.json (the npm package: `npm pack` in wasm/) maps the
+# hand-written entries in wasm/js/ and these generated files with `exports`;
+# the glue imports the error classes from ../js/errors.js, so both modules
+# sit in pkg/. Prints each .wasm size and writes them to target/wasm/size.txt.
 # Needs scripts/lib/install-wasm-toolchain.sh first.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -20,56 +31,77 @@ set -euo pipefail
 WASM_DIR="$ROOT/wasm"
 PKG="${WASM_PKG_DIR:-$WASM_DIR/pkg}"
 TARGET_DIR="${WASM_TARGET_DIR:-$ROOT/target/wasm}"
-PROFILE=wasm-release
+SPEED_TARGET_DIR="$TARGET_DIR-speed"
 WB="$CACHE_DIR/cargo-bin/bin/wasm-bindgen"
 WASM_OPT="$CACHE_DIR/node/node_modules/.bin/wasm-opt"
 [ -x "$WB" ] || die "wasm-bindgen missing: run scripts/lib/install-wasm-toolchain.sh"
+# The size goal applies to the module a browser loads for the client role.
+GOAL_KIB=300
 
-# ACD_WASM_FEATURES=client builds a client-only module (smaller); default: all.
-feature_args=()
-if [ -n "${ACD_WASM_FEATURES:-}" ]; then
-  feature_args=(--no-default-features --features "$ACD_WASM_FEATURES")
-fi
-log "wasm: cargo build -p acd-wasm (Debian rustc, wasm32, profile $PROFILE)"
-(cd "$ROOT" && CARGO_TARGET_DIR="$TARGET_DIR" RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 \
-  RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort" \
-  /usr/bin/cargo build --quiet --locked --profile "$PROFILE" \
-  -Zbuild-std=std,panic_abort -Zbuild-std-features=optimize_for_size \
-  --target wasm32-unknown-unknown -p acd-wasm "${feature_args[@]}")
-RAW="$TARGET_DIR/wasm32-unknown-unknown/$PROFILE/acd_wasm.wasm"
-[ -f "$RAW" ] || die "build produced no $RAW"
+# cargo_build TARGET-DIR FEATURE-ARGS...: prints the raw .wasm's path.
+cargo_build() {
+  local dir="$1"; shift
+  log "wasm: cargo build -p acd-wasm $* (Debian rustc, wasm32, in ${dir#"$ROOT/"})" >&2
+  (cd "$ROOT" && CARGO_TARGET_DIR="$dir" RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 \
+    RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort" \
+    /usr/bin/cargo build --quiet --locked --profile wasm-release \
+    -Zbuild-std=std,panic_abort -Zbuild-std-features=optimize_for_size \
+    --target wasm32-unknown-unknown -p acd-wasm "$@") >&2
+  local raw="$dir/wasm32-unknown-unknown/wasm-release/acd_wasm.wasm"
+  [ -f "$raw" ] || die "build produced no $raw"
+  printf '%s\n' "$raw"
+}
 
-# Skip the rest when neither the module nor the package sources changed.
-stamp="$( { cat "$RAW" "${BASH_SOURCE[0]}";
-            echo "opt=${WITH_WASM_OPT:-1} features=${ACD_WASM_FEATURES:-all}"; } \
+client_raw="$(cargo_build "$TARGET_DIR" --no-default-features --features client)"
+full_raw="$(CARGO_PROFILE_WASM_RELEASE_OPT_LEVEL=3 cargo_build "$SPEED_TARGET_DIR")"
+
+# Skip the rest when neither module nor the package sources changed.
+stamp="$( { cat "$client_raw" "$full_raw" "${BASH_SOURCE[0]}"; echo "opt=${WITH_WASM_OPT:-1}"; } \
           | sha256sum | cut -d' ' -f1)"
 if [ -f "$PKG/.stamp" ] && [ "$(cat "$PKG/.stamp")" = "$stamp" ]; then
-  log "wasm: package up to date ($(cat "$TARGET_DIR/size.txt" 2>/dev/null || echo '?'))"
+  log "wasm: package up to date"
+  cat "$TARGET_DIR/size.txt" 2>/dev/null || true
   exit 0
 fi
 
 tmp="$PKG.tmp"
 rm -rf "$tmp"
-log "wasm: wasm-bindgen --target web"
-"$WB" --target web --out-dir "$tmp" --out-name acd_wasm "$RAW"
-
-if [ "${WITH_WASM_OPT:-1}" != 0 ]; then
-  [ -x "$WASM_OPT" ] || die "wasm-opt missing: run scripts/lib/install-wasm-toolchain.sh"
-  log "wasm: wasm-opt -Oz"
-  # The features Rust enables by default for wasm32-unknown-unknown.
-  "$WASM_OPT" -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
-    --enable-reference-types --enable-multivalue --enable-mutable-globals \
-    "$tmp/acd_wasm_bg.wasm" -o "$tmp/acd_wasm_bg.opt.wasm"
-  mv "$tmp/acd_wasm_bg.opt.wasm" "$tmp/acd_wasm_bg.wasm"
-fi
+# bindgen_opt RAW NAME WASM-OPT-LEVEL: glue and optimised module NAME in $tmp.
+bindgen_opt() {
+  local raw="$1" name="$2" level="$3"
+  log "wasm: wasm-bindgen --target web ($name)"
+  "$WB" --target web --out-dir "$tmp" --out-name "$name" "$raw"
+  if [ "${WITH_WASM_OPT:-1}" != 0 ]; then
+    [ -x "$WASM_OPT" ] || die "wasm-opt missing: run scripts/lib/install-wasm-toolchain.sh"
+    log "wasm: wasm-opt $level ($name)"
+    # The features Rust enables by default for wasm32-unknown-unknown.
+    "$WASM_OPT" "$level" --strip-debug --strip-producers \
+      --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+      --enable-reference-types --enable-multivalue --enable-mutable-globals \
+      "$tmp/${name}_bg.wasm" -o "$tmp/${name}_bg.opt.wasm"
+    mv "$tmp/${name}_bg.opt.wasm" "$tmp/${name}_bg.wasm"
+  fi
+}
+bindgen_opt "$client_raw" acd_client -Oz
+bindgen_opt "$full_raw" acd_wasm -O3
 
 printf '%s\n' "$stamp" >"$tmp/.stamp"
 rm -rf "$PKG"
 mv "$tmp" "$PKG"
 
-bytes="$(stat -c %s "$PKG/acd_wasm_bg.wasm")"
-gz="$(gzip -9 -c "$PKG/acd_wasm_bg.wasm" | wc -c)"
-size="acd_wasm_bg.wasm (features: ${ACD_WASM_FEATURES:-gate,client,sim}): $bytes bytes ($((bytes / 1024)) KiB; gzip -9 $((gz / 1024)) KiB; goal < 300 KiB)"
-mkdir -p "$TARGET_DIR"
-printf '%s\n' "$size" >"$TARGET_DIR/size.txt"
-log "wasm: $size"
+# size_line FILE WHAT: one line of the size report.
+size_line() {
+  local bytes gz
+  bytes="$(stat -c %s "$PKG/$1")"
+  gz="$(gzip -9 -c "$PKG/$1" | wc -c)"
+  printf '%s (%s): %s bytes (%s KiB; gzip -9 %s KiB)' \
+    "$1" "$2" "$bytes" "$((bytes / 1024))" "$((gz / 1024))"
+}
+client_bytes="$(stat -c %s "$PKG/acd_client_bg.wasm")"
+verdict="met"
+[ "$client_bytes" -le $((GOAL_KIB * 1024)) ] || verdict="NOT met"
+{
+  echo "$(size_line acd_client_bg.wasm 'acd/client: the client role, size-first'); goal <= $GOAL_KIB KiB: $verdict"
+  echo "$(size_line acd_wasm_bg.wasm 'acd, acd/testing: every feature, speed-first'); no size goal"
+} >"$TARGET_DIR/size.txt"
+cat "$TARGET_DIR/size.txt"

@@ -2,9 +2,15 @@
 //! `redis-benchmark` of a plain INCR on the same server).
 //!
 //! ```text
-//! bench --url redis://127.0.0.1:6379 --mode serial|concurrent|pipelined
+//! bench --url redis://127.0.0.1:6379 --mode serial|concurrent|pipelined|async
 //!       [--ops N] [--clients C] [--pipeline P] [--algorithm fw|gcra]
+//!       [--max-batch B]
 //! ```
+//!
+//! `async` runs the decisions through [`AsyncRedisLimiter`] on one Tokio
+//! thread with `C` decisions in flight at once (one multiplexed connection);
+//! the other modes use the blocking [`RedisLimiter`]. `--max-batch 1` sends
+//! one script call per decision (the baseline of batching).
 //!
 //! Each decision is the gate's usual table-read stack: a credential limit
 //! and a per-user limit (two keys, one `EVALSHA`), spread over 1000
@@ -13,7 +19,8 @@
 //! `decisions/s: <rate> (<mode>, <clients> clients, pipeline <P>, <ops> decisions)`.
 
 use acd_core::limit::{LimitAlgorithm, LimitCheck, Quota, StackDecision};
-use acd_redis::{parse_reply, RedisConfig, RedisLimiter};
+use acd_core::UnixMillis;
+use acd_redis::{parse_reply, AsyncRedisLimiter, RedisConfig, RedisLimiter};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
@@ -27,6 +34,7 @@ struct Args {
     clients: usize,
     pipeline: usize,
     algorithm: LimitAlgorithm,
+    max_batch: usize,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -37,6 +45,7 @@ fn parse_args() -> Result<Args, String> {
         clients: 1,
         pipeline: 1,
         algorithm: LimitAlgorithm::FixedWindow,
+        max_batch: RedisConfig::default().max_batch,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -48,6 +57,7 @@ fn parse_args() -> Result<Args, String> {
             "--ops" => args.ops = number()?,
             "--clients" => args.clients = number()?.max(1),
             "--pipeline" => args.pipeline = number()?.max(1),
+            "--max-batch" => args.max_batch = number()?.max(1),
             "--algorithm" => {
                 args.algorithm = match value.as_str() {
                     "fw" => LimitAlgorithm::FixedWindow,
@@ -85,7 +95,10 @@ fn checks<'a>(credential: &'a str, user: &'a str) -> [LimitCheck<'a>; 2] {
 fn serial(limiter: &RedisLimiter, first: usize, ops: usize) -> Result<(), String> {
     for i in first..first + ops {
         let (credential, user) = subjects(i);
-        match limiter.decide(&checks(&credential, &user), NOW + (i as u64 % 1_000)) {
+        match limiter.decide(
+            &checks(&credential, &user),
+            UnixMillis::new(NOW + (i as u64 % 1_000)),
+        ) {
             Ok(StackDecision::Admitted { .. }) => {}
             other => return Err(format!("decision {i}: {other:?}")),
         }
@@ -111,7 +124,10 @@ fn pipelined(
         let mut pipe = redis::pipe();
         for (n, (credential, user)) in owned.iter().enumerate() {
             let prepared = limiter
-                .prepare(&checks(credential, user), NOW + ((i + n) as u64 % 1_000))
+                .prepare(
+                    &checks(credential, user),
+                    UnixMillis::new(NOW + ((i + n) as u64 % 1_000)),
+                )
                 .map_err(|e| e.to_string())?;
             pipe.add_command(prepared.evalsha(limiter.script()));
         }
@@ -127,6 +143,72 @@ fn pipelined(
     Ok(())
 }
 
+/// `ops` decisions through the async store with `inflight` at once, on a
+/// single-threaded runtime; returns the elapsed seconds.
+fn run_async(args: &Args) -> Result<f64, String> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    let store = AsyncRedisLimiter::new(RedisConfig {
+        namespace: format!("bench-async-{}", std::process::id()),
+        algorithm: args.algorithm,
+        max_batch: args.max_batch,
+        ..RedisConfig::new(args.url.clone())
+    })
+    .map_err(|e| e.to_string())?;
+    let store = Arc::new(store);
+    let one = |store: Arc<AsyncRedisLimiter>, i: usize| async move {
+        let (credential, user) = subjects(i);
+        match store
+            .try_acquire(
+                &checks(&credential, &user),
+                UnixMillis::new(NOW + (i as u64 % 1_000)),
+            )
+            .await
+        {
+            Ok(StackDecision::Admitted { .. }) => Ok(()),
+            other => Err(format!("decision {i}: {other:?}")),
+        }
+    };
+    runtime.block_on(async {
+        store.ping().await.map_err(|e| e.to_string())?;
+        for i in 0..2_000 {
+            one(store.clone(), i).await?;
+        }
+        let inflight = args.clients;
+        let per_task = args.ops / inflight;
+        let started = Instant::now();
+        let tasks: Vec<_> = (0..inflight)
+            .map(|t| {
+                let store = store.clone();
+                tokio::spawn(async move {
+                    for i in t * per_task..(t + 1) * per_task {
+                        one(store.clone(), i).await?;
+                    }
+                    Ok::<(), String>(())
+                })
+            })
+            .collect();
+        for task in tasks {
+            task.await.map_err(|e| e.to_string())??;
+        }
+        let elapsed = started.elapsed().as_secs_f64();
+        let stats = store.stats();
+        if stats.fallback + stats.unavailable > 0 {
+            return Err(format!(
+                "some decisions did not go through Redis: {stats:?}"
+            ));
+        }
+        println!(
+            "decisions/s: {:.0} (async, {inflight} in flight, {} decisions)",
+            (per_task * inflight) as f64 / elapsed,
+            per_task * inflight
+        );
+        Ok(elapsed)
+    })
+}
+
 fn main() -> ExitCode {
     let args = match parse_args() {
         Ok(args) => args,
@@ -135,6 +217,15 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if args.mode == "async" {
+        return match run_async(&args) {
+            Ok(_) => ExitCode::SUCCESS,
+            Err(why) => {
+                eprintln!("bench: {why}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let limiter = match RedisLimiter::new(RedisConfig {
         namespace: format!("bench-{}", std::process::id()),
         algorithm: args.algorithm,

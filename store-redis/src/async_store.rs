@@ -4,95 +4,18 @@
 //! and a thread; the gate hands over a [`PendingLimits`] and gets the
 //! [`Decision`] back without blocking a worker.
 
+use crate::batcher::{Job, Sender};
 use crate::config::RedisConfig;
 use crate::error::StoreError;
 use crate::event::{stderr_sink, EventSink};
 use crate::keys::KeySpace;
+use crate::link::{Link, Target};
 use crate::policy::{ConfigError, Policy, StoreStats};
-use crate::script::{parse_reply, Prepared};
 use acd_core::gate::{Decision, PendingLimits};
 use acd_core::limit::{LimitCheck, LimiterUnavailable, StackDecision};
 use acd_core::UnixMillis;
-use redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use redis::cluster::{ClusterClient, ClusterConfig};
-use redis::cluster_async::ClusterConnection;
-use redis::Value;
 use std::sync::OnceLock;
-
-/// Where the connection goes: parsed when the store is built, connected on
-/// first use (inside the caller's Tokio runtime).
-enum Target {
-    Single(redis::Client),
-    Cluster(Box<ClusterClient>),
-}
-
-impl Target {
-    fn parse(config: &RedisConfig) -> Result<Self, ConfigError> {
-        let bad = |e: redis::RedisError| Policy::bad_url(config, &e);
-        if config.cluster {
-            let client = ClusterClient::builder([config.url.as_str()])
-                .retries(1)
-                .build()
-                .map_err(bad)?;
-            return Ok(Target::Cluster(Box::new(client)));
-        }
-        redis::Client::open(config.url.as_str())
-            .map(Target::Single)
-            .map_err(bad)
-    }
-
-    /// The connection handle; needs a Tokio runtime (the caller checks).
-    fn link(&self, config: &RedisConfig) -> Result<Link, StoreError> {
-        let failed = |e: redis::RedisError| StoreError::Connect(e.to_string());
-        match self {
-            Target::Cluster(client) => {
-                let cluster = ClusterConfig::new()
-                    .set_connection_timeout(config.connect_timeout)
-                    .set_response_timeout(config.io_timeout);
-                Ok(Link::Cluster(
-                    client.get_pending_async_connection_with_config(cluster),
-                ))
-            }
-            Target::Single(client) => {
-                // Reconnection is paced by the store's own backoff (one
-                // probe per wait), so the manager tries once per call.
-                let manager = ConnectionManagerConfig::new()
-                    .set_connection_timeout(Some(config.connect_timeout))
-                    .set_response_timeout(Some(config.io_timeout))
-                    .set_number_of_retries(0);
-                ConnectionManager::new_lazy_with_config(client.clone(), manager)
-                    .map(Link::Single)
-                    .map_err(failed)
-            }
-        }
-    }
-}
-
-/// The connection every call goes through (cheap to clone: a handle).
-#[derive(Clone)]
-enum Link {
-    /// One server, reconnected by the `redis` crate's manager.
-    Single(ConnectionManager),
-    /// A Redis Cluster: calls go to the master of their keys' slot.
-    Cluster(ClusterConnection),
-}
-
-impl Link {
-    async fn invoke(&mut self, prepared: &Prepared, policy: &Policy) -> redis::RedisResult<Value> {
-        let invocation = prepared.invocation(&policy.script);
-        match self {
-            Link::Single(manager) => invocation.invoke_async(manager).await,
-            Link::Cluster(cluster) => invocation.invoke_async(cluster).await,
-        }
-    }
-
-    async fn load(&mut self, policy: &Policy) -> redis::RedisResult<String> {
-        match self {
-            Link::Single(manager) => policy.script.load_async(manager).await,
-            Link::Cluster(cluster) => policy.script.load_async(cluster).await,
-        }
-    }
-}
+use tokio::sync::{mpsc, oneshot};
 
 /// A rate limiter whose per-key states live in Redis, for async servers.
 ///
@@ -111,16 +34,18 @@ impl Link {
 /// use acd_redis::{AsyncRedisLimiter, RedisConfig};
 /// let store = AsyncRedisLimiter::new(RedisConfig::new("redis://127.0.0.1:6379"))?;
 /// let gate = Gate::demo(GateConfig::default())?;
-/// let now = 1_700_000_000_000;
+/// let now = acd_core::UnixMillis::new(1_700_000_000_000);
 /// let request = GateRequest::get("/api/v1/tables/orders", "203.0.113.7")
-///     .header("X-API-Key", "acd_live_demo_ada");
+///     .with_header("X-API-Key", "acd_live_demo_ada");
 /// let decision: Decision = store.resolve(gate.prepare(&request, now), now).await;
 /// # Ok(()) }
 /// ```
 pub struct AsyncRedisLimiter {
     policy: Policy,
     target: Target,
-    link: OnceLock<Link>,
+    /// The connection and the queue of the task that sends decisions,
+    /// made on first use.
+    started: OnceLock<(Link, mpsc::UnboundedSender<Job>)>,
 }
 
 impl std::fmt::Debug for AsyncRedisLimiter {
@@ -144,7 +69,7 @@ impl AsyncRedisLimiter {
         Ok(Self {
             policy: Policy::new(config, events)?,
             target,
-            link: OnceLock::new(),
+            started: OnceLock::new(),
         })
     }
 
@@ -171,8 +96,8 @@ impl AsyncRedisLimiter {
     /// Connects and loads the script now (e.g. at start-up, to report a
     /// misconfigured URL early). Not needed otherwise.
     pub async fn ping(&self) -> Result<(), StoreError> {
-        let mut link = self.link()?;
-        let loaded = self.bounded(link.load(&self.policy)).await?;
+        let (mut link, _) = self.started()?;
+        let loaded = self.bounded(link.load(&self.policy.script)).await?;
         loaded.map(drop).map_err(|e| self.error(&e))
     }
 
@@ -188,14 +113,33 @@ impl AsyncRedisLimiter {
             return Ok(StackDecision::Admitted { tightest: None });
         }
         let prepared = self.policy.prepare(checks, now)?;
-        let mut link = self.link()?;
+        let (_, queue) = self.started()?;
         let attempt = self.policy.permit()?;
-        let outcome = match self.bounded(link.invoke(&prepared, &self.policy)).await {
-            Ok(Ok(reply)) => parse_reply(&reply, checks),
-            Ok(Err(error)) => Err(self.error(&error)),
-            Err(timeout) => Err(timeout),
+        let (reply, answer) = oneshot::channel();
+        let outcome = if queue.send(Job { prepared, reply }).is_err() {
+            Err(StoreError::Io(
+                "the store's sending task has stopped (its Tokio runtime ended)".to_owned(),
+            ))
+        } else {
+            match self.bounded(answer).await {
+                Ok(Ok(Ok(outcome))) => outcome.decision(checks, |_| None),
+                Ok(Ok(Err(error))) => Err(error),
+                Ok(Err(_)) => Err(StoreError::Io(
+                    "the store's sending task stopped before answering".to_owned(),
+                )),
+                Err(timeout) => Err(timeout),
+            }
         };
-        self.policy.record(attempt, &outcome);
+        if self.policy.record(attempt, &outcome) {
+            // Back after an outage: add the fallback's counts (best effort:
+            // a failure here only leaves the outage's bound in force).
+            if let Ok((mut link, _)) = self.started() {
+                for merge in self.policy.merges(now) {
+                    let invocation = merge.invocation(&self.policy.merge_script);
+                    let _ = self.bounded(link.run(&invocation)).await;
+                }
+            }
+        }
         outcome
     }
 
@@ -214,7 +158,8 @@ impl AsyncRedisLimiter {
     }
 
     /// Checks a request's pending limits and finishes the gate's decision.
-    pub async fn resolve(&self, pending: PendingLimits, now: UnixMillis) -> Decision {
+    pub async fn resolve(&self, pending: PendingLimits, now: impl Into<UnixMillis>) -> Decision {
+        let now = now.into();
         let answer = self.try_acquire(&pending.checks(), now).await;
         pending.resume(answer, now)
     }
@@ -232,11 +177,11 @@ impl AsyncRedisLimiter {
             .map_err(|_| StoreError::Timeout(self.policy.io_timeout_ms()))
     }
 
-    /// The shared connection handle, made on first use. Outside a Tokio
-    /// runtime there is none (an error, not a panic).
-    fn link(&self) -> Result<Link, StoreError> {
-        if let Some(link) = self.link.get() {
-            return Ok(link.clone());
+    /// The connection and the sending task's queue, made on first use.
+    /// Outside a Tokio runtime there are none (an error, not a panic).
+    fn started(&self) -> Result<(Link, mpsc::UnboundedSender<Job>), StoreError> {
+        if let Some((link, queue)) = self.started.get() {
+            return Ok((link.clone(), queue.clone()));
         }
         if tokio::runtime::Handle::try_current().is_err() {
             return Err(StoreError::Connect(
@@ -244,8 +189,21 @@ impl AsyncRedisLimiter {
                     .to_owned(),
             ));
         }
-        let link = self.target.link(&self.policy.config)?;
-        Ok(self.link.get_or_init(|| link).clone())
+        let config = &self.policy.config;
+        let link = self.target.link(config)?;
+        let (link, queue) = self.started.get_or_init(|| {
+            let queue = Sender {
+                link: link.clone(),
+                script: self.policy.script.clone(),
+                algorithm: config.algorithm,
+                grace_ms: u64::try_from(config.ttl_grace.as_millis()).unwrap_or(u64::MAX),
+                io_timeout_ms: self.policy.io_timeout_ms(),
+                max_batch: config.max_batch,
+            }
+            .spawn();
+            (link, queue)
+        });
+        Ok((link.clone(), queue.clone()))
     }
 
     fn error(&self, error: &redis::RedisError) -> StoreError {

@@ -47,8 +47,13 @@ pub struct RedisConfig {
     /// The algorithm (every instance of a namespace must use the same one;
     /// it is part of the key names).
     pub algorithm: LimitAlgorithm,
-    /// Connections kept open; a request waits for a free one.
+    /// Connections kept open by the blocking store; a request waits for a
+    /// free one. (The async store uses one multiplexed connection.)
     pub connections: usize,
+    /// The most decisions the async store sends in one script call: those
+    /// waiting while earlier calls are under way leave together (1: one
+    /// call per decision; at most 1024).
+    pub max_batch: usize,
     /// Longest wait for a new connection, handshake included.
     pub connect_timeout: Duration,
     /// Longest wait for one decision's round trip; then the fault policy
@@ -77,6 +82,7 @@ impl Default for RedisConfig {
             namespace: "acd".to_owned(),
             algorithm: LimitAlgorithm::FixedWindow,
             connections: 8,
+            max_batch: 64,
             connect_timeout: Duration::from_millis(250),
             io_timeout: Duration::from_millis(250),
             ttl_grace: Duration::from_secs(2),
@@ -112,6 +118,7 @@ impl std::fmt::Debug for RedisConfig {
             .field("namespace", &self.namespace)
             .field("algorithm", &self.algorithm)
             .field("connections", &self.connections)
+            .field("max_batch", &self.max_batch)
             .field("connect_timeout", &self.connect_timeout)
             .field("io_timeout", &self.io_timeout)
             .field("ttl_grace", &self.ttl_grace)

@@ -89,9 +89,17 @@
 //! The first failure logs one line (then one per failed reconnection
 //! attempt, and one on recovery) and starts a backoff: no request touches
 //! Redis until it has passed, then exactly one probes it; each failed probe
-//! doubles the wait (`backoff_min` … `backoff_max`). States written during
-//! an outage stay in that process; a restarted Redis without persistence
-//! starts every window afresh.
+//! doubles the wait (`backoff_min` … `backoff_max`).
+//!
+//! # After an outage
+//!
+//! With fail open and fixed windows, what the in-memory fallback admitted
+//! is noted per key and window; the request that finds Redis back adds
+//! those counts to Redis (`merge.lua`, once) for the windows still current,
+//! so the rest of the window is shared again from the true total. What a
+//! restarted server without persistence lost (its counts from before the
+//! outage) is not recovered; GCRA states are not merged. docs/limiter.md
+//! states the bound on over-admission that remains.
 
 #![deny(
     clippy::arithmetic_side_effects,
@@ -100,12 +108,15 @@
 )]
 
 mod async_store;
+mod batcher;
 pub mod config;
 pub mod error;
 pub mod event;
 mod health;
 pub mod keys;
+mod ledger;
 pub mod limiter;
+mod link;
 mod policy;
 pub mod script;
 
@@ -116,4 +127,4 @@ pub use event::{stderr_sink, EventSink, StoreEvent};
 pub use keys::KeySpace;
 pub use limiter::RedisLimiter;
 pub use policy::{ConfigError, StoreStats};
-pub use script::{parse_reply, Prepared};
+pub use script::{parse_reply, Batch, Outcome, Prepared};

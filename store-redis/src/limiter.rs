@@ -1,13 +1,13 @@
 //! [`RedisLimiter`]: the gate's [`RateLimiter`] over Redis, blocking, with
 //! a pool of connections, timeouts, reconnection with backoff and the fault
-//! policy (shared with the async store: [`crate::policy`]).
+//! policy (shared with the async store).
 
 use crate::config::RedisConfig;
 use crate::error::StoreError;
 use crate::event::{stderr_sink, EventSink};
 use crate::keys::KeySpace;
 use crate::policy::{unavailable_as_refusal, ConfigError, Policy, StoreStats};
-use crate::script::{parse_reply, Prepared};
+use crate::script::{Batch, Prepared};
 use acd_core::limit::{LimitCheck, LimiterUnavailable, RateLimiter, StackDecision};
 use acd_core::UnixMillis;
 use redis::{Client, Connection, ConnectionLike, Script, Value};
@@ -125,10 +125,26 @@ impl RedisLimiter {
         }
         let prepared = self.prepare(checks, now)?;
         let attempt = self.policy.permit()?;
+        let batch = prepared.batch();
         let outcome = self
-            .round_trip(&prepared, attempt.generation)
-            .and_then(|reply| parse_reply(&reply, checks));
-        self.policy.record(attempt, &outcome);
+            .round_trip(&batch, attempt.generation)
+            .and_then(|reply| batch.outcomes(&reply))
+            .and_then(|outcomes| match outcomes.first() {
+                Some(outcome) => batch.decision(outcome, checks),
+                None => Err(StoreError::Garbage(
+                    "the decision reply is empty".to_owned(),
+                )),
+            });
+        if self.policy.record(attempt, &outcome) {
+            // Back after an outage: add the fallback's counts (best effort:
+            // a failure here only leaves the outage's bound in force).
+            for merge in self.policy.merges(now) {
+                let _ = self.invoke(
+                    &merge.invocation(&self.policy.merge_script),
+                    attempt.generation,
+                );
+            }
+        }
         outcome
     }
 
@@ -175,7 +191,15 @@ impl RedisLimiter {
         Some(slot.lock().unwrap_or_else(PoisonError::into_inner))
     }
 
-    fn round_trip(&self, prepared: &Prepared, generation: u64) -> Result<Value, StoreError> {
+    fn round_trip(&self, batch: &Batch, generation: u64) -> Result<Value, StoreError> {
+        self.invoke(&batch.invocation(&self.policy.script), generation)
+    }
+
+    fn invoke(
+        &self,
+        invocation: &redis::ScriptInvocation<'_>,
+        generation: u64,
+    ) -> Result<Value, StoreError> {
         let timeout = self.policy.io_timeout_ms();
         let Some(mut slot) = self.slot() else {
             return Err(StoreError::Connect("no connection slots".to_owned()));
@@ -190,10 +214,7 @@ impl RedisLimiter {
             Some((_, connection)) => connection,
             empty => &mut empty.insert((generation, self.connect()?)).1,
         };
-        match prepared
-            .invocation(&self.policy.script)
-            .invoke::<Value>(connection)
-        {
+        match invocation.invoke::<Value>(connection) {
             Ok(reply) => Ok(reply),
             Err(error) => {
                 let error = StoreError::from_redis(&error, timeout);
@@ -255,5 +276,21 @@ mod tests {
         assert!(error.to_string().contains("ttl_grace"));
         let fallback = config(|c| c.fallback = LimiterConfig::with_max_keys(0));
         assert!(matches!(fallback, Err(ConfigError::Fallback(_))));
+        assert!(matches!(
+            config(|c| c.max_batch = 0),
+            Err(ConfigError::Zero("max_batch"))
+        ));
+        assert!(config(|c| c.max_batch = 1024).is_ok());
+        let Err(error) = config(|c| c.max_batch = 1025) else {
+            panic!("a batch past 1024 was accepted");
+        };
+        assert_eq!(
+            error.to_string(),
+            "max_batch of 1025 is above 1024, the most decisions one script call can carry"
+        );
+        assert!(matches!(
+            config(|c| c.cluster = true),
+            Err(ConfigError::Unsupported(_))
+        ));
     }
 }

@@ -8,6 +8,7 @@ use crate::error::StoreError;
 use crate::event::{EventSink, StoreEvent};
 use crate::health::{Health, Permit};
 use crate::keys::{KeySpace, NamespaceError};
+use crate::ledger::{Ledger, Merge, MERGE_LUA};
 use crate::script::{stack_script, Prepared};
 use acd_core::limit::{
     in_memory, LimitCheck, LimitStatus, LimiterUnavailable, RateLimiter, StackDecision,
@@ -43,6 +44,9 @@ pub enum ConfigError {
         /// Its value in ms.
         ms: u128,
     },
+    /// More decisions per script call than the script can read at once.
+    #[error("max_batch of {0} is above {MAX_BATCH}, the most decisions one script call can carry")]
+    BatchTooLarge(usize),
     /// The store cannot talk to this kind of deployment.
     #[error("{0}")]
     Unsupported(&'static str),
@@ -50,6 +54,10 @@ pub enum ConfigError {
     #[error("the fallback limiter: {0}")]
     Fallback(#[from] acd_core::limit::LimiterConfigError),
 }
+
+/// The largest `RedisConfig::max_batch`: the script reads a call's keys in
+/// one `MGET` of `unpack(KEYS)`, which Lua bounds (about 8000 values).
+pub const MAX_BATCH: usize = 1024;
 
 /// Counters of how requests were decided (for tests and metrics).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -86,8 +94,11 @@ pub(crate) struct Policy {
     pub(crate) config: RedisConfig,
     pub(crate) endpoint: String,
     pub(crate) script: Script,
+    /// The script adding the fallback's counts after an outage.
+    pub(crate) merge_script: Script,
     pub(crate) space: KeySpace,
     health: Health,
+    ledger: Ledger,
     fallback: Arc<dyn RateLimiter>,
     events: EventSink,
     counters: Counters,
@@ -119,6 +130,12 @@ impl Policy {
         if config.connections == 0 {
             return Err(ConfigError::Zero("connections"));
         }
+        if config.max_batch == 0 {
+            return Err(ConfigError::Zero("max_batch"));
+        }
+        if config.max_batch > MAX_BATCH {
+            return Err(ConfigError::BatchTooLarge(config.max_batch));
+        }
         // The time domain of the script, checked once here: the grace added
         // to every expiry must stay exact (times and windows arrive per
         // request and are checked where they arrive).
@@ -134,8 +151,10 @@ impl Policy {
         Ok(Self {
             endpoint: config.endpoint(),
             script: stack_script(),
+            merge_script: Script::new(MERGE_LUA),
             space,
             health: Health::new(config.backoff_min, config.backoff_max),
+            ledger: Ledger::new(config.fallback.max_keys),
             fallback: in_memory(config.algorithm, config.fallback),
             events,
             counters: Counters::default(),
@@ -179,8 +198,10 @@ impl Policy {
     }
 
     /// Records how an attempt ended: health, one event per outage or
-    /// recovery, counters.
-    pub(crate) fn record<T>(&self, attempt: Attempt, outcome: &Result<T, StoreError>) {
+    /// recovery, counters. `true` when this attempt ended an outage (the
+    /// caller then sends [`Policy::merges`]).
+    pub(crate) fn record<T>(&self, attempt: Attempt, outcome: &Result<T, StoreError>) -> bool {
+        let mut recovered = false;
         let at = Instant::now();
         match outcome {
             Err(error) if error.is_outage() => {
@@ -197,6 +218,7 @@ impl Policy {
             }
             _ => {
                 if let Some(recovery) = self.health.succeeded(at, attempt.probe) {
+                    recovered = true;
                     (self.events)(&StoreEvent::Recovered {
                         endpoint: self.endpoint.clone(),
                         down_for: recovery.down_for,
@@ -208,6 +230,14 @@ impl Policy {
         if outcome.is_ok() {
             self.counters.redis.fetch_add(1, Ordering::Relaxed);
         }
+        recovered
+    }
+
+    /// The merge calls of what the fallback admitted in windows still
+    /// current at `now` (taken: each count is merged once).
+    pub(crate) fn merges(&self, now: UnixMillis) -> Vec<Merge> {
+        let grace = u64::try_from(self.config.ttl_grace.as_millis()).unwrap_or(u64::MAX);
+        self.ledger.take(now, grace)
     }
 
     /// How requests were decided so far.
@@ -246,7 +276,12 @@ impl Policy {
         match self.config.fault_policy {
             FaultPolicy::FailOpen => {
                 self.counters.fallback.fetch_add(1, Ordering::Relaxed);
-                Ok(self.fallback.acquire(checks, now))
+                let decision = self.fallback.acquire(checks, now);
+                if let StackDecision::Admitted { .. } = decision {
+                    self.ledger
+                        .admitted(&self.space, self.config.algorithm, checks, now);
+                }
+                Ok(decision)
             }
             FaultPolicy::FailClosed => {
                 self.counters.unavailable.fetch_add(1, Ordering::Relaxed);

@@ -1,16 +1,20 @@
--- acd: one stacked rate-limit decision, atomically, all or none.
+-- acd: stacked rate-limit decisions, each atomic and all or none; several
+-- decisions of one namespace may share one call (they are decided in
+-- order, exactly as if sent one after the other).
 --
 -- The Lua mirror of acd_core::limit::decide_stack over FixedWindow or Gcra;
 -- the arithmetic is the one written out in acd_core::limit's documentation.
 -- A differential test (store-redis/tests/differential.rs) runs random
 -- timelines through both and requires identical answers.
 --
--- KEYS[1..k]  the request's distinct state keys (one hash tag: one slot)
+-- KEYS[1..k]  the distinct state keys of every decision (one hash tag: one
+--             slot)
 -- ARGV[1]     algorithm: "fw" (fixed window) or "gcra"
--- ARGV[2]     now, Unix ms: the caller's clock (Redis's clock is never read)
--- ARGV[3]     grace, ms added to every TTL (covers clock skew between callers)
--- ARGV[4]     m, the number of checks; check i (1..m) is ARGV[4+3i-2..4+3i]:
---             key index into KEYS (1-based), requests n, window w (ms, >= 1)
+-- ARGV[2]     grace, ms added to every TTL (covers clock skew between callers)
+-- ARGV[3]     D, the number of decisions; then per decision:
+--               now (Unix ms, the caller's clock: Redis's is never read),
+--               m (its number of checks), then per check:
+--               key index into KEYS (1-based), requests n, window w (ms, >= 1)
 --
 -- The caller keeps now and w at most 2^51 ms, so every number below is an
 -- integer under 2^53 and exact in Lua's doubles.
@@ -18,12 +22,16 @@
 -- State: a string "T:E" of two decimal integers; absent = "0:0".
 --   fixed window: T = end of the window (reset_at), E = requests counted
 --   GCRA:         T = TAT whole ms, E = TAT fraction in units of 1/n ms
--- On admission every key is written with PX = (its expiry - now) + grace;
--- on refusal nothing is written.
+-- Every key is read once (one MGET) and every key an admitted decision
+-- changed is written once at the end, with PX = (its expiry - the now of
+-- its last change) + grace; a refused decision changes nothing.
 --
--- Reply {admitted, index, remaining, reset_at, retry_at}: admitted 1 with
--- the tightest check passed (index 0-based) and retry_at = now; or admitted
--- 0 with the refusing check that admits again last, remaining 0.
+-- Reply: 5 integers per decision, {admitted, index, remaining, reset_at,
+-- retry_at}: admitted 1 with the tightest check passed (index 0-based) and
+-- retry_at = now; admitted 0 with the refusing check that admits again
+-- last, remaining 0; or admitted -1 when the key at 0-based index `index`
+-- holds a state this script cannot read (that decision only; delete the key
+-- or let it expire).
 
 local floor, fmod, match, format = math.floor, math.fmod, string.match, string.format
 local tonumber, call = tonumber, redis.call
@@ -33,9 +41,9 @@ local MAX_E = 4294967295 -- u32::MAX
 local P19 = 524288 -- 2^19
 
 local algorithm = ARGV[1]
-local now = tonumber(ARGV[2])
-local grace = tonumber(ARGV[3])
-local m = tonumber(ARGV[4])
+local grace = tonumber(ARGV[2])
+local decisions = tonumber(ARGV[3])
+local now -- the current decision's time (read by the steps below)
 
 -- Fixed window: returns admitted, remaining, reset_at, retry_at, next T, next E.
 local function fixed_window(n, w, t, c)
@@ -117,75 +125,103 @@ local function gcra(n, w, t, e)
   return false, 0, full, xm - w + up
 end
 
-local function garbage(key)
-  return redis.error_reply('ACDGARBAGE the state at key ' .. key ..
-    ' is not two integers "T:E"; delete the key or let it expire')
-end
-
-local step
-if algorithm == 'fw' then
-  step = fixed_window
-elseif algorithm == 'gcra' then
-  step = gcra
-else
+if algorithm ~= 'fw' and algorithm ~= 'gcra' then
   return redis.error_reply('ACDARGS unknown algorithm')
 end
+local step = fixed_window
+if algorithm == 'gcra' then step = gcra end
 
 -- Load every key's state (one MGET; a key of another type reads as absent
--- and is replaced on admission: the namespace is this script's).
-local T, E, dirty = {}, {}, {}
+-- and is replaced on admission: the namespace is this script's). A value
+-- that is not "T:E" marks the key bad: decisions that touch it fail alone.
+local T, E, bad, at = {}, {}, {}, {}
 local values = call('MGET', unpack(KEYS))
 for j = 1, #KEYS do
   local value = values[j]
+  local t, e = 0, 0
   if value then
     local ts, es = match(value, '^(%d+):(%d+)$')
-    if ts == nil or #ts > 16 or #es > 10 then return garbage(KEYS[j]) end
-    local t, e = tonumber(ts), tonumber(es)
-    if t > MAX_T or e > MAX_E then return garbage(KEYS[j]) end
-    T[j], E[j] = t, e
-  else
-    T[j], E[j] = 0, 0
-  end
-end
-
--- Decide every check against the tentative states.
-local best, best_rem, best_reset
-local refused, refused_reset, refused_retry
-for i = 1, m do
-  local at = 4 + 3 * (i - 1)
-  local j = tonumber(ARGV[at + 1])
-  local n = tonumber(ARGV[at + 2])
-  local w = tonumber(ARGV[at + 3])
-  if j == nil or T[j] == nil or n == nil or w == nil or w < 1 then
-    return redis.error_reply('ACDARGS malformed check ' .. i)
-  end
-  local ok, rem, reset, retry, nt, ne = step(n, w, T[j], E[j])
-  if ok then
-    T[j], E[j], dirty[j] = nt, ne, true
-    if best == nil or rem < best_rem or (rem == best_rem and reset > best_reset) then
-      best, best_rem, best_reset = i, rem, reset
+    if ts == nil or #ts > 16 or #es > 10 then
+      bad[j] = true
+    else
+      t, e = tonumber(ts), tonumber(es)
+      if t > MAX_T or e > MAX_E then bad[j] = true end
     end
-  elseif refused == nil or retry > refused_retry then
-    refused, refused_reset, refused_retry = i, reset, retry
   end
+  T[j], E[j] = t, e
 end
 
-if refused then
-  return {0, refused - 1, 0, refused_reset, refused_retry}
+local reply, r = {}, 0
+local pos = 4
+local nt, ne = {}, {}
+for _ = 1, decisions do
+  now = tonumber(ARGV[pos])
+  local m = tonumber(ARGV[pos + 1])
+  if now == nil or m == nil then
+    return redis.error_reply('ACDARGS malformed decision')
+  end
+  pos = pos + 2
+  local first = pos
+  local best, best_rem, best_reset
+  local refused, refused_reset, refused_retry
+  local unreadable
+  -- Decide every check against the tentative states; nothing is kept
+  -- unless every check admits.
+  for i = 1, m do
+    local j = tonumber(ARGV[pos])
+    local n = tonumber(ARGV[pos + 1])
+    local w = tonumber(ARGV[pos + 2])
+    pos = pos + 3
+    if j == nil or T[j] == nil or n == nil or w == nil or w < 1 then
+      return redis.error_reply('ACDARGS malformed check ' .. i)
+    end
+    if bad[j] then
+      unreadable = unreadable or j
+    elseif not unreadable then
+      local t, e = nt[j] or T[j], ne[j] or E[j]
+      local ok, rem, reset, retry, t2, e2 = step(n, w, t, e)
+      if ok then
+        nt[j], ne[j] = t2, e2
+        if best == nil or rem < best_rem or (rem == best_rem and reset > best_reset) then
+          best, best_rem, best_reset = i, rem, reset
+        end
+      elseif refused == nil or retry > refused_retry then
+        refused, refused_reset, refused_retry = i, reset, retry
+      end
+    end
+  end
+  local out1, out2, out3, out4, out5
+  if unreadable then
+    out1, out2, out3, out4, out5 = -1, unreadable - 1, 0, 0, 0
+  elseif refused then
+    out1, out2, out3, out4, out5 = 0, refused - 1, 0, refused_reset, refused_retry
+  elseif best == nil then
+    out1, out2, out3, out4, out5 = 1, -1, 0, 0, now
+  else
+    out1, out2, out3, out4, out5 = 1, best - 1, best_rem, best_reset, now
+  end
+  -- Keep (admitted) or drop (refused, unreadable) the tentative states.
+  for p = first, pos - 3, 3 do
+    local j = tonumber(ARGV[p])
+    if nt[j] then
+      if out1 == 1 then T[j], E[j], at[j] = nt[j], ne[j], now end
+      nt[j], ne[j] = nil, nil
+    end
+  end
+  reply[r + 1], reply[r + 2], reply[r + 3], reply[r + 4], reply[r + 5] =
+    out1, out2, out3, out4, out5
+  r = r + 5
 end
 
--- All admitted: save every changed state until just past its expiry.
+-- Save every changed state once, until just past its expiry.
 for j = 1, #KEYS do
-  if dirty[j] then
+  local changed = at[j]
+  if changed then
     local expires = T[j]
     if algorithm == 'gcra' and E[j] > 0 then expires = expires + 1 end
-    local ttl = expires - now + grace
+    local ttl = expires - changed + grace
     if ttl < 1 then ttl = 1 end
-    call('SET', KEYS[j], format('%d:%d', T[j], E[j]),
-      'PX', format('%d', ttl))
+    call('SET', KEYS[j], format('%d:%d', T[j], E[j]), 'PX', format('%d', ttl))
   end
 end
-if best == nil then
-  return {1, -1, 0, 0, now}
-end
-return {1, best - 1, best_rem, best_reset, now}
+return reply

@@ -9,11 +9,12 @@ mod support;
 use acd_core::gate::demo::ADA_KEY;
 use acd_core::gate::{Decision, Gate, GateConfig, GateRequest};
 use acd_core::limit::{LimitCheck, LimiterUnavailable, Quota, StackDecision};
+use acd_core::UnixMillis;
 use acd_redis::{AsyncRedisLimiter, FaultPolicy, RedisConfig};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-const NOW: u64 = 1_700_000_001_000;
+const NOW: UnixMillis = UnixMillis::new(1_700_000_001_000);
 
 fn store(url: &str, policy: FaultPolicy) -> Arc<AsyncRedisLimiter> {
     Arc::new(
@@ -95,7 +96,7 @@ fn pending_limits_resolve_through_the_async_store() {
     let store = store(&url, FaultPolicy::FailClosed);
     let gate = Gate::demo(GateConfig::default()).unwrap();
     let read =
-        GateRequest::get("/api/v1/tables/orders", "203.0.113.7").header("X-API-Key", ADA_KEY);
+        GateRequest::get("/api/v1/tables/orders", "203.0.113.7").with_header("X-API-Key", ADA_KEY);
     let statuses: Vec<(u16, Option<String>)> = runtime().block_on(async {
         let mut statuses = Vec::new();
         for _ in 0..6 {
@@ -181,4 +182,50 @@ fn a_stopped_server_gets_the_fault_policy_until_it_is_back() {
             other => panic!("{other:?}"),
         }
     });
+}
+
+#[test]
+fn one_call_decides_a_batch_in_order_and_a_bad_key_fails_only_its_decision() {
+    use acd_core::limit::LimitAlgorithm;
+    use acd_redis::{Batch, KeySpace, Prepared};
+    let (url, _server) = support::shared();
+    let mut con = support::connect(&url);
+    let space = KeySpace::new(
+        &support::unique_namespace("batch"),
+        LimitAlgorithm::FixedWindow,
+    )
+    .unwrap();
+    let _: () = redis::cmd("SET")
+        .arg(space.key("credential", "rotten"))
+        .arg("ripe")
+        .query(&mut con)
+        .unwrap();
+    let two = [check("ada", 2)];
+    let rotten = [check("ada", 2), check("rotten", 2)];
+    let prepare = |checks: &[LimitCheck<'_>]| {
+        Prepared::new(&space, LimitAlgorithm::FixedWindow, checks, NOW, 2_000).unwrap()
+    };
+    let mut batch = Batch::new(LimitAlgorithm::FixedWindow, 2_000);
+    for checks in [&two[..], &rotten, &two, &two] {
+        batch.push(&prepare(checks));
+    }
+    let script = redis::Script::new(acd_redis::script::STACK_LUA);
+    let reply: redis::Value = batch.invocation(&script).invoke(&mut con).unwrap();
+    let outcomes = batch.outcomes(&reply).unwrap();
+    let decided: Vec<Result<bool, bool>> = outcomes
+        .iter()
+        .zip([&two[..], &rotten, &two, &two])
+        .map(|(outcome, checks)| match batch.decision(outcome, checks) {
+            Ok(decision) => Ok(matches!(decision, StackDecision::Admitted { .. })),
+            Err(error) => Err(error.is_bad_state()),
+        })
+        .collect();
+    // Ada's 2 per window: first admitted, the rotten stack fails alone
+    // (charging nothing), third admitted, fourth refused.
+    assert_eq!(decided, [Ok(true), Err(true), Ok(true), Ok(false)]);
+    let state: String = redis::cmd("GET")
+        .arg(space.key("credential", "ada"))
+        .query(&mut con)
+        .unwrap();
+    assert!(state.ends_with(":2"), "{state}");
 }

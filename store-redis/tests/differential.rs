@@ -7,11 +7,12 @@
 
 mod support;
 
-use acd_core::limit::stack::same_keys;
+use acd_core::limit::same_keys;
 use acd_core::limit::{
     decide_stack, Algorithm, FixedWindow, Gcra, InMemoryLimiter, LimitAlgorithm, LimitCheck,
     LimiterConfig, PackedState, Quota, RateLimiter,
 };
+use acd_core::UnixMillis;
 use acd_redis::script::MAX_EXACT_MS;
 use acd_redis::{RedisConfig, RedisLimiter};
 use proptest::prelude::*;
@@ -112,11 +113,16 @@ fn run_timeline<A: Algorithm>(
             .iter()
             .map(|&(n, s, _)| model.get(&(n, s)).copied().unwrap_or_default())
             .collect();
-        let expected = decide_stack::<A>(&rules, &same_keys(&checks), &mut states, now);
+        let expected = decide_stack::<A>(
+            &rules,
+            &same_keys(&checks),
+            &mut states,
+            UnixMillis::new(now),
+        );
         for (&(n, s, _), state) in step.checks.iter().zip(&states) {
             model.insert((n, s), *state);
         }
-        let got = redis.decide(&checks, now).unwrap();
+        let got = redis.decide(&checks, UnixMillis::new(now)).unwrap();
         prop_assert_eq!(got, expected, "step {} at {}: {:?}", at, now, checks);
         for (&(n, s), state) in &model {
             let key = redis.key_space().key(NAMES[n], SUBJECTS[s]);
@@ -176,8 +182,8 @@ fn monotone_against_in_memory<A: Algorithm>(algorithm: LimitAlgorithm) {
                     })
                     .collect();
                 prop_assert_eq!(
-                    redis.decide(&checks, now).unwrap(),
-                    memory.acquire(&checks, now)
+                    redis.decide(&checks, UnixMillis::new(now)).unwrap(),
+                    memory.acquire(&checks, UnixMillis::new(now))
                 );
             }
             Ok(())
@@ -281,8 +287,16 @@ fn edges<A: Algorithm>(algorithm: LimitAlgorithm) {
                 states.push(A::State::unpack(time, extra));
             }
             let rules: Vec<A::Rule> = checks.iter().map(|c| A::rule(c.quota)).collect();
-            let expected = decide_stack::<A>(&rules, &same_keys(&checks), &mut states, now);
-            prop_assert_eq!(redis.decide(&checks, now).unwrap(), expected);
+            let expected = decide_stack::<A>(
+                &rules,
+                &same_keys(&checks),
+                &mut states,
+                UnixMillis::new(now),
+            );
+            prop_assert_eq!(
+                redis.decide(&checks, UnixMillis::new(now)).unwrap(),
+                expected
+            );
             for (check, state) in checks.iter().zip(&states) {
                 let key = redis.key_space().key(check.name, check.subject);
                 prop_assert_eq!(stored(&mut con, &key), state.pack());

@@ -11,6 +11,7 @@ mod support;
 use acd_core::gate::demo::ADA_KEY;
 use acd_core::gate::{Decision, Gate, GateConfig, GateRequest};
 use acd_core::limit::{LimitCheck, LimiterUnavailable, Quota, RateLimiter, StackDecision};
+use acd_core::UnixMillis;
 use acd_redis::{FaultPolicy, RedisConfig, RedisLimiter, StoreError, StoreEvent};
 use std::io::{Read, Write};
 use std::net::TcpListener;
@@ -80,7 +81,7 @@ fn until_redis_decides(limiter: &RedisLimiter) {
         );
         i += 1;
         let subject = format!("probe-{i}");
-        let _ = limiter.try_acquire(&[check(&subject, 100)], NOW);
+        let _ = limiter.try_acquire(&[check(&subject, 100)], UnixMillis::new(NOW));
         std::thread::sleep(Duration::from_millis(10));
     }
 }
@@ -95,7 +96,9 @@ fn fail_open_survives_a_stop_and_a_restart() {
     );
     for _ in 0..3 {
         assert!(admitted(
-            &redis.try_acquire(&[check("ada", 100)], NOW).unwrap()
+            &redis
+                .try_acquire(&[check("ada", 100)], UnixMillis::new(NOW))
+                .unwrap()
         ));
     }
     assert_eq!(redis.stats().redis, 3);
@@ -104,7 +107,7 @@ fn fail_open_survives_a_stop_and_a_restart() {
     // Decided in memory, per process: a fresh count with the same quota.
     let two = [check("bob", 2)];
     let decisions: Vec<bool> = (0..3)
-        .map(|_| admitted(&redis.try_acquire(&two, NOW).unwrap()))
+        .map(|_| admitted(&redis.try_acquire(&two, UnixMillis::new(NOW)).unwrap()))
         .collect();
     assert_eq!(decisions, [true, true, false]);
     assert!(redis.stats().fallback >= 3);
@@ -132,7 +135,10 @@ fn fail_open_survives_a_stop_and_a_restart() {
     assert!(last.to_string().contains("is back"));
     drop(events);
     // The restarted server had no data: Ada's window starts afresh there.
-    match redis.try_acquire(&[check("ada", 100)], NOW).unwrap() {
+    match redis
+        .try_acquire(&[check("ada", 100)], UnixMillis::new(NOW))
+        .unwrap()
+    {
         StackDecision::Admitted { tightest } => assert_eq!(tightest.unwrap().remaining, 99),
         other => panic!("{other:?}"),
     }
@@ -153,7 +159,7 @@ fn fail_closed_answers_unavailable_and_the_gate_says_503() {
     )
     .unwrap();
     let read =
-        GateRequest::get("/api/v1/tables/orders", "203.0.113.7").header("X-API-Key", ADA_KEY);
+        GateRequest::get("/api/v1/tables/orders", "203.0.113.7").with_header("X-API-Key", ADA_KEY);
     assert!(matches!(
         gate.decide(&read, NOW),
         Decision::FetchResource(_)
@@ -167,13 +173,16 @@ fn fail_closed_answers_unavailable_and_the_gate_says_503() {
         }
         Decision::FetchResource(_) => panic!("admitted without Redis while failing closed"),
     }
-    let Err(LimiterUnavailable { retry_at, .. }) = redis.try_acquire(&[check("ada", 100)], NOW)
+    let Err(LimiterUnavailable { retry_at, .. }) =
+        redis.try_acquire(&[check("ada", 100)], UnixMillis::new(NOW))
     else {
         panic!("decided without Redis while failing closed");
     };
-    assert!(retry_at > NOW);
+    assert!(retry_at > UnixMillis::new(NOW));
     // Callers of the infallible `acquire` get a refusal until then.
-    assert!(!admitted(&redis.acquire(&[check("ada", 100)], NOW)));
+    assert!(!admitted(
+        &redis.acquire(&[check("ada", 100)], UnixMillis::new(NOW))
+    ));
     assert_eq!(redis.stats().fallback, 0);
     assert!(redis.stats().unavailable >= 3);
     assert!(events.lock().unwrap()[0]
@@ -197,13 +206,16 @@ fn a_frozen_server_times_out_and_never_hangs_a_request() {
         Duration::from_millis(20),
     );
     assert!(admitted(
-        &redis.try_acquire(&[check("ada", 100)], NOW).unwrap()
+        &redis
+            .try_acquire(&[check("ada", 100)], UnixMillis::new(NOW))
+            .unwrap()
     ));
 
     server.pause();
     for _ in 0..3 {
         let redis = redis.clone();
-        let decision = within_a_minute(move || redis.try_acquire(&[check("ada", 100)], NOW));
+        let decision =
+            within_a_minute(move || redis.try_acquire(&[check("ada", 100)], UnixMillis::new(NOW)));
         assert!(admitted(&decision.unwrap()));
         std::thread::sleep(Duration::from_millis(30)); // let a probe through
     }
@@ -237,14 +249,16 @@ fn while_backing_off_requests_do_not_touch_redis_and_one_line_is_logged() {
     for i in 0..50 {
         let subject = format!("s{i}");
         assert!(admitted(
-            &redis.try_acquire(&[check(&subject, 1)], NOW).unwrap()
+            &redis
+                .try_acquire(&[check(&subject, 1)], UnixMillis::new(NOW))
+                .unwrap()
         ));
     }
     assert_eq!(redis.stats().outages, 1);
     assert_eq!(redis.stats().fallback, 50);
     assert_eq!(events.lock().unwrap().len(), 1);
     assert!(matches!(
-        redis.decide(&[check("x", 1)], NOW),
+        redis.decide(&[check("x", 1)], UnixMillis::new(NOW)),
         Err(StoreError::BackingOff(_))
     ));
 }
@@ -294,7 +308,9 @@ fn garbage_answers_are_outages_not_panics() {
             let (redis, events) = limiter(&url, policy, Duration::from_millis(1));
             for _ in 0..3 {
                 let redis = redis.clone();
-                let result = within_a_minute(move || redis.try_acquire(&[check("ada", 100)], NOW));
+                let result = within_a_minute(move || {
+                    redis.try_acquire(&[check("ada", 100)], UnixMillis::new(NOW))
+                });
                 match (policy, result) {
                     (FaultPolicy::FailOpen, Ok(decision)) => assert!(admitted(&decision)),
                     (FaultPolicy::FailClosed, Err(_)) => {}
@@ -327,10 +343,15 @@ fn a_key_holding_garbage_fails_only_its_requests() {
             .query(&mut con)
             .unwrap();
         for subject in ["banana", "huge"] {
-            let error = redis.decide(&[check(subject, 100)], NOW).unwrap_err();
+            let error = redis
+                .decide(&[check(subject, 100)], UnixMillis::new(NOW))
+                .unwrap_err();
             assert!(error.is_bad_state(), "{error:?}");
             assert!(error.to_string().contains("delete the key"), "{error}");
-            let answer = redis.try_acquire(&[check("ada", 5), check(subject, 100)], NOW);
+            let answer = redis.try_acquire(
+                &[check("ada", 5), check(subject, 100)],
+                UnixMillis::new(NOW),
+            );
             assert_eq!(answer.is_ok(), policy == FaultPolicy::FailOpen);
         }
         // A key of another type (not a string) reads as absent and is
@@ -342,11 +363,17 @@ fn a_key_holding_garbage_fails_only_its_requests() {
             .arg(1)
             .query(&mut con)
             .unwrap();
-        assert!(admitted(&redis.decide(&[check("hash", 1)], NOW).unwrap()));
+        assert!(admitted(
+            &redis
+                .decide(&[check("hash", 1)], UnixMillis::new(NOW))
+                .unwrap()
+        ));
         // Redis itself is fine: other keys are decided there.
         assert!(redis.is_up());
         assert!(admitted(
-            &redis.try_acquire(&[check("ada", 5)], NOW).unwrap()
+            &redis
+                .try_acquire(&[check("ada", 5)], UnixMillis::new(NOW))
+                .unwrap()
         ));
         assert_eq!(redis.stats().redis, 2);
         // Nothing was charged to Ada by the failed stacks.
@@ -366,11 +393,13 @@ fn times_out_of_range_fail_only_their_request() {
     let (redis, _events) = limiter(&url, FaultPolicy::FailOpen, Duration::from_millis(20));
     let far = acd_redis::script::MAX_EXACT_MS + 1;
     assert!(matches!(
-        redis.decide(&[check("ada", 1)], far),
+        redis.decide(&[check("ada", 1)], UnixMillis::new(far)),
         Err(StoreError::OutOfDomain(_))
     ));
     assert!(admitted(
-        &redis.try_acquire(&[check("ada", 1)], far).unwrap()
+        &redis
+            .try_acquire(&[check("ada", 1)], UnixMillis::new(far))
+            .unwrap()
     ));
     assert_eq!(redis.stats().fallback, 1);
     assert!(redis.is_up());

@@ -7,6 +7,7 @@
 mod support;
 
 use acd_core::limit::{LimitCheck, Quota, RateLimiter, StackDecision};
+use acd_core::UnixMillis;
 use acd_redis::{FaultPolicy, RedisConfig, RedisLimiter, StoreEvent, StoreStats};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -57,7 +58,7 @@ fn threads_keep_deciding_while_redis_stops_and_restarts() {
                         quota: Quota::per_seconds(1_000_000, 60),
                         subject: &subject,
                     };
-                    let decision = limiter.try_acquire(&[check], NOW + calls);
+                    let decision = limiter.try_acquire(&[check], UnixMillis::new(NOW + calls));
                     assert!(matches!(decision, Ok(StackDecision::Admitted { .. })));
                     calls += 1;
                 }
@@ -126,14 +127,17 @@ fn skewed_clocks_never_admit_more_than_the_limit_per_window() {
         };
         if let StackDecision::Admitted {
             tightest: Some(status),
-        } = limiter.decide(&check, now).unwrap()
+        } = limiter.decide(&check, UnixMillis::new(now)).unwrap()
         {
-            *per_window.entry(status.reset_at).or_default() += 1;
+            *per_window.entry(u64::from(status.reset_at)).or_default() += 1;
         }
     }
     // Every stored window admitted at most its limit; the fast clock opened
     // the next window and the slow one counted into it.
     assert!(per_window.values().all(|&n| n <= 10), "{per_window:?}");
     assert_eq!(per_window.get(&(boundary + 60_000)), Some(&10));
-    assert!(!admitted(slow.decide(&check, boundary + 1_000).unwrap()));
+    assert!(!admitted(
+        slow.decide(&check, UnixMillis::new(boundary + 1_000))
+            .unwrap()
+    ));
 }

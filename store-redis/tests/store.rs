@@ -8,6 +8,7 @@ mod support;
 use acd_core::gate::demo::{ADA_KEY, ADA_SECOND_KEY};
 use acd_core::gate::{Decision, Gate, GateConfig, GateRequest, GateResponse, ResourceAnswer};
 use acd_core::limit::{LimitAlgorithm, LimitCheck, Quota, RateLimiter, StackDecision};
+use acd_core::UnixMillis;
 use acd_redis::keys::cluster_slot;
 use acd_redis::{RedisConfig, RedisLimiter};
 use std::sync::{Arc, Barrier};
@@ -64,7 +65,7 @@ fn a_refused_stack_consumes_nothing() {
     let checks = [check("credential", "key-ada", 100), check("user", "ada", 2)];
     for _ in 0..2 {
         assert!(matches!(
-            redis.decide(&checks, NOW).unwrap(),
+            redis.decide(&checks, UnixMillis::new(NOW)).unwrap(),
             StackDecision::Admitted { .. }
         ));
     }
@@ -74,11 +75,11 @@ fn a_refused_stack_consumes_nothing() {
         Some("1700000040000:2")
     );
     for _ in 0..5 {
-        match redis.decide(&checks, NOW).unwrap() {
+        match redis.decide(&checks, UnixMillis::new(NOW)).unwrap() {
             StackDecision::Refused { refusing, retry_at } => {
                 assert_eq!(
                     (refusing.index, refusing.limit, retry_at),
-                    (1, 2, 1_700_000_040_000)
+                    (1, 2, UnixMillis::new(1_700_000_040_000))
                 );
             }
             other => panic!("{other:?}"),
@@ -91,7 +92,9 @@ fn a_refused_stack_consumes_nothing() {
     );
     // The next window admits again.
     assert!(matches!(
-        redis.decide(&checks, 1_700_000_040_000).unwrap(),
+        redis
+            .decide(&checks, UnixMillis::new(1_700_000_040_000))
+            .unwrap(),
         StackDecision::Admitted { .. }
     ));
 }
@@ -105,7 +108,7 @@ fn every_key_carries_a_ttl_just_past_its_window() {
         let grace = redis.config().ttl_grace.as_millis() as i64;
         // Window ends at ...040_000 (fixed) / the TAT is NOW + 60 s (GCRA).
         let checks = [check("credential", "k", 1), check("ip", "203.0.113.7", 1)];
-        redis.decide(&checks, NOW).unwrap();
+        redis.decide(&checks, UnixMillis::new(NOW)).unwrap();
         let expected = match algorithm {
             LimitAlgorithm::FixedWindow => 39_000 + grace,
             LimitAlgorithm::Gcra => 60_000 + grace,
@@ -125,7 +128,7 @@ fn every_key_carries_a_ttl_just_past_its_window() {
             let subject = format!("s{}", i % 7);
             let _ = redis.decide(
                 &[check("user", &subject, 3), check("credential", "k2", 100)],
-                NOW + i,
+                UnixMillis::new(NOW + i),
             );
         }
         let keys = keys_of(&mut con, &redis);
@@ -158,7 +161,7 @@ fn expired_keys_leave_redis_without_a_sweep() {
             subject: &subject,
         }];
         assert!(matches!(
-            redis.decide(&checks, 1_000).unwrap(),
+            redis.decide(&checks, UnixMillis::new(1_000)).unwrap(),
             StackDecision::Admitted { .. }
         ));
         // Written with a TTL of the 50 ms left in the window plus 1 ms of
@@ -188,18 +191,7 @@ fn one_decision_touches_one_cluster_slot() {
         .arg(16_383)
         .query(&mut con)
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let info: String = redis::cmd("CLUSTER").arg("INFO").query(&mut con).unwrap();
-        if info.contains("cluster_state:ok") {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the one-node cluster never became ok: {info}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    support::wait_cluster_ok(&mut con);
     let redis = limiter(&server.url(), "acd", LimitAlgorithm::FixedWindow);
     let checks = [
         check("credential", "key-ada", 100),
@@ -220,7 +212,7 @@ fn one_decision_touches_one_cluster_slot() {
     slots.dedup();
     assert_eq!(slots.len(), 1);
     assert!(matches!(
-        redis.decide(&checks, NOW).unwrap(),
+        redis.decide(&checks, UnixMillis::new(NOW)).unwrap(),
         StackDecision::Admitted { .. }
     ));
     // Control: the same script over untagged keys is refused by the cluster.
@@ -257,7 +249,8 @@ fn two_limiters_on_one_redis_admit_exactly_the_limit() {
             let start = start.clone();
             std::thread::spawn(move || {
                 start.wait();
-                let decision = instance.acquire(&[check("credential", "key-ada", 100)], NOW);
+                let decision =
+                    instance.acquire(&[check("credential", "key-ada", 100)], UnixMillis::new(NOW));
                 admitted(&decision)
             })
         })
@@ -301,7 +294,7 @@ fn two_gates_share_the_per_user_table_read_limit() {
     for i in 0..5 {
         let key = if i % 2 == 0 { ADA_KEY } else { ADA_SECOND_KEY };
         let request =
-            GateRequest::get("/api/v1/tables/orders", "203.0.113.7").header("X-API-Key", key);
+            GateRequest::get("/api/v1/tables/orders", "203.0.113.7").with_header("X-API-Key", key);
         let response = respond(&gates[i % 2], &request, NOW);
         assert_eq!(response.status, 200);
         assert_eq!(
@@ -310,8 +303,8 @@ fn two_gates_share_the_per_user_table_read_limit() {
         );
     }
     for gate in &gates {
-        let request =
-            GateRequest::get("/api/v1/tables/orders", "203.0.113.7").header("X-API-Key", ADA_KEY);
+        let request = GateRequest::get("/api/v1/tables/orders", "203.0.113.7")
+            .with_header("X-API-Key", ADA_KEY);
         let response = respond(gate, &request, NOW);
         assert_eq!(response.status, 429);
         assert_eq!(response.header("Retry-After"), Some("39"));
@@ -330,9 +323,13 @@ fn a_flushed_script_cache_is_reloaded() {
     redis.ping().unwrap();
     let _: () = redis::cmd("SCRIPT").arg("FLUSH").query(&mut con).unwrap();
     assert!(admitted(
-        &redis.decide(&[check("credential", "k", 1)], NOW).unwrap()
+        &redis
+            .decide(&[check("credential", "k", 1)], UnixMillis::new(NOW))
+            .unwrap()
     ));
     assert!(!admitted(
-        &redis.decide(&[check("credential", "k", 1)], NOW).unwrap()
+        &redis
+            .decide(&[check("credential", "k", 1)], UnixMillis::new(NOW))
+            .unwrap()
     ));
 }

@@ -11,6 +11,8 @@ use acd_core::client::{
     Transmit, WaitReason, MAX_MODELS,
 };
 use acd_core::gate::demo::ADA_KEY;
+use acd_core::model::Catalogue;
+use acd_core::{Seconds, UnixMillis};
 use acd_tests::client_support::{self, events, respond, NOW};
 
 fn client() -> Client {
@@ -26,7 +28,11 @@ fn a_call_waits_for_retry_after_then_succeeds_and_refunds_the_budget() {
     let mut client = client();
     let id = client.start(RequestSpec::list_table_records("t")).unwrap();
     assert_eq!(id.to_string(), "call-1");
-    assert_eq!(client.poll_timeout(), Some(0), "a new call is due at once");
+    assert_eq!(
+        client.poll_timeout(),
+        Some(UnixMillis::ZERO),
+        "a new call is due at once"
+    );
     let first = send(&mut client, NOW);
     assert_eq!(first.id, id);
     assert_eq!(client.poll_transmit(NOW), None, "one attempt in flight");
@@ -37,10 +43,10 @@ fn a_call_waits_for_retry_after_then_succeeds_and_refunds_the_budget() {
     );
     let throttled = Outcome::Response(
         HttpResponse::new(429, r#"{"detail":"slow down","status":429}"#)
-            .header("RateLimit-Limit", "5")
-            .header("RateLimit-Remaining", "0")
-            .header("RateLimit-Reset", "10")
-            .header("Retry-After", "10"),
+            .with_header("RateLimit-Limit", "5")
+            .with_header("RateLimit-Remaining", "0")
+            .with_header("RateLimit-Reset", "10")
+            .with_header("Retry-After", "10"),
     );
     client.handle(id, throttled, NOW + 20).unwrap();
     let waits = events(&mut client);
@@ -58,19 +64,22 @@ fn a_call_waits_for_retry_after_then_succeeds_and_refunds_the_budget() {
     assert_eq!(*call, id);
     assert_eq!(*reason, WaitReason::RetryAfter);
     // Retry-After (10 s from the answer) plus the first retry's backoff (up to 1 s).
-    assert!((NOW + 10_020..=NOW + 11_020).contains(until), "{until}");
+    assert!(
+        (NOW + 10_020..=NOW + 11_020).contains(&until.as_millis()),
+        "{until}"
+    );
     assert_eq!(
         limit.as_ref(),
         Some(&LimitInfo {
             name: "user_table_reads".into(),
             requests: 5,
-            window_seconds: 60
+            window_seconds: Seconds::new(60)
         })
     );
-    let until = *until;
+    let until = until.as_millis();
     assert_eq!(client.budget().available(), 499);
     assert_eq!(client.poll_transmit(NOW + 5_000), None);
-    assert_eq!(client.poll_timeout(), Some(until));
+    assert_eq!(client.poll_timeout(), Some(UnixMillis::new(until)));
     assert!(events(&mut client).is_empty(), "a wait is announced once");
     let retry = send(&mut client, until);
     assert_eq!(retry.request, first.request, "the same wire request again");
@@ -121,7 +130,7 @@ fn a_404_is_final_and_five_503s_exhaust_the_attempts() {
                     )
                     .unwrap();
             }
-            None => now = client.poll_timeout().expect("a retry waits"),
+            None => now = u64::from(client.poll_timeout().expect("a retry waits")),
         }
         if let Some(error) = events(&mut client).into_iter().find_map(|(_, e)| match e {
             Event::Failed(error) => Some(error),
@@ -154,7 +163,8 @@ fn an_unreasonable_retry_after_gives_up_at_once_with_the_servers_time() {
     let id = client.start(RequestSpec::list_table_records("t")).unwrap();
     send(&mut client, NOW);
     let outcome = Outcome::Response(
-        HttpResponse::new(429, r#"{"detail":"later","status":429}"#).header("Retry-After", "3600"),
+        HttpResponse::new(429, r#"{"detail":"later","status":429}"#)
+            .with_header("Retry-After", "3600"),
     );
     client.handle(id, outcome, NOW).unwrap();
     let got = events(&mut client);
@@ -358,7 +368,7 @@ fn a_poller_reports_changes_stops_at_its_deadline_and_refuses_runs_without_a_sta
                     .handle(id, respond(200, r#"{"data":{"status":"running"}}"#), now)
                     .unwrap();
             }
-            None => now = client.poll_timeout().unwrap(),
+            None => now = u64::from(client.poll_timeout().unwrap()),
         }
         got.extend(events(&mut client).into_iter().map(|(_, e)| e));
     }
@@ -387,7 +397,7 @@ fn a_poller_reports_changes_stops_at_its_deadline_and_refuses_runs_without_a_sta
     };
     assert_eq!(
         (*deadline_at, last_status.as_str()),
-        (NOW + 3_000, "running")
+        (UnixMillis::new(NOW + 3_000), "running")
     );
     assert_eq!(
         client.budget().available(),
@@ -409,9 +419,27 @@ fn a_poller_reports_changes_stops_at_its_deadline_and_refuses_runs_without_a_sta
 }
 
 #[test]
-fn a_poller_needs_get_run_in_the_catalogue() {
+fn the_default_catalogue_polls_runs_without_a_hand_built_entry() {
     let plain =
         ClientConfig::default().with_credential(ClientCredential::api_key("m", ADA_KEY, "ada"));
+    let mut client = Client::new(plain, Entropy::from_seed(1)).unwrap();
+    let id = client
+        .start_run_poller("r 1", PollOptions::default())
+        .unwrap();
+    let transmit = client.poll_transmit(NOW).expect("the first poll");
+    assert_eq!(transmit.id, id);
+    assert_eq!(transmit.request.method, "GET");
+    assert_eq!(
+        transmit.request.url,
+        "http://127.0.0.1:8080/api/v1/runs/r%201"
+    );
+}
+
+#[test]
+fn a_poller_needs_get_run_in_a_caller_built_catalogue() {
+    let mut plain =
+        ClientConfig::default().with_credential(ClientCredential::api_key("m", ADA_KEY, "ada"));
+    plain.catalogue = Catalogue::standard();
     let mut client = Client::new(plain, Entropy::from_seed(1)).unwrap();
     assert_eq!(
         client.start_run_poller("r1", PollOptions::default()),

@@ -39,7 +39,7 @@ fn first_key_and_jitter(config: ClientConfig, entropy: Entropy) -> (String, u64)
     let Some((_, Event::Waiting { until, .. })) = client.poll_event() else {
         panic!("a 503 is retried after a backoff")
     };
-    (key, until)
+    (key, u64::from(until))
 }
 
 #[test]

@@ -8,6 +8,7 @@ use acd_core::client::{
     Client, ClientConfig, ClientError, Entropy, Event, GiveUpReason, HttpResponse, Outcome,
     RequestSpec, Transmit, TransportFailure, WaitReason,
 };
+use acd_core::UnixMillis;
 use acd_tests::client_support::{self, config, events, has_create_agent_run, NOW};
 
 fn send(client: &mut Client, now: u64) -> Transmit {
@@ -89,7 +90,7 @@ fn a_post_refused_with_429_is_retried_without_a_key() {
         .unwrap();
     send(&mut client, NOW);
     let refused =
-        HttpResponse::new(429, r#"{"detail":"slow","status":429}"#).header("Retry-After", "2");
+        HttpResponse::new(429, r#"{"detail":"slow","status":429}"#).with_header("Retry-After", "2");
     client.handle(id, Outcome::Response(refused), NOW).unwrap();
     let got = events(&mut client);
     assert!(
@@ -106,7 +107,7 @@ fn a_post_refused_with_429_is_retried_without_a_key() {
         "{got:?}"
     );
     let at = client.poll_timeout().unwrap();
-    assert!(at >= NOW + 2_000);
+    assert!(at >= UnixMillis::new(NOW + 2_000));
     assert!(client
         .poll_transmit(at)
         .unwrap()

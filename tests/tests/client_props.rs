@@ -14,6 +14,7 @@ use acd_core::client::{
 use acd_core::gate::demo::{ADA_KEY, ADA_SECOND_KEY};
 use acd_core::gate::{Decision, Gate, GateConfig, GateRequest, GateResponse, ResourceAnswer};
 use acd_core::model::{Catalogue, ParamRole};
+use acd_core::UnixMillis;
 use proptest::prelude::*;
 use std::collections::VecDeque;
 
@@ -39,7 +40,7 @@ fn request(method: &str, key: bool) -> ClientRequest {
 fn sent_once() -> AttemptState {
     AttemptState {
         attempts: 1,
-        first_sent_at: Some(NOW),
+        first_sent_at: Some(UnixMillis::new(NOW)),
         ..AttemptState::default()
     }
 }
@@ -72,21 +73,23 @@ proptest! {
         seconds in 0u64..200, seed in any::<u64>(), throttled in any::<bool>()
     ) {
         let status = if throttled { 429 } else { 503 };
-        let response = HttpResponse::new(status, "{}").header("Retry-After", seconds.to_string());
+        let response = HttpResponse::new(status, "{}").with_header("Retry-After", seconds.to_string());
         let request = request("GET", false);
         let decision = planner(seed).on_outcome(&request, &mut sent_once(), &Outcome::Response(response), NOW);
         let wait = seconds * 1_000;
         if wait > RetryPolicy::default().max_retry_after_ms {
             prop_assert_eq!(decision, RetryDecision::GiveUp { reason: GiveUpReason::RetryAfterTooLong {
-                retry_at: NOW + wait, wait_ms: wait, max_wait_ms: 60_000 } });
+                retry_at: UnixMillis::new(NOW + wait), wait_ms: wait, max_wait_ms: 60_000 } });
         } else {
             let RetryDecision::Retry { at, attempt, cost, .. } = decision else {
                 return Err(TestCaseError::fail("expected a retry"));
             };
             // Retry-After, then the first retry's full-jitter backoff
             // (at most 1 s), and never sooner than the floor.
-            prop_assert!(at >= NOW + wait.max(MIN_RETRY_DELAY_MS));
-            prop_assert!(at - (NOW + wait) <= BackoffPolicy::default().ceiling(1));
+            prop_assert!(at >= UnixMillis::new(NOW + wait.max(MIN_RETRY_DELAY_MS)));
+            prop_assert!(
+                at.saturating_since(UnixMillis::new(NOW + wait)) <= BackoffPolicy::default().ceiling(1)
+            );
             prop_assert_eq!(attempt, 2);
             prop_assert_eq!(cost, if throttled { 1 } else { 5 });
         }
@@ -110,8 +113,8 @@ proptest! {
         let never_sent = matches!(outcome, Outcome::Transport(TransportFailure::Connect));
         match (&outcome, &decision) {
             (_, RetryDecision::Retry { at, attempt, .. }) => {
-                prop_assert!(*at >= NOW + MIN_RETRY_DELAY_MS);
-                prop_assert!(*at <= NOW + RetryPolicy::default().backoff.cap_ms);
+                prop_assert!(*at >= UnixMillis::new(NOW + MIN_RETRY_DELAY_MS));
+                prop_assert!(*at <= UnixMillis::new(NOW + RetryPolicy::default().backoff.cap_ms));
                 prop_assert_eq!(*attempt, attempts + 1);
                 prop_assert!(attempts < RetryPolicy::default().max_attempts);
                 prop_assert!(!post || key || never_sent || refused, "unsafe retry of a POST");
@@ -169,9 +172,9 @@ proptest! {
             values.into_iter().map(|(name, value)| (NAMES[name].to_owned(), value)).collect();
         let parsed = parse_rate_limit_headers(&headers, NOW);
         for observation in &parsed.observations {
-            prop_assert!(observation.reset_at >= NOW);
+            prop_assert!(observation.reset_at >= UnixMillis::new(NOW));
         }
-        prop_assert!(parsed.retry_at.is_none_or(|at| at >= NOW));
+        prop_assert!(parsed.retry_at.is_none_or(|at| at >= UnixMillis::new(NOW)));
         let _ = parse_deprecation("op", &headers);
         for operation in Catalogue::standard().operations() {
             let _ = interpret(operation, &HttpResponse { status, headers: headers.clone(), body: body.clone() });
@@ -280,10 +283,10 @@ proptest! {
             let id = harness.client.start(spec).unwrap();
             while !harness.transmit(id)? {
                 let wake = harness.client.poll_timeout().expect("the call waits");
-                prop_assert!(wake > harness.now);
+                prop_assert!(wake > UnixMillis::new(harness.now));
                 let next_delivery = harness.in_flight.front().map(|(due, _, _)| *due);
-                let delivered = next_delivery.is_some_and(|due| due <= wake);
-                harness.advance(next_delivery.map_or(wake, |due| due.min(wake)));
+                let delivered = next_delivery.is_some_and(|due| due <= u64::from(wake));
+                harness.advance(next_delivery.map_or(u64::from(wake), |due| due.min(u64::from(wake))));
                 if !delivered {
                     // Liveness: nothing changed, so the wait was enough.
                     prop_assert!(harness.transmit(id)?, "still waiting at {}", harness.now - NOW);

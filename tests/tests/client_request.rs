@@ -11,8 +11,9 @@ use acd_core::client::{
 };
 use acd_core::gate::demo::{ADA_KEY, ADA_TOKEN};
 use acd_core::gate::{Decision, Gate, GateConfig, GateRequest, ResourceAnswer};
-use acd_core::model::operation::DeprecationNotice;
+use acd_core::model::DeprecationNotice;
 use acd_core::model::ParamRole;
+use acd_core::Seconds;
 
 const NOW: u64 = 1_700_000_000_000;
 
@@ -129,7 +130,7 @@ fn a_bad_page_size_fails_before_io_with_the_gates_own_sentence() {
     // The gate, asked the same thing, says the same thing.
     let gate = Gate::demo(GateConfig::default()).unwrap();
     let request = GateRequest::get("/api/v1/tables/orders?limit=5001", "203.0.113.9")
-        .header("X-API-Key", ADA_KEY);
+        .with_header("X-API-Key", ADA_KEY);
     let Decision::Reply(response) = gate.decide(&request, NOW) else {
         panic!("refused")
     };
@@ -362,11 +363,14 @@ fn an_index_response_teaches_the_throttle_the_advertised_limit() {
     };
     assert_eq!((id, reason), (fourth, WaitReason::Quota));
     // The window's end, plus a jitter of at most the backoff base (1 s).
-    assert!((NOW + 60_000..=NOW + 61_000).contains(&until), "{until}");
+    assert!(
+        (NOW + 60_000..=NOW + 61_000).contains(&until.as_millis()),
+        "{until}"
+    );
     let limit = limit.unwrap();
     assert_eq!(
         (limit.name.as_str(), limit.requests, limit.window_seconds),
-        ("credential", 3, 60)
+        ("credential", 3, Seconds::new(60))
     );
 }
 

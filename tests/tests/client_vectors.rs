@@ -15,6 +15,7 @@ use acd_core::client::{
     SplitMix64, Throttle, TransportFailure,
 };
 use acd_core::model::{Catalogue, CredentialKind, Secret};
+use acd_core::UnixMillis;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -201,7 +202,7 @@ fn run_retry(input: &Value) -> Value {
     let request = build(&config, &spec).unwrap();
     let mut state = AttemptState {
         attempts: u32::try_from(number(input, "attempts")).unwrap(),
-        first_sent_at: Some(number(input, "first_sent_at")),
+        first_sent_at: Some(UnixMillis::new(number(input, "first_sent_at"))),
         ..AttemptState::default()
     };
     let mut budget = RetryBudget::new(BudgetPolicy::default());

@@ -6,10 +6,11 @@
 
 use acd_core::client::{RequestSpec, TablePagerOptions};
 use acd_core::gate::demo::ADA_KEY;
-use acd_core::model::catalogue::ids;
+use acd_core::model::ids;
 use acd_core::sim::{
     self, Dataset, FaultKind, FaultRule, SimClientConfig, SimConfig, SimReport, SimTask,
 };
+use acd_core::UnixMillis;
 use acd_tests::client_support::ada;
 use proptest::prelude::*;
 
@@ -86,7 +87,7 @@ prop_compose! {
         });
         SimConfig {
             seed,
-            start_ms,
+            start_ms: UnixMillis::new(start_ms),
             latency_ms,
             timeout_ms,
             max_virtual_ms,
@@ -147,7 +148,7 @@ fn the_largest_numbers_in_json_give_a_report() {
 #[test]
 fn a_run_at_the_end_of_the_clock_stops_with_a_violation_instead_of_spinning() {
     let config = SimConfig {
-        start_ms: u64::MAX - 10,
+        start_ms: UnixMillis::new(u64::MAX - 10),
         max_virtual_ms: u64::MAX,
         naive_baseline: false,
         dataset: Dataset::default().with_table("orders", 5),

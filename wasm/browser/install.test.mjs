@@ -57,7 +57,9 @@ test('the package version is the workspace version; the tarball is acd-<version>
   const files = execFileSync('tar', ['-tzf', path.join(project, `acd-${cargoVersion}.tgz`)], { encoding: 'utf8' })
     .split('\n').filter(Boolean).sort();
   for (const expected of ['package/js/index.js', 'package/js/index.d.ts', 'package/js/node.js',
-    'package/js/testing.js', 'package/pkg/acd_wasm_bg.wasm', 'package/pkg/acd_wasm.js', 'package/js/errors.js']) {
+    'package/js/testing.js', 'package/pkg/acd_wasm_bg.wasm', 'package/pkg/acd_wasm.js', 'package/js/errors.js',
+    'package/js/client.js', 'package/js/client.d.ts', 'package/js/client-node.js',
+    'package/pkg/acd_client_bg.wasm', 'package/pkg/acd_client.js', 'package/pkg/acd_client.d.ts']) {
     assert.ok(files.includes(expected), `${expected} in ${files.join(', ')}`);
   }
   assert.ok(!files.some((file) => file.includes('/test/') || file.includes('/demo/')), 'no tests or demo');
@@ -84,6 +86,23 @@ test('Node: a throwaway project imports "acd" and reads a sandbox table through 
   assert.deepEqual(result.rows, rows);
   assert.equal(result.missing, 404);
   assert.equal(result.clock, 'function');
+});
+
+// The table reads stay with the other tests (5 per 60 s per user); the
+// dashboard test reads a table through acd/client in Chromium.
+test('Node: "acd/client" (the client module alone) reads the index and has no gate', { skip }, () => {
+  const script = `
+    import * as acd from 'acd/client';
+    const api = new acd.AcdClient({ baseUrl: process.env.BASE, apiKey: process.env.KEY, user: 'ada' });
+    const index = await api.index();
+    console.log(JSON.stringify({ indexVersion: index.version, gate: typeof acd.Gate,
+      throttle: typeof acd.Throttle, error: typeof acd.AcdApiError, version: acd.version() }));`;
+  const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: project, encoding: 'utf8', env: { ...process.env, BASE: sandbox.url, KEY },
+  });
+  const result = JSON.parse(output.trim().split('\n').pop());
+  assert.deepEqual(result,
+    { indexVersion: 'v1', gate: 'undefined', throttle: 'undefined', error: 'function', version: cargoVersion });
 });
 
 test('a page imports the installed package as ESM and reads the table in Chromium', { skip }, async () => {

@@ -4,7 +4,7 @@
 // core's. A page that would break the 5-per-minute table limit waits, with a
 // visible countdown driven by the client's `waiting` event, and is then sent
 // by itself. This file only logs the requests it sees and draws.
-import init, { AcdClient, AcdError, fetchTransport } from './acd/js/index.js';
+import init, { AcdClient, AcdError, fetchTransport } from './acd/js/client.js';
 
 const $ = (id) => document.getElementById(id);
 const origin = window.location.origin;

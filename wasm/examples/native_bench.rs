@@ -65,8 +65,8 @@ fn main() {
     let config = config();
     let config_json = serde_json::to_value(&config).unwrap();
     let gate = Gate::demo(config).unwrap();
-    let request =
-        GateRequest::get(TARGET, "203.0.113.7").header("X-API-Key", acd_core::gate::demo::ADA_KEY);
+    let request = GateRequest::get(TARGET, "203.0.113.7")
+        .with_header("X-API-Key", acd_core::gate::demo::ADA_KEY);
     assert_eq!(decide_and_respond(&gate, &request), 200);
     let gate_ns = median_ns_per_call(|| decide_and_respond(&gate, black_box(&request)));
     // The client workload: one whole call through the driver, as the
@@ -88,10 +88,10 @@ fn main() {
     let mut client = Client::new(client_config, Entropy::from_seed(1)).unwrap();
     let spec = RequestSpec::list_table_records("orders").param(ParamRole::Limit, "2");
     let response = HttpResponse::new(200, format!(r#"{{"data":{PAYLOAD}}}"#))
-        .header("Content-Type", "application/json")
-        .header("RateLimit-Limit", "1000000")
-        .header("RateLimit-Remaining", "999999")
-        .header("RateLimit-Reset", "60");
+        .with_header("Content-Type", "application/json")
+        .with_header("RateLimit-Limit", "1000000")
+        .with_header("RateLimit-Remaining", "999999")
+        .with_header("RateLimit-Reset", "60");
     let mut now = NOW;
     let mut one_call = || {
         now += 1_000;

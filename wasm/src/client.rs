@@ -11,8 +11,84 @@ use acd_core::model::ParamRole;
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
-/// Reads a `RequestSpecInit`.
+#[wasm_bindgen(raw_module = "../js/shapes.js")]
+extern "C" {
+    /// `specText(spec)` from `js/shapes.js`: a spec in its common shape as
+    /// one tagged, NUL-separated string, or `undefined` for any other shape.
+    #[wasm_bindgen(js_name = specText)]
+    fn spec_text(spec: &JsValue) -> Option<String>;
+}
+
+/// The parameter role named `name` in `spec.params`.
+fn role_from_name(name: &str) -> Result<ParamRole, Failure> {
+    Ok(match name {
+        "offset" => ParamRole::Offset,
+        "limit" => ParamRole::Limit,
+        "orderBy" => ParamRole::OrderBy,
+        "direction" => ParamRole::Direction,
+        "after" => ParamRole::After,
+        "entityId" => ParamRole::EntityId,
+        "filter" => ParamRole::Filter,
+        _ => {
+            return Err(Failure::argument(format!(
+                "spec.params has {name:?}; the parameter roles are offset, limit, orderBy, \
+                 direction, after, entityId and filter (use spec.query for wire names)"
+            )))
+        }
+    })
+}
+
+/// The egress mode named by `spec.egress`.
+fn egress_from_name(name: Option<&str>) -> Result<EgressMode, Failure> {
+    match name {
+        None | Some("default") => Ok(EgressMode::Default),
+        Some("header") => Ok(EgressMode::Header),
+        Some("url") => Ok(EgressMode::Url),
+        Some(_) => Err(Failure::argument(
+            "spec.egress must be \"default\", \"header\" or \"url\"",
+        )),
+    }
+}
+
+/// Reads a `RequestSpecInit`: in its common shape as the one string of
+/// `specText`, else member by member.
 pub fn spec_from_js(value: &JsValue) -> Result<RequestSpec, Failure> {
+    match spec_text(value) {
+        Some(text) => spec_from_text(&text),
+        None => spec_from_members(value),
+    }
+}
+
+/// A spec from the text of `specText`: the operation, then fields led by
+/// a tag (`c`, `e`, `k`; `p`, `q`, `r` with the value as the next field).
+pub fn spec_from_text(text: &str) -> Result<RequestSpec, Failure> {
+    let mut fields = text.split('\0');
+    let mut spec = RequestSpec::new(fields.next().unwrap_or_default());
+    let mut egress = None;
+    while let Some(field) = fields.next() {
+        let mut chars = field.chars();
+        let tag = chars.next();
+        let rest = chars.as_str();
+        match tag {
+            Some('c') => spec.credential = Some(rest.to_owned()),
+            Some('e') => egress = Some(rest),
+            Some('k') => spec.idempotency_key = Some(rest.to_owned()),
+            _ => {
+                let value = fields.next().unwrap_or_default().to_owned();
+                match tag {
+                    Some('p') => spec.path.push((rest.to_owned(), value)),
+                    Some('q') => spec.query.push((rest.to_owned(), value)),
+                    _ => spec.roles.push((role_from_name(rest)?, value)),
+                }
+            }
+        }
+    }
+    spec.egress = egress_from_name(egress)?;
+    Ok(spec)
+}
+
+/// Reads a `RequestSpecInit` member by member.
+fn spec_from_members(value: &JsValue) -> Result<RequestSpec, Failure> {
     if !value.is_object() {
         return Err(Failure::argument(format!(
             "spec must be an object such as {{operation: \"listTableRecords\"}}, got {}",
@@ -21,36 +97,14 @@ pub fn spec_from_js(value: &JsValue) -> Result<RequestSpec, Failure> {
     }
     let mut roles = Vec::new();
     for (name, value) in js::entries_from_js(&get(value, "params"), "spec.params")? {
-        let role = match name.as_str() {
-            "offset" => ParamRole::Offset,
-            "limit" => ParamRole::Limit,
-            "orderBy" => ParamRole::OrderBy,
-            "direction" => ParamRole::Direction,
-            "after" => ParamRole::After,
-            "entityId" => ParamRole::EntityId,
-            "filter" => ParamRole::Filter,
-            _ => {
-                return Err(Failure::argument(format!(
-                    "spec.params has {name:?}; the parameter roles are offset, limit, orderBy, \
-                     direction, after, entityId and filter (use spec.query for wire names)"
-                )))
-            }
-        };
+        let role = role_from_name(&name)?;
         roles.push((
             role,
             js::text_from_js(&value, &format!("spec.params.{name}"))?,
         ));
     }
-    let egress = match js::optional_string(&get(value, "egress"), "spec.egress")?.as_deref() {
-        None | Some("default") => EgressMode::Default,
-        Some("header") => EgressMode::Header,
-        Some("url") => EgressMode::Url,
-        Some(_) => {
-            return Err(Failure::argument(
-                "spec.egress must be \"default\", \"header\" or \"url\"",
-            ))
-        }
-    };
+    let egress =
+        egress_from_name(js::optional_string(&get(value, "egress"), "spec.egress")?.as_deref())?;
     let body = get(value, "body");
     Ok(RequestSpec {
         operation: js::string_from_js(&get(value, "operation"), "spec.operation")?,
@@ -101,25 +155,39 @@ pub fn outcome_from_js(value: &JsValue) -> Result<Outcome, Failure> {
 
 /// Reads an HTTP response `{status, headers, body}`.
 pub fn response_from_js(value: &JsValue, what: &str) -> Result<HttpResponse, Failure> {
-    let status = get(value, "status")
-        .as_f64()
-        .filter(|status| status.fract() == 0.0 && (0.0..=999.0).contains(status))
-        .ok_or_else(|| {
-            Failure::argument(format!(
-                "{what}.status must be an HTTP status code (a number)"
-            ))
-        })?;
+    let status = status_from_js(get(value, "status").as_f64(), what)?;
     let body = get(value, "body");
+    let headers = get(value, "headers");
     Ok(HttpResponse {
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        status: status as u16,
-        headers: js::text_headers_from_js(&get(value, "headers"), &format!("{what}.headers"))?,
+        status,
+        headers: if js::is_absent(&headers) {
+            Vec::new()
+        } else {
+            js::text_headers_from_js(&headers, &format!("{what}.headers"))?
+        },
         body: if js::is_absent(&body) {
             Vec::new()
         } else {
             js::bytes_from_js(&body, &format!("{what}.body"))?
         },
     })
+}
+
+/// `{what}.status`: an HTTP status code, a whole number in `0..=999`.
+pub fn status_from_js(status: Option<f64>, what: &str) -> Result<u16, Failure> {
+    status
+        .filter(|status| status.fract() == 0.0 && (0.0..=999.0).contains(status))
+        // In range and whole, so the cast is exact.
+        .map(|status| {
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            let code = status as u16;
+            code
+        })
+        .ok_or_else(|| {
+            Failure::argument(format!(
+                "{what}.status must be an HTTP status code (a number)"
+            ))
+        })
 }
 
 /// A request ready to send (URL, headers, body) plus what the client needs
@@ -215,14 +283,14 @@ impl JsClientRequest {
     #[wasm_bindgen(getter, js_name = firstSentAt)]
     pub fn first_sent_at(&self) -> Option<f64> {
         #[allow(clippy::cast_precision_loss)]
-        self.attempt.first_sent_at.map(|at| at as f64)
+        self.attempt.first_sent_at.map(|at| at.as_millis() as f64)
     }
 
     /// Restores when the first attempt was sent (Unix ms).
     #[wasm_bindgen(setter, js_name = firstSentAt)]
     pub fn set_first_sent_at(&mut self, at: Option<f64>) -> Result<(), JsValue> {
         self.attempt.first_sent_at = match at {
-            Some(at) => Some(js::millis_from_js(at, "firstSentAt")?),
+            Some(at) => Some(js::millis_from_js(at, "firstSentAt")?.into()),
             None => None,
         };
         Ok(())
@@ -247,4 +315,50 @@ impl JsClientRequest {
 /// A client error as the JavaScript error to throw.
 pub fn client_error(error: &acd_core::client::ClientError) -> JsValue {
     Failure::from(error).into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spec_text_gives_every_field_in_order() {
+        let spec = spec_from_text(
+            "listTableRecords\0ccli\0eurl\0kkey-1\0pid\0orders\0qx\0\0rlimit\0 2\0roffset\x00100",
+        )
+        .unwrap();
+        assert_eq!(spec.operation, "listTableRecords");
+        assert_eq!(spec.credential.as_deref(), Some("cli"));
+        assert_eq!(spec.egress, EgressMode::Url);
+        assert_eq!(spec.idempotency_key.as_deref(), Some("key-1"));
+        assert_eq!(spec.path, vec![("id".to_owned(), "orders".to_owned())]);
+        assert_eq!(spec.query, vec![("x".to_owned(), String::new())]);
+        assert_eq!(
+            spec.roles,
+            vec![
+                (ParamRole::Limit, " 2".to_owned()),
+                (ParamRole::Offset, "100".to_owned())
+            ]
+        );
+        assert_eq!(spec.body, None);
+    }
+
+    #[test]
+    fn spec_text_refuses_unknown_roles_and_egress_with_the_member_sentences() {
+        let role = spec_from_text("listTableRecords\0rsize\x002").unwrap_err();
+        assert_eq!(
+            role.message,
+            "spec.params has \"size\"; the parameter roles are offset, limit, orderBy, \
+             direction, after, entityId and filter (use spec.query for wire names)"
+        );
+        let egress = spec_from_text("getApiIndex\0eproxy").unwrap_err();
+        assert_eq!(
+            egress.message,
+            "spec.egress must be \"default\", \"header\" or \"url\""
+        );
+        assert_eq!(
+            spec_from_text("getApiIndex").unwrap().egress,
+            EgressMode::Default
+        );
+    }
 }

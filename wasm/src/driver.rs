@@ -6,16 +6,37 @@
 //! Events are plain objects tagged by `type` with camelCase members; a
 //! page's records arrive parsed by one `JSON.parse` of the page.
 
-use crate::client::{client_error, outcome_from_js, spec_from_js, JsClientRequest};
+use crate::client::{
+    client_error, outcome_from_js, spec_from_js, spec_from_text, status_from_js, JsClientRequest,
+};
 use crate::error::{ErrorClass, Failure};
 use crate::js::{self, object};
 use acd_core::client::{
     build_request, ApiResponse, AttemptState, CallId, Client, ClientConfig, ConnectionPagerOptions,
-    Entropy, Event, KeyStream, LimitInfo, PollOptions, TablePagerOptions, WaitReason,
+    Entropy, Event, HttpResponse, KeyStream, LimitInfo, Outcome, PollOptions, TablePagerOptions,
+    WaitReason,
 };
 use js_sys::{Array, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
+
+// The hot path's objects are built by `js/shapes.js`: one call each instead
+// of one crossing per member.
+#[wasm_bindgen(raw_module = "../js/shapes.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = callEvent)]
+    fn shape_call_event(id: JsValue, event: JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = transmit)]
+    fn shape_transmit(id: JsValue, request: JsClientRequest) -> JsValue;
+    #[wasm_bindgen(js_name = responseEvent)]
+    fn shape_response_event(response: JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = recordsResponse)]
+    fn shape_records_response(status: u16, text: &str) -> JsValue;
+    #[wasm_bindgen(js_name = pageEvent)]
+    fn shape_page_event(text: &str, page: JsValue, last: bool) -> JsValue;
+    #[wasm_bindgen(js_name = doneEvent)]
+    fn shape_done_event() -> JsValue;
+}
 
 /// The driver of the client role: it owns its calls (single requests,
 /// table and connection pagers, run pollers) and every rule around them.
@@ -78,8 +99,8 @@ fn options_from_js<T: serde::de::DeserializeOwned + Default>(
     Ok(js::from_json_like(&value.unwrap_or(JsValue::UNDEFINED), what)?.unwrap_or_default())
 }
 
-/// JSON text of raw records as one parsed JavaScript array.
-fn raw_array_to_js<'a>(records: impl ExactSizeIterator<Item = &'a str>) -> JsValue {
+/// The JSON text of an array of raw records.
+fn raw_array_text<'a>(records: impl ExactSizeIterator<Item = &'a str>) -> String {
     let mut text = String::with_capacity(2 + records.len() * 64);
     text.push('[');
     for (index, record) in records.enumerate() {
@@ -89,20 +110,18 @@ fn raw_array_to_js<'a>(records: impl ExactSizeIterator<Item = &'a str>) -> JsVal
         text.push_str(record);
     }
     text.push(']');
-    js::parse_json_js(&text)
+    text
 }
 
 /// An interpreted response as `{type, status, ...}`.
 pub fn response_to_js(response: &ApiResponse) -> JsValue {
     match response {
-        ApiResponse::Records { status, records } => object(&[
-            ("type", "records".into()),
-            ("status", (*status).into()),
-            (
-                "records",
-                raw_array_to_js(records.iter().map(|record| record.get())),
-            ),
-        ]),
+        ApiResponse::Records { status, records } => {
+            return shape_records_response(
+                *status,
+                &raw_array_text(records.iter().map(|record| record.get())),
+            )
+        }
         ApiResponse::Index { status, index } => object(&[
             ("type", "index".into()),
             ("status", (*status).into()),
@@ -121,7 +140,10 @@ fn limit_to_js(limit: &LimitInfo) -> JsValue {
     object(&[
         ("name", limit.name.as_str().into()),
         ("requests", js::u64_to_js(limit.requests)),
-        ("windowSeconds", js::u64_to_js(limit.window_seconds)),
+        (
+            "windowSeconds",
+            js::u64_to_js(limit.window_seconds.as_secs()),
+        ),
     ])
     .into()
 }
@@ -142,23 +164,18 @@ fn reason_to_js(reason: &WaitReason) -> JsValue {
 /// An event as `{type, ...}` (camelCase members).
 pub fn event_to_js(event: &Event) -> JsValue {
     match event {
-        Event::Response(response) => object(&[
-            ("type", "response".into()),
-            ("response", response_to_js(response)),
-        ]),
+        Event::Response(response) => return shape_response_event(response_to_js(response)),
         Event::Page {
             records,
             page,
             last,
-        } => object(&[
-            ("type", "page".into()),
-            (
-                "records",
-                raw_array_to_js(records.iter().map(|record| record.get())),
-            ),
-            ("page", js::u64_to_js(*page)),
-            ("last", (*last).into()),
-        ]),
+        } => {
+            return shape_page_event(
+                &raw_array_text(records.iter().map(|record| record.get())),
+                js::u64_to_js(*page),
+                *last,
+            )
+        }
         Event::RunStatus {
             status,
             terminal,
@@ -175,7 +192,7 @@ pub fn event_to_js(event: &Event) -> JsValue {
             reason,
         } => object(&[
             ("type", "waiting".into()),
-            ("until", js::u64_to_js(*until)),
+            ("until", js::u64_to_js(until.as_millis())),
             (
                 "limit",
                 limit.as_ref().map_or(JsValue::UNDEFINED, limit_to_js),
@@ -195,7 +212,7 @@ pub fn event_to_js(event: &Event) -> JsValue {
             ),
             ("warning", js::serde_to_js(warning)),
         ]),
-        Event::Done => object(&[("type", "done".into())]),
+        Event::Done => return shape_done_event(),
         Event::Failed(error) => {
             object(&[("type", "failed".into()), ("error", client_error(error))])
         }
@@ -269,6 +286,41 @@ impl JsClient {
         Ok(id_number(id))
     }
 
+    /// `start` for a spec already written as one string by `specText`
+    /// (`js/shapes.js`); the `Client` class of the package calls it.
+    #[wasm_bindgen(js_name = startText, skip_typescript)]
+    pub fn start_text(&mut self, text: &str) -> Result<f64, JsValue> {
+        let spec = spec_from_text(text)?;
+        let id = self
+            .inner
+            .start(spec)
+            .map_err(|error| client_error(&error))?;
+        Ok(id_number(id))
+    }
+
+    /// `handle` for a response whose headers are already the one string of
+    /// `pairsText` (`js/shapes.js`); the `Client` class of the package calls it.
+    #[wasm_bindgen(js_name = handleResponseText, skip_typescript)]
+    pub fn handle_response_text(
+        &mut self,
+        id: f64,
+        status: f64,
+        headers: &str,
+        body: Vec<u8>,
+        now_ms: f64,
+    ) -> Result<(), JsValue> {
+        let id = call_id_from_js(id)?;
+        let now = js::millis_from_js(now_ms, "nowMs")?;
+        let response = HttpResponse {
+            status: status_from_js(Some(status), "outcome")?,
+            headers: js::pairs_from_text(headers),
+            body,
+        };
+        self.inner
+            .handle(id, Outcome::Response(response), now)
+            .map_err(|error| client_error(&error))
+    }
+
     /// Starts a pager over `table`'s records.
     #[wasm_bindgen(js_name = startTablePager)]
     pub fn start_table_pager(
@@ -331,17 +383,13 @@ impl JsClient {
         let now = js::millis_from_js(now_ms, "nowMs")?;
         let out = Array::new();
         while let Some(transmit) = self.inner.poll_transmit(now) {
-            out.push(&JsValue::from(object(&[
-                ("id", call_id_to_js(transmit.id)),
-                (
-                    "request",
-                    JsClientRequest {
-                        inner: transmit.request,
-                        attempt: AttemptState::default(),
-                    }
-                    .into(),
-                ),
-            ])));
+            out.push(&shape_transmit(
+                call_id_to_js(transmit.id),
+                JsClientRequest {
+                    inner: transmit.request,
+                    attempt: AttemptState::default(),
+                },
+            ));
         }
         Ok(out)
     }
@@ -350,7 +398,7 @@ impl JsClient {
     /// something new; `undefined` when nothing waits.
     #[wasm_bindgen(js_name = pollTimeout, unchecked_return_type = "number | undefined")]
     pub fn poll_timeout(&self) -> JsValue {
-        js::optional_u64_to_js(self.inner.poll_timeout())
+        js::optional_u64_to_js(self.inner.poll_timeout().map(u64::from))
     }
 
     /// How the attempt sent for call `id` ended: `{status, headers, body}`
@@ -375,10 +423,7 @@ impl JsClient {
     pub fn poll_events(&mut self) -> Array {
         let out = Array::new();
         while let Some((id, event)) = self.inner.poll_event() {
-            out.push(&JsValue::from(object(&[
-                ("id", call_id_to_js(id)),
-                ("event", event_to_js(&event)),
-            ])));
+            out.push(&shape_call_event(call_id_to_js(id), event_to_js(&event)));
         }
         out
     }
@@ -392,7 +437,7 @@ impl JsClient {
     /// The throttle's model of every limit seen, at `nowMs`, for display.
     #[wasm_bindgen(unchecked_return_type = "LimitState[]")]
     pub fn limits(&self, #[wasm_bindgen(js_name = nowMs)] now_ms: f64) -> Result<Array, JsValue> {
-        let now = js::millis_from_js(now_ms, "nowMs")?;
+        let now = acd_core::UnixMillis::new(js::millis_from_js(now_ms, "nowMs")?);
         Ok(self
             .inner
             .throttle()
@@ -406,9 +451,11 @@ impl JsClient {
                     ("remaining", model.remaining_at(now).into()),
                     (
                         "resetAt",
-                        js::optional_u64_to_js(model.window_end.filter(|end| *end > now)),
+                        js::optional_u64_to_js(
+                            model.window_end.filter(|end| *end > now).map(u64::from),
+                        ),
                     ),
-                    ("readyAt", js::u64_to_js(model.ready_at(now))),
+                    ("readyAt", js::u64_to_js(model.ready_at(now).as_millis())),
                 ]))
             })
             .collect())

@@ -65,7 +65,7 @@ fn record_from_js(
     }
     let expires = get(entry, "expiresAt");
     let expires_at = match expires.as_f64() {
-        Some(value) => Some(js::millis_from_js(value, &what("expiresAt"))?),
+        Some(value) => Some(js::millis_from_js(value, &what("expiresAt"))?.into()),
         None if js::is_absent(&expires) => None,
         None => {
             return Err(Failure::argument(format!(

@@ -8,6 +8,7 @@ use crate::error::Failure;
 use js_sys::{Array, Object, Reflect, Uint8Array, JSON};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
 
 /// The largest integer a JavaScript number holds exactly (2^53 − 1).
@@ -194,8 +195,30 @@ pub fn headers_from_js(value: &JsValue, what: &str) -> Result<Vec<(String, Vec<u
         .collect()
 }
 
-/// Response headers as text (bytes that are not UTF-8 are replaced).
+#[wasm_bindgen(raw_module = "../js/shapes.js")]
+extern "C" {
+    /// `pairsText(pairs)` from `js/shapes.js`: an array of string pairs as
+    /// one NUL-separated string, or `undefined` for any other shape.
+    #[wasm_bindgen(js_name = pairsText)]
+    fn pairs_text(pairs: &JsValue) -> Option<String>;
+}
+
+/// Pairs from the NUL-separated text of `pairsText`.
+pub fn pairs_from_text(text: &str) -> Vec<(String, String)> {
+    let mut parts = text.split('\0');
+    let mut pairs = Vec::new();
+    while let (Some(name), Some(value)) = (parts.next(), parts.next()) {
+        pairs.push((name.to_owned(), value.to_owned()));
+    }
+    pairs
+}
+
+/// Response headers as text (bytes that are not UTF-8 are replaced). An
+/// array of string pairs, the common case, crosses as one string.
 pub fn text_headers_from_js(value: &JsValue, what: &str) -> Result<Vec<(String, String)>, Failure> {
+    if let Some(text) = pairs_text(value) {
+        return Ok(pairs_from_text(&text));
+    }
     Ok(headers_from_js(value, what)?
         .into_iter()
         .map(|(name, bytes)| (name, String::from_utf8_lossy(&bytes).into_owned()))
@@ -428,6 +451,19 @@ mod tests {
                 "index": {"rateLimits": 1},
                 "already_snake": true
             })
+        );
+    }
+
+    #[test]
+    fn nul_separated_pairs_come_back_in_order_with_empty_values_kept() {
+        assert_eq!(pairs_from_text(""), Vec::<(String, String)>::new());
+        assert_eq!(
+            pairs_from_text("Content-Type\0application/json\0X-Empty\0\0a:b\0c: d\0"),
+            vec![
+                ("Content-Type".to_owned(), "application/json".to_owned()),
+                ("X-Empty".to_owned(), String::new()),
+                ("a:b".to_owned(), "c: d".to_owned()),
+            ]
         );
     }
 

@@ -29,7 +29,7 @@ pub mod error;
 #[cfg(feature = "gate")]
 pub mod gate;
 pub mod js;
-#[cfg(feature = "client")]
+#[cfg(feature = "lowlevel")]
 pub mod lowlevel;
 #[cfg(feature = "sim")]
 pub mod sim;

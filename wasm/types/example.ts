@@ -15,9 +15,22 @@ import type {
   Transmit, Transport, WaitingEvent,
 } from 'acd';
 import { AcdError as SameAcdError } from 'acd/errors';
+import initClientModule, {
+  AcdClient as BrowserClient, Client as BrowserDriver, fetchTransport as browserFetch,
+} from 'acd/client';
 import { VirtualClock, gateTransport } from 'acd/testing';
 
 interface Order { id: number; sku: string }
+
+/** The browser's client module ("acd/client"): the same easy path, smaller. */
+export async function browserOnly(): Promise<number> {
+  await initClientModule();
+  const api = new BrowserClient({ baseUrl: 'https://api.example.com', apiKey: 'k', transport: browserFetch() });
+  let rows = 0;
+  for await (const order of api.tables.iter<Order>('orders')) rows += order.id;
+  const driver: BrowserDriver = new BrowserDriver({ baseUrl: 'https://api.example.com' });
+  return rows + driver.pollTransmits(Date.now()).length;
+}
 
 /** The easy path: index, a table, a connection, a run. */
 export async function easy(signal: AbortSignal): Promise<number> {

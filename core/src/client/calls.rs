@@ -76,14 +76,14 @@ impl CallState {
             request,
             attempt: AttemptState::default(),
             in_flight: false,
-            not_before: 0,
+            not_before: UnixMillis::ZERO,
             not_before_reason: WaitReason::Quota,
             not_before_limit: None,
             throttle_jitter: None,
             throttle_wait: None,
             throttled_since: None,
             announced: None,
-            wake_at: 0,
+            wake_at: UnixMillis::ZERO,
         }
     }
 
@@ -112,7 +112,7 @@ impl CallState {
             self.attempt.throttled_ms = self
                 .attempt
                 .throttled_ms
-                .saturating_add(now.saturating_sub(since));
+                .saturating_add(now.saturating_since(since));
         }
         self.attempt.attempts = self.attempt.attempts.saturating_add(1);
         self.attempt.first_sent_at.get_or_insert(now);

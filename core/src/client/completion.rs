@@ -78,7 +78,7 @@ impl Client {
                 match self.build(&next) {
                     Ok(request) => {
                         if let Some(call) = self.calls.get_mut(&id) {
-                            call.next_request(request, 0, WaitReason::Quota);
+                            call.next_request(request, UnixMillis::ZERO, WaitReason::Quota);
                         }
                     }
                     Err(error) => self.fail(id, error),

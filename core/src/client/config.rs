@@ -110,7 +110,7 @@ impl Default for ClientConfig {
             version: "v1".into(),
             stable_egress_url: Some("http://127.0.0.1:8080/egress".into()),
             stable_egress_header: "X-Stable-Egress".into(),
-            catalogue: Catalogue::standard(),
+            catalogue: Catalogue::for_clients(),
             credentials: Vec::new(),
             api_key_header: ApiKeyHeader::XApiKey,
             idempotency_keys: false,

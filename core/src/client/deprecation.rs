@@ -8,8 +8,8 @@
 //! changes (a new sunset date, say) — not once per response. A `Sunset`
 //! earlier than its `Deprecation` is reported as malformed.
 
-use super::http::header_values;
 use crate::http_date::parse_http_date;
+use crate::model::header_names::all_values;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -57,7 +57,7 @@ pub fn parse_deprecation(
         malformed: Vec::new(),
     };
     let mut seen = false;
-    if let Some(value) = header_values(headers, "deprecation").next() {
+    if let Some(value) = all_values(headers, "deprecation").next() {
         seen = true;
         let trimmed = value.trim();
         let parsed = if let Some(seconds) = trimmed.strip_prefix('@') {
@@ -75,7 +75,7 @@ pub fn parse_deprecation(
             )),
         }
     }
-    if let Some(value) = header_values(headers, "sunset").next() {
+    if let Some(value) = all_values(headers, "sunset").next() {
         seen = true;
         match parse_http_date(value) {
             Some(at) => warning.sunset_at = Some(at),
@@ -84,7 +84,7 @@ pub fn parse_deprecation(
                 .push(format!("Sunset: {value:?} is not an HTTP-date (RFC 8594)")),
         }
     }
-    for value in header_values(headers, "link") {
+    for value in all_values(headers, "link") {
         for (target, rels) in parse_links(value) {
             for rel in rels.split_ascii_whitespace() {
                 if rel.eq_ignore_ascii_case("deprecation") && warning.deprecation_link.is_none() {

@@ -18,13 +18,14 @@ use super::error::{ClientError, GiveUpReason};
 use super::event::{Event, LimitInfo};
 use super::http::Outcome;
 use super::paging::{ConnectionPagerOptions, PagerState, TablePagerOptions};
-use super::polling::{PollOptions, PollerState, GET_RUN};
+use super::polling::{PollOptions, PollerState};
 use super::random::{uniform_inclusive, Entropy, KeyStream};
 use super::ratelimit_headers::parse_rate_limit_headers;
 use super::request::{build_request, ClientRequest, RequestSpec};
 use super::response::{interpret, ApiResponse};
 use super::retry::{RetryCause, RetryDecision, RetryPlanner};
 use super::throttle::{Plan, Throttle, WaitReason};
+use crate::model::ids::GET_RUN;
 use crate::time::ceil_seconds;
 use crate::UnixMillis;
 use std::collections::{BTreeMap, VecDeque};
@@ -151,7 +152,11 @@ impl Client {
     }
 
     /// Starts polling run `run_id` with the catalogue's `getRun` operation
-    /// until a terminal status (`options.terminal_states`).
+    /// until a terminal status (`options.terminal_states`). The default
+    /// client catalogue has it ([`Catalogue::get_run`]); a caller-built
+    /// catalogue without it gives [`ClientError::UnknownOperation`].
+    ///
+    /// [`Catalogue::get_run`]: crate::model::Catalogue::get_run
     pub fn start_run_poller(
         &mut self,
         run_id: &str,
@@ -205,7 +210,8 @@ impl Client {
 
     /// The next request to send now, if any; the send is recorded at `now`.
     /// Call it repeatedly until `None`.
-    pub fn poll_transmit(&mut self, now: UnixMillis) -> Option<Transmit> {
+    pub fn poll_transmit(&mut self, now: impl Into<UnixMillis>) -> Option<Transmit> {
+        let now = now.into();
         let ids: Vec<CallId> = self
             .calls
             .iter()
@@ -310,8 +316,9 @@ impl Client {
         &mut self,
         id: CallId,
         outcome: Outcome,
-        now: UnixMillis,
+        now: impl Into<UnixMillis>,
     ) -> Result<(), ClientError> {
+        let now = now.into();
         if let Some(request) = self.orphans.remove(&id) {
             self.observe(id, &request, &outcome, now);
             self.events.retain(|(call, _)| *call != id);

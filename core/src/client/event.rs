@@ -10,6 +10,7 @@ use super::deprecation::DeprecationWarning;
 use super::error::ClientError;
 use super::response::ApiResponse;
 use super::throttle::WaitReason;
+use crate::time::Seconds;
 use crate::UnixMillis;
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -22,7 +23,7 @@ pub struct LimitInfo {
     /// Requests per window.
     pub requests: u64,
     /// The window, in whole seconds (rounded up).
-    pub window_seconds: u64,
+    pub window_seconds: Seconds,
 }
 
 /// Something that happened to one call.

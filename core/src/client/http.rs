@@ -2,6 +2,7 @@
 //! received ([`HttpResponse`]) or how it failed ([`TransportFailure`]), wrapped
 //! as one [`Outcome`] per attempt.
 
+use crate::model::header_names::{all_values, first_value};
 use serde::{Deserialize, Serialize};
 
 /// One response as the transport received it.
@@ -25,35 +26,22 @@ impl HttpResponse {
         }
     }
 
-    /// Adds a header (builder form).
-    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+    /// This response with one more header (builder form).
+    #[must_use]
+    pub fn with_header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.headers.push((name.into(), value.into()));
         self
     }
 
-    /// The first value of header `name` (case-insensitive).
-    pub fn first(&self, name: &str) -> Option<&str> {
-        first_header(&self.headers, name)
+    /// The first value of header `name` (case-insensitive), if present.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        first_value(&self.headers, name)
     }
-}
 
-/// Every value of header `name` (case-insensitive), in order.
-pub fn header_values<'a>(
-    headers: &'a [(String, String)],
-    name: &'a str,
-) -> impl Iterator<Item = &'a str> + 'a {
-    headers
-        .iter()
-        .filter(move |(candidate, _)| candidate.eq_ignore_ascii_case(name))
-        .map(|(_, value)| value.as_str())
-}
-
-/// The first value of header `name` (case-insensitive).
-pub fn first_header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    headers
-        .iter()
-        .find(|(candidate, _)| candidate.eq_ignore_ascii_case(name))
-        .map(|(_, value)| value.as_str())
+    /// Every value of header `name` (case-insensitive), in order.
+    pub fn header_all<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        all_values(&self.headers, name)
+    }
 }
 
 /// How an attempt failed without an HTTP response.

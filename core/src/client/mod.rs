@@ -20,9 +20,9 @@
 //! assert_eq!((sent.id, sent.request.url.as_str()), (id, "http://127.0.0.1:8080/api/v1/tables/orders?limit=2"));
 //! // ... the caller's transport sends `sent.request` and receives:
 //! let response = HttpResponse::new(200, r#"{"data":[{"id":1},{"id":2}]}"#)
-//!     .header("RateLimit-Limit", "5")
-//!     .header("RateLimit-Remaining", "4")
-//!     .header("RateLimit-Reset", "60");
+//!     .with_header("RateLimit-Limit", "5")
+//!     .with_header("RateLimit-Remaining", "4")
+//!     .with_header("RateLimit-Reset", "60");
 //! client.handle(id, Outcome::Response(response), now + 30).unwrap();
 //! let Some((_, Event::Response(page))) = client.poll_event() else { panic!("expected the page") };
 //! assert_eq!(page.records().unwrap()[1].get(), r#"{"id":2}"#);
@@ -65,9 +65,9 @@ pub use deprecation::{parse_deprecation, Deprecated, DeprecationTracker, Depreca
 pub use driver::{Client, Transmit};
 pub use error::{ClientError, GiveUpReason};
 pub use event::{Event, LimitInfo};
-pub use http::{first_header, header_values, HttpResponse, Outcome, TransportFailure};
+pub use http::{HttpResponse, Outcome, TransportFailure};
 pub use paging::{ConnectionPagerOptions, PagingMode, TablePagerOptions};
-pub use polling::{PollOptions, GET_RUN};
+pub use polling::PollOptions;
 pub use random::{uniform_inclusive, Entropy, KeyStream, RandomSource, SplitMix64};
 pub use ratelimit_headers::{
     parse_rate_limit_headers, HeaderDialect, LimitObservation, RateLimitHeaders,

@@ -14,10 +14,6 @@ use crate::UnixMillis;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-/// The operation id a run poller reads the run with (`GET .../runs/{id}`
-/// answering `{"data": run}`); the caller's catalogue defines it.
-pub const GET_RUN: &str = "getRun";
-
 /// Options of a run poller.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]

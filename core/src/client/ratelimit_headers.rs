@@ -13,9 +13,9 @@
 //! Plus `Retry-After` (seconds or HTTP-date, the latter also against `Date`).
 //! Every instant is in the caller's clock: `now` plus the server's delta.
 
-use super::http::header_values;
 use super::structured::{parse_list, Item};
 use crate::http_date::parse_http_date;
+use crate::model::header_names::all_values;
 use crate::UnixMillis;
 use serde::{Deserialize, Serialize};
 
@@ -65,15 +65,17 @@ pub struct RateLimitHeaders {
 }
 
 /// Parses the rate-limit headers of a response received at `now`.
-pub fn parse_rate_limit_headers(headers: &[(String, String)], now: UnixMillis) -> RateLimitHeaders {
+pub fn parse_rate_limit_headers(
+    headers: &[(String, String)],
+    now: impl Into<UnixMillis>,
+) -> RateLimitHeaders {
+    let now = now.into();
     let mut out = RateLimitHeaders::default();
-    let date = header_values(headers, "date")
-        .next()
-        .and_then(parse_http_date);
+    let date = all_values(headers, "date").next().and_then(parse_http_date);
     // Seconds from the server's "now" to a Unix instant, in the caller's clock.
     let absolute = |unix_seconds: u64| match date {
         Some(date) => now.saturating_add(unix_seconds.saturating_sub(date).saturating_mul(1_000)),
-        None => unix_seconds.saturating_mul(1_000).max(now),
+        None => UnixMillis::new(unix_seconds.saturating_mul(1_000)).max(now),
     };
     let reset_at = |seconds: u64| {
         if seconds >= UNIX_RESET_THRESHOLD_SECONDS {
@@ -90,7 +92,7 @@ pub fn parse_rate_limit_headers(headers: &[(String, String)], now: UnixMillis) -
         let read = |suffix: &str, out: &mut RateLimitHeaders, pick: fn(u64, u64) -> u64| {
             let name = format!("{prefix}{suffix}");
             let mut found: Option<u64> = None;
-            for value in header_values(headers, &name) {
+            for value in all_values(headers, &name) {
                 match leading_integer(value) {
                     Some(number) => found = Some(found.map_or(number, |f| pick(f, number))),
                     None => out.ignored.push(format!(
@@ -129,7 +131,7 @@ pub fn parse_rate_limit_headers(headers: &[(String, String)], now: UnixMillis) -
 
     structured(headers, now, &mut out);
 
-    for value in header_values(headers, "retry-after") {
+    for value in all_values(headers, "retry-after") {
         let trimmed = value.trim();
         let at = if let Some(seconds) = crate::model::params::parse_canonical_u64(trimmed) {
             Some(now.saturating_add(seconds.saturating_mul(1_000)))
@@ -148,7 +150,7 @@ pub fn parse_rate_limit_headers(headers: &[(String, String)], now: UnixMillis) -
 
 fn structured(headers: &[(String, String)], now: UnixMillis, out: &mut RateLimitHeaders) {
     let mut policies: Vec<Item> = Vec::new();
-    for value in header_values(headers, "ratelimit-policy") {
+    for value in all_values(headers, "ratelimit-policy") {
         match parse_list(value) {
             Some(items) => policies.extend(items),
             None => out.ignored.push(format!(
@@ -156,7 +158,7 @@ fn structured(headers: &[(String, String)], now: UnixMillis, out: &mut RateLimit
             )),
         }
     }
-    for value in header_values(headers, "ratelimit") {
+    for value in all_values(headers, "ratelimit") {
         let Some(items) = parse_list(value) else {
             out.ignored.push(format!(
                 "RateLimit: {value:?} is not a structured-field list, so it was ignored"
@@ -232,15 +234,15 @@ mod tests {
                 observation.remaining,
                 observation.reset_at
             ),
-            (Some(5), 0, 1_042_000)
+            (Some(5), 0, UnixMillis::new(1_042_000))
         );
-        assert_eq!(parsed.retry_at, Some(1_042_000));
+        assert_eq!(parsed.retry_at, Some(UnixMillis::new(1_042_000)));
     }
 
     #[test]
     fn legacy_reset_is_read_against_the_date_header() {
         // The local clock is 100 s ahead of the server's.
-        let now = 1_700_000_100_000;
+        let now = UnixMillis::new(1_700_000_100_000);
         let parsed = parse_rate_limit_headers(
             &headers(&[
                 ("Date", "Tue, 14 Nov 2023 22:13:20 GMT"), // 1_700_000_000
@@ -250,7 +252,7 @@ mod tests {
             ]),
             now,
         );
-        assert_eq!(parsed.observations[0].reset_at, now + 30_000);
+        assert_eq!(parsed.observations[0].reset_at, now.saturating_add(30_000));
     }
 
     #[test]
@@ -289,7 +291,7 @@ mod tests {
                 observation.remaining,
                 observation.reset_at
             ),
-            (Some(5), Some(60_000), 2, 17_000)
+            (Some(5), Some(60_000), 2, UnixMillis::new(17_000))
         );
     }
 }

@@ -255,9 +255,14 @@ impl ClientRequest {
         ) || self.idempotency_key.is_some()
     }
 
-    /// The first value of header `name` (case-insensitive).
+    /// The first value of header `name` (case-insensitive), if present.
     pub fn header(&self, name: &str) -> Option<&str> {
-        super::http::first_header(&self.headers, name)
+        crate::model::header_names::first_value(&self.headers, name)
+    }
+
+    /// Every value of header `name` (case-insensitive), in order.
+    pub fn header_all<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        crate::model::header_names::all_values(&self.headers, name)
     }
 }
 

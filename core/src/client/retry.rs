@@ -212,8 +212,9 @@ impl RetryPlanner {
         request: &ClientRequest,
         state: &mut AttemptState,
         outcome: &Outcome,
-        now: UnixMillis,
+        now: impl Into<UnixMillis>,
     ) -> RetryDecision {
+        let now = now.into();
         let give_up = |reason| RetryDecision::GiveUp { reason };
         let attempts = state.attempts.max(1);
         let costs = *self.budget.policy();
@@ -282,7 +283,7 @@ impl RetryPlanner {
         }
         let at = match retry_at {
             Some(retry_at) => {
-                let wait_ms = retry_at.saturating_sub(now);
+                let wait_ms = retry_at.saturating_since(now);
                 if wait_ms > self.policy.max_retry_after_ms {
                     return give_up(GiveUpReason::RetryAfterTooLong {
                         retry_at,
@@ -298,7 +299,7 @@ impl RetryPlanner {
         }
         .max(now.saturating_add(MIN_RETRY_DELAY_MS));
         let quota_ms = if quota_wait {
-            retry_at.map_or(0, |retry_at| retry_at.saturating_sub(now))
+            retry_at.map_or(0, |retry_at| retry_at.saturating_since(now))
         } else {
             0
         };

@@ -71,14 +71,15 @@ impl LimitModel {
             window_ms: quota.window(),
             remaining: quota.requests,
             window_end: None,
-            blocked_until: 0,
+            blocked_until: UnixMillis::ZERO,
             in_flight: 0,
             source,
         }
     }
 
     /// Requests left at `at`, counting a window that has ended as full.
-    pub fn remaining_at(&self, at: UnixMillis) -> u32 {
+    pub fn remaining_at(&self, at: impl Into<UnixMillis>) -> u32 {
+        let at = at.into();
         match self.window_end {
             Some(end) if at >= end => self.limit,
             _ => self.remaining,
@@ -86,8 +87,8 @@ impl LimitModel {
     }
 
     /// The first instant at or after `now` at which one more send fits.
-    pub fn ready_at(&self, now: UnixMillis) -> UnixMillis {
-        let start = now.max(self.blocked_until);
+    pub fn ready_at(&self, now: impl Into<UnixMillis>) -> UnixMillis {
+        let start = now.into().max(self.blocked_until);
         if self.remaining_at(start) > 0 {
             return start;
         }
@@ -208,12 +209,13 @@ impl Throttle {
     }
 
     /// "Send now" or "wait until T" for `request` at `now`.
-    pub fn plan(&self, request: &ClientRequest, now: UnixMillis) -> Plan {
+    pub fn plan(&self, request: &ClientRequest, now: impl Into<UnixMillis>) -> Plan {
         self.plan_limits(&request.limits, now)
     }
 
     /// [`Throttle::plan`] for a list of limits.
-    pub fn plan_limits(&self, limits: &[LimitRef], now: UnixMillis) -> Plan {
+    pub fn plan_limits(&self, limits: &[LimitRef], now: impl Into<UnixMillis>) -> Plan {
+        let now = now.into();
         let mut wait: Option<(UnixMillis, &LimitRef, WaitReason)> = None;
         for reference in limits {
             let (at, blocked_until) = match self.models.get(&reference.key) {
@@ -229,7 +231,7 @@ impl Throttle {
                     } else {
                         now.saturating_add(quota.window())
                     };
-                    (at, 0)
+                    (at, UnixMillis::ZERO)
                 }
             };
             if at > now && wait.is_none_or(|(longest, _, _)| at > longest) {
@@ -252,7 +254,8 @@ impl Throttle {
     }
 
     /// Counts a send of a request with `limits` at `now`.
-    pub fn on_sent(&mut self, limits: &[LimitRef], now: UnixMillis) {
+    pub fn on_sent(&mut self, limits: &[LimitRef], now: impl Into<UnixMillis>) {
+        let now = now.into();
         if self.models.len() >= MAX_MODELS {
             self.models.retain(|_, model| {
                 model.in_flight > 0
@@ -277,8 +280,9 @@ impl Throttle {
         limits: &[LimitRef],
         status: u16,
         headers: &RateLimitHeaders,
-        now: UnixMillis,
+        now: impl Into<UnixMillis>,
     ) {
+        let now = now.into();
         for reference in limits {
             let model = self.entry(reference);
             model.in_flight = model.in_flight.saturating_sub(1);
@@ -336,7 +340,13 @@ impl Throttle {
 
     /// Reconciles with a transport failure: a connect failure never reached
     /// the server, so its reservation is given back.
-    pub fn on_transport_failure(&mut self, limits: &[LimitRef], never_sent: bool, now: UnixMillis) {
+    pub fn on_transport_failure(
+        &mut self,
+        limits: &[LimitRef],
+        never_sent: bool,
+        now: impl Into<UnixMillis>,
+    ) {
+        let now = now.into();
         for reference in limits {
             let model = self.entry(reference);
             model.in_flight = model.in_flight.saturating_sub(1);
@@ -386,7 +396,7 @@ impl Throttle {
             .min_by_key(|&(_, model)| {
                 (
                     model.remaining_at(now),
-                    std::cmp::Reverse(model.window_end.unwrap_or(0)),
+                    std::cmp::Reverse(model.window_end.unwrap_or(UnixMillis::ZERO)),
                 )
             })
             .map(|(index, _)| index)

@@ -1,7 +1,7 @@
 //! Steps 2–4: extract the credential, authenticate it, check its scope.
 
 use crate::model::credential::{is_well_formed_secret, SecretPrefixes};
-use crate::model::header_names::{AUTHORIZATION, X_API_KEY};
+use crate::model::header_names::{all_values, AUTHORIZATION, X_API_KEY};
 use crate::model::{CredentialKind, CredentialPolicy, CredentialRecord, CredentialStore};
 use crate::UnixMillis;
 
@@ -36,16 +36,8 @@ pub(crate) fn extract<'a>(
     headers: &'a [(String, Vec<u8>)],
     prefixes: &SecretPrefixes<'_>,
 ) -> Result<Option<Presented<'a>>, AuthFailure> {
-    let api_keys: Vec<&[u8]> = headers
-        .iter()
-        .filter(|(name, _)| name.eq_ignore_ascii_case(X_API_KEY))
-        .map(|(_, value)| value.as_slice())
-        .collect();
-    let authorizations: Vec<&[u8]> = headers
-        .iter()
-        .filter(|(name, _)| name.eq_ignore_ascii_case(AUTHORIZATION))
-        .map(|(_, value)| value.as_slice())
-        .collect();
+    let api_keys: Vec<&[u8]> = all_values(headers, X_API_KEY).collect();
+    let authorizations: Vec<&[u8]> = all_values(headers, AUTHORIZATION).collect();
     if api_keys.len().saturating_add(authorizations.len()) > 1 {
         return Err(AuthFailure::Ambiguous(
             "Send exactly one credential: either one X-API-Key header or one Authorization: \

@@ -37,8 +37,10 @@ pub(crate) fn too_many(
     };
     let check = checks.get(refusing.index);
     let name = check.map_or("rate", |check| check.name.as_str());
-    let window_seconds = check.map_or(0, |check| crate::time::ceil_seconds(check.quota.window()));
-    let wait = crate::time::ceil_seconds(retry_at.saturating_sub(now));
+    let window_seconds = check.map_or(crate::time::Seconds::new(0), |check| {
+        crate::time::ceil_seconds(check.quota.window())
+    });
+    let wait = crate::time::ceil_seconds(retry_at.saturating_since(now));
     let body = ErrorBody::new(
         429,
         format!(
@@ -64,7 +66,8 @@ pub(crate) fn limiter_unavailable(
     deprecation: Option<&DeprecationNotice>,
     now: UnixMillis,
 ) -> GateResponse {
-    let wait = crate::time::ceil_seconds(unavailable.retry_at.saturating_sub(now)).max(1);
+    let wait = crate::time::ceil_seconds(unavailable.retry_at.saturating_since(now))
+        .max(crate::time::Seconds::new(1));
     let mut headers = Headers::json();
     if let Some(quota) = quota {
         headers.push(RATELIMIT_LIMIT, quota.to_string());

@@ -2,6 +2,7 @@
 //! sandbox's built-in data. Not secrets: they are published on purpose.
 
 use crate::model::{CredentialKind, CredentialRecord, InMemoryCredentials, Secret};
+use crate::UnixMillis;
 
 /// Ada's API key.
 pub const ADA_KEY: &str = "acd_live_demo_ada";
@@ -21,7 +22,7 @@ fn record(
     kind: CredentialKind,
     user: &str,
     scopes: &[&str],
-    expires_at: Option<u64>,
+    expires_at: Option<UnixMillis>,
 ) -> CredentialRecord {
     CredentialRecord {
         id: id.into(),
@@ -58,6 +59,12 @@ pub fn credentials() -> InMemoryCredentials {
         )
         .with(
             Secret::new(EXPIRED_KEY),
-            record("key-expired", ApiKey, "ada", &[], Some(1_000_000_000_000)),
+            record(
+                "key-expired",
+                ApiKey,
+                "ada",
+                &[],
+                Some(UnixMillis::new(1_000_000_000_000)),
+            ),
         )
 }

@@ -33,13 +33,13 @@ impl Headers {
         if let StackDecision::Refused { refusing, retry_at } = decision {
             self.push(
                 RETRY_AFTER,
-                ceil_seconds(retry_at.saturating_sub(now)).to_string(),
+                ceil_seconds(retry_at.saturating_since(now)).to_string(),
             );
             self.push(X_RATELIMIT_LIMIT, refusing.limit.to_string());
             self.push(X_RATELIMIT_REMAINING, refusing.remaining.to_string());
             self.push(
                 X_RATELIMIT_RESET,
-                ceil_seconds(refusing.reset_at).to_string(),
+                refusing.reset_at.ceil_unix_seconds().to_string(),
             );
         }
     }
@@ -49,7 +49,7 @@ impl Headers {
         self.push(RATELIMIT_REMAINING, status.remaining.to_string());
         self.push(
             RATELIMIT_RESET,
-            ceil_seconds(status.reset_at.saturating_sub(now)).to_string(),
+            ceil_seconds(status.reset_at.saturating_since(now)).to_string(),
         );
     }
 

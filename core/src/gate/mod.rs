@@ -18,7 +18,7 @@
 //! use acd_core::gate::{Decision, Gate, GateConfig, GateRequest, ResourceAnswer};
 //! let gate = Gate::demo(GateConfig::default()).unwrap();
 //! let request = GateRequest::get("/api/v1/tables/orders?limit=2", "203.0.113.7")
-//!     .header("X-API-Key", "acd_live_demo_ada");
+//!     .with_header("X-API-Key", "acd_live_demo_ada");
 //! let response = match gate.decide(&request, 1_700_000_000_000) {
 //!     Decision::Reply(response) => response,
 //!     Decision::FetchResource(admitted) => {

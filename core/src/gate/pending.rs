@@ -28,9 +28,9 @@ use crate::UnixMillis;
 /// // Any store works here: a Redis round trip awaited in an async server,
 /// // a call into another process… This one is the in-process limiter.
 /// let store = limit::in_memory(LimitAlgorithm::FixedWindow, LimiterConfig::default());
-/// let now = 1_700_000_000_000;
+/// let now = acd_core::UnixMillis::new(1_700_000_000_000);
 /// let request = GateRequest::get("/api/v1/tables/orders", "203.0.113.7")
-///     .header("X-API-Key", "acd_live_demo_ada");
+///     .with_header("X-API-Key", "acd_live_demo_ada");
 ///
 /// let pending = gate.prepare(&request, now);
 /// let names: Vec<&str> = pending.limits().iter().map(|l| l.name.as_str()).collect();
@@ -78,7 +78,8 @@ impl PendingLimits {
     }
 
     /// Runs the checks against an in-process limiter and resumes.
-    pub fn run(self, limiter: &dyn RateLimiter, now: UnixMillis) -> Decision {
+    pub fn run(self, limiter: &dyn RateLimiter, now: impl Into<UnixMillis>) -> Decision {
+        let now = now.into();
         let answer = limiter.try_acquire(&self.checks(), now);
         self.resume(answer, now)
     }
@@ -90,8 +91,9 @@ impl PendingLimits {
     pub fn resume(
         self,
         answer: Result<StackDecision, LimiterUnavailable>,
-        now: UnixMillis,
+        now: impl Into<UnixMillis>,
     ) -> Decision {
+        let now = now.into();
         let deprecation = self.deprecation.as_ref();
         let decision = match answer {
             Ok(decision) => decision,

@@ -127,7 +127,8 @@ impl Gate {
 
     /// Decides what to do with `request` at `now`, with the gate's own
     /// credential store and limiter.
-    pub fn decide(&self, request: &GateRequest, now: UnixMillis) -> Decision {
+    pub fn decide(&self, request: &GateRequest, now: impl Into<UnixMillis>) -> Decision {
+        let now = now.into();
         self.prepare(request, now).run(&*self.limiter, now)
     }
 
@@ -135,8 +136,8 @@ impl Gate {
     /// (step 5) are left to the caller: check [`PendingLimits::checks`] in
     /// any store, then [`PendingLimits::resume`]. For stores the gate cannot
     /// call itself (remote, async), so nothing blocks inside the gate.
-    pub fn prepare(&self, request: &GateRequest, now: UnixMillis) -> PendingLimits {
-        self.prepare_using(request, now, &*self.credentials)
+    pub fn prepare(&self, request: &GateRequest, now: impl Into<UnixMillis>) -> PendingLimits {
+        self.prepare_using(request, now.into(), &*self.credentials)
     }
 
     /// Credential step one, for credential stores the gate cannot call
@@ -168,8 +169,9 @@ impl Gate {
         &self,
         request: &GateRequest,
         record: Option<CredentialRecord>,
-        now: UnixMillis,
+        now: impl Into<UnixMillis>,
     ) -> Decision {
+        let now = now.into();
         self.prepare_answered(request, record, now)
             .run(&*self.limiter, now)
     }
@@ -180,9 +182,9 @@ impl Gate {
         &self,
         request: &GateRequest,
         record: Option<CredentialRecord>,
-        now: UnixMillis,
+        now: impl Into<UnixMillis>,
     ) -> PendingLimits {
-        self.prepare_using(request, now, &Answered(record))
+        self.prepare_using(request, now.into(), &Answered(record))
     }
 
     fn prepare_using(

@@ -2,6 +2,7 @@
 //! redacts credential headers; its `Display` shows method and path only.
 
 use crate::model::credential::RedactedHeaders;
+use crate::model::header_names::{all_values, first_value};
 
 /// One HTTP request as the gate sees it.
 #[derive(Clone, PartialEq, Eq)]
@@ -29,18 +30,21 @@ impl GateRequest {
         }
     }
 
-    /// Adds a header (builder form).
-    pub fn header(mut self, name: impl Into<String>, value: impl Into<Vec<u8>>) -> Self {
+    /// This request with one more header (builder form).
+    #[must_use]
+    pub fn with_header(mut self, name: impl Into<String>, value: impl Into<Vec<u8>>) -> Self {
         self.headers.push((name.into(), value.into()));
         self
     }
 
-    /// Every value of header `name` (case-insensitive), in order.
-    pub fn header_values<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a [u8]> + 'a {
-        self.headers
-            .iter()
-            .filter(move |(candidate, _)| candidate.eq_ignore_ascii_case(name))
-            .map(|(_, value)| value.as_slice())
+    /// The first raw value of header `name` (case-insensitive), if present.
+    pub fn header(&self, name: &str) -> Option<&[u8]> {
+        first_value(&self.headers, name)
+    }
+
+    /// Every raw value of header `name` (case-insensitive), in order.
+    pub fn header_all<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a [u8]> + 'a {
+        all_values(&self.headers, name)
     }
 }
 

@@ -1,5 +1,7 @@
 //! The response the gate hands back: status, headers and body bytes.
 
+use crate::model::header_names::{all_values, first_value};
+
 /// One HTTP response, ready to write.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GateResponse {
@@ -12,11 +14,13 @@ pub struct GateResponse {
 }
 
 impl GateResponse {
-    /// The first value of header `name` (case-insensitive).
+    /// The first value of header `name` (case-insensitive), if present.
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(candidate, _)| candidate.eq_ignore_ascii_case(name))
-            .map(|(_, value)| value.as_str())
+        first_value(&self.headers, name)
+    }
+
+    /// Every value of header `name` (case-insensitive), in order.
+    pub fn header_all<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        all_values(&self.headers, name)
     }
 }

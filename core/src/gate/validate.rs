@@ -34,7 +34,7 @@ pub(crate) fn stable_egress_header(
     request: &GateRequest,
     name: &str,
 ) -> Result<bool, ParamProblem> {
-    let values: Vec<&[u8]> = request.header_values(name).collect();
+    let values: Vec<&[u8]> = request.header_all(name).collect();
     match values.as_slice() {
         [] => Ok(false),
         [value] => match value.trim_ascii() {

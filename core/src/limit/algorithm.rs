@@ -63,7 +63,7 @@ pub trait PackedState: Copy + Default + PartialEq + Debug + Send + Sync + 'stati
 /// A state expiring at the end of time (`u64::MAX`) is never forgotten:
 /// at that instant time cannot move on, so forgetting it would re-admit.
 pub const fn is_expired(expires_at: UnixMillis, now: UnixMillis) -> bool {
-    expires_at <= now && expires_at != UnixMillis::MAX
+    expires_at.as_millis() <= now.as_millis() && expires_at.as_millis() != u64::MAX
 }
 
 /// A rate-limit algorithm: a pure transition on a small plain-data state.

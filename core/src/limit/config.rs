@@ -63,7 +63,7 @@ pub struct LimiterConfig {
     ///
     /// Fixed in tests and simulations, so runs repeat exactly; random and
     /// secret in production (the embedding edge passes OS randomness; the
-    /// core never reads it). See the [module documentation](super::keyed)
+    /// core never reads it). See the [`KeyedLimiter`](super::KeyedLimiter) documentation
     /// for what a known seed allows.
     pub hash_seed: u64,
 }

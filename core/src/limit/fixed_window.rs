@@ -38,7 +38,7 @@ pub struct FixedWindowState {
 /// of time); a `window` of `0` counts as `1`.
 pub const fn aligned_end(now: UnixMillis, window: u64) -> UnixMillis {
     let window = if window == 0 { 1 } else { window };
-    let into = match now.checked_rem(window) {
+    let into = match now.as_millis().checked_rem(window) {
         Some(into) => into,
         None => 0,
     };
@@ -47,12 +47,12 @@ pub const fn aligned_end(now: UnixMillis, window: u64) -> UnixMillis {
 
 impl PackedState for FixedWindowState {
     fn pack(self) -> (u64, u32) {
-        (self.reset_at, self.count)
+        (self.reset_at.as_millis(), self.count)
     }
 
     fn unpack(time: u64, extra: u32) -> Self {
         Self {
-            reset_at: time,
+            reset_at: UnixMillis::new(time),
             count: extra,
         }
     }
@@ -130,7 +130,7 @@ mod tests {
     use super::*;
 
     fn peek(quota: Quota, state: FixedWindowState, now: u64) -> (Verdict, FixedWindowState) {
-        FixedWindow::decide(&FixedWindow::rule(quota), state, now)
+        FixedWindow::decide(&FixedWindow::rule(quota), state, UnixMillis::new(now))
     }
 
     #[test]
@@ -139,13 +139,19 @@ mod tests {
         let state = FixedWindowState::default();
         let (first, state) = peek(quota, state, 61_000);
         assert!(first.admitted);
-        assert_eq!((first.remaining, first.reset_at), (1, 120_000));
+        assert_eq!(
+            (first.remaining, first.reset_at),
+            (1, UnixMillis::new(120_000))
+        );
         let (second, state) = peek(quota, state, 119_999);
         assert!(second.admitted);
         assert_eq!(second.remaining, 0);
         let (third, unchanged) = peek(quota, state, 119_999);
         assert!(!third.admitted);
-        assert_eq!((third.retry_at, unchanged), (120_000, state));
+        assert_eq!(
+            (third.retry_at, unchanged),
+            (UnixMillis::new(120_000), state)
+        );
         let (fourth, _) = peek(quota, state, 120_000);
         assert!(fourth.admitted);
         // time going backwards stays in the stored window
@@ -157,7 +163,8 @@ mod tests {
     fn limit_zero_refuses_until_the_next_boundary() {
         let quota = Quota::per_seconds(0, 60);
         let (verdict, state) = peek(quota, FixedWindowState::default(), 61_000);
-        assert_eq!(verdict, Verdict::refused(120_000, 120_000));
+        let end = UnixMillis::new(120_000);
+        assert_eq!(verdict, Verdict::refused(end, end));
         assert_eq!(state, FixedWindowState::default());
     }
 
@@ -171,7 +178,7 @@ mod tests {
         assert!(first.admitted);
         let (second, _) = peek(quota, state, u64::MAX);
         assert!(!second.admitted);
-        assert_eq!(state.expires_at(), u64::MAX);
+        assert_eq!(state.expires_at(), UnixMillis::MAX);
     }
 
     #[test]

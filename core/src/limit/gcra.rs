@@ -55,12 +55,12 @@ impl GcraState {
 
 impl PackedState for GcraState {
     fn pack(self) -> (u64, u32) {
-        (self.tat_ms, self.tat_frac)
+        (self.tat_ms.as_millis(), self.tat_frac)
     }
 
     fn unpack(time: u64, extra: u32) -> Self {
         Self {
-            tat_ms: time,
+            tat_ms: UnixMillis::new(time),
             tat_frac: extra,
         }
     }
@@ -130,7 +130,7 @@ impl Algorithm for Gcra {
             return (Verdict::refused(state.full_at(), UnixMillis::MAX), state);
         };
         // Admitted iff X - now <= window (x_ms >= base_ms >= now).
-        let ahead = x_ms - now;
+        let ahead = x_ms.saturating_since(now);
         if ahead < rule.window || (ahead == rule.window && x_frac == 0) {
             // Further requests that fit now: floor((now + w - X) / T).
             let slack = u128::from(rule.window - ahead) * u128::from(n) - u128::from(x_frac);
@@ -148,7 +148,7 @@ impl Algorithm for Gcra {
             (verdict, next)
         } else {
             // First t with X - t <= window: ceil(X - window).
-            let retry_at = x_ms - rule.window + u64::from(x_frac > 0);
+            let retry_at = UnixMillis::new(x_ms.as_millis() - rule.window + u64::from(x_frac > 0));
             (Verdict::refused(state.full_at(), retry_at), state)
         }
     }
@@ -159,7 +159,7 @@ mod tests {
     use super::*;
 
     fn decide(quota: Quota, state: GcraState, now: u64) -> (Verdict, GcraState) {
-        Gcra::decide(&Gcra::rule(quota), state, now)
+        Gcra::decide(&Gcra::rule(quota), state, UnixMillis::new(now))
     }
 
     #[test]
@@ -172,9 +172,12 @@ mod tests {
             assert_eq!(verdict.remaining, expected);
             state = next;
         }
-        assert_eq!(state.full_at(), 13_000);
+        assert_eq!(state.full_at(), UnixMillis::new(13_000));
         let (refused, same) = decide(quota, state, 10_000);
-        assert_eq!(refused, Verdict::refused(13_000, 11_000));
+        assert_eq!(
+            refused,
+            Verdict::refused(UnixMillis::new(13_000), UnixMillis::new(11_000))
+        );
         assert_eq!(same, state);
         assert!(!decide(quota, state, 10_999).0.admitted);
         let (again, _) = decide(quota, state, 11_000);
@@ -197,19 +200,19 @@ mod tests {
         assert_eq!(
             state,
             GcraState {
-                tat_ms: 1_000,
+                tat_ms: UnixMillis::new(1_000),
                 tat_frac: 0
             }
         );
         let (refused, _) = decide(quota, state, 0);
-        assert_eq!(refused.retry_at, 334); // ceil(333⅓)
+        assert_eq!(refused.retry_at, UnixMillis::new(334)); // ceil(333⅓)
         assert!(!decide(quota, state, 333).0.admitted);
         let (verdict, next) = decide(quota, state, 334);
         assert!(verdict.admitted);
         assert_eq!(
             next,
             GcraState {
-                tat_ms: 1_333,
+                tat_ms: UnixMillis::new(1_333),
                 tat_frac: 1
             }
         );
@@ -218,13 +221,14 @@ mod tests {
     #[test]
     fn limit_zero_and_end_of_time() {
         let (verdict, _) = decide(Quota::per_seconds(0, 60), GcraState::default(), 5);
-        assert_eq!(verdict, Verdict::refused(60_005, 60_005));
+        let at = UnixMillis::new(60_005);
+        assert_eq!(verdict, Verdict::refused(at, at));
         let quota = Quota {
             requests: u32::MAX,
             window_ms: u64::MAX,
         };
         let (first, state) = decide(quota, GcraState::default(), u64::MAX);
-        assert!(!first.admitted || state.tat_ms == u64::MAX);
+        assert!(!first.admitted || state.tat_ms == UnixMillis::MAX);
         let one = Quota {
             requests: 1,
             window_ms: 1,

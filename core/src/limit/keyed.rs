@@ -1,31 +1,6 @@
 //! The in-process keyed engine: a sharded, bounded, thread-safe table of
 //! per-key states driven by an [`Algorithm`].
-//!
-//! * **Shards**: `N` mutex-protected `Table`s; a key's shard comes from the
-//!   high half of its (randomly seeded) hash. A stacked check locks the
-//!   shards it needs in ascending order, so it cannot deadlock.
-//! * **Bounded**: each shard holds at most `ceil(max_keys / N)` keys, 16
-//!   bytes of state each besides the key, at a load of at most 4/5.
-//! * **Swept incrementally**: every call examines `sweep_per_call` slots of
-//!   each shard it locked and forgets expired states (up to four rounds while
-//!   half of a round was expired); a shard that is full
-//!   examines up to `scan_when_full` more before applying [`WhenFull`].
-//! * **Monotone time**: each shard keeps the latest `now` it has seen and
-//!   treats an earlier `now` as that instant. A state forgotten at `t` is
-//!   therefore never needed by a request stamped before `t`.
-//!
-//! # Hash flooding
-//!
-//! Keys are hashed with foldhash seeded by [`LimiterConfig::hash_seed`].
-//! Someone who knows the seed (or guesses a fixed one) can pick subjects
-//! that land in one shard and one probe run. What that buys is bounded:
-//! a shard never holds more than its cap (`max_keys / shards`, 4096 keys at
-//! the default), so the worst lookup walks one shard's slots, and the full
-//! shard refuses or evicts per [`WhenFull`] instead of growing. Production
-//! passes a random, secret seed, so the placement cannot be predicted from
-//! outside; tests and simulations pass a fixed one and repeat exactly.
-//! foldhash is not a keyed PRF: a secret seed makes flooding impractical,
-//! not impossible, and the bounds above are what holds regardless.
+//! The details are on [`KeyedLimiter`].
 
 use super::algorithm::{Algorithm, PackedState, Verdict};
 pub use super::config::{LimiterConfig, LimiterConfigError, WhenFull};
@@ -80,8 +55,10 @@ fn mix(hash: u64) -> u64 {
     (product as u64) ^ ((product >> 64) as u64)
 }
 
-fn expiry<A: Algorithm>(time: u64, extra: u32) -> UnixMillis {
-    <A::State as PackedState>::unpack(time, extra).expires_at()
+fn expiry<A: Algorithm>(time: u64, extra: u32) -> u64 {
+    <A::State as PackedState>::unpack(time, extra)
+        .expires_at()
+        .as_millis()
 }
 
 fn unpack<A: Algorithm>(packed: Option<(u64, u32)>) -> A::State {
@@ -93,15 +70,42 @@ fn unpack<A: Algorithm>(packed: Option<(u64, u32)>) -> A::State {
 /// A keyed rate limiter: per-key state under algorithm `A` (fixed window by
 /// default), sharded, bounded and safe to share across threads.
 ///
+/// * **Shards**: `N` mutex-protected `Table`s; a key's shard comes from the
+///   high half of its (randomly seeded) hash. A stacked check locks the
+///   shards it needs in ascending order, so it cannot deadlock.
+/// * **Bounded**: each shard holds at most `ceil(max_keys / N)` keys, 16
+///   bytes of state each besides the key, at a load of at most 4/5.
+/// * **Swept incrementally**: every call examines `sweep_per_call` slots of
+///   each shard it locked and forgets expired states (up to four rounds while
+///   half of a round was expired); a shard that is full
+///   examines up to `scan_when_full` more before applying [`WhenFull`].
+/// * **Monotone time**: each shard keeps the latest `now` it has seen and
+///   treats an earlier `now` as that instant. A state forgotten at `t` is
+///   therefore never needed by a request stamped before `t`.
+///
+/// # Hash flooding
+///
+/// Keys are hashed with foldhash seeded by [`LimiterConfig::hash_seed`].
+/// Someone who knows the seed (or guesses a fixed one) can pick subjects
+/// that land in one shard and one probe run. What that buys is bounded:
+/// a shard never holds more than its cap (`max_keys / shards`, 4096 keys at
+/// the default), so the worst lookup walks one shard's slots, and the full
+/// shard refuses or evicts per [`WhenFull`] instead of growing. Production
+/// passes a random, secret seed, so the placement cannot be predicted from
+/// outside; tests and simulations pass a fixed one and repeat exactly.
+/// foldhash is not a keyed PRF: a secret seed makes flooding impractical,
+/// not impossible, and the bounds above are what holds regardless.
+///
 /// ```
 /// use acd_core::limit::{Algorithm, FixedWindow, KeyedLimiter, LimiterConfig, Quota};
+/// use acd_core::UnixMillis;
 /// let limiter: KeyedLimiter<u64> = KeyedLimiter::new(LimiterConfig::with_max_keys(1_000));
 /// let rule = FixedWindow::rule(Quota::per_seconds(2, 60));
-/// assert!(limiter.check(&7, &rule, 60_000).admitted);
-/// assert!(limiter.check(&7, &rule, 60_001).admitted);
-/// let third = limiter.check(&7, &rule, 60_002);
+/// assert!(limiter.check(&7, &rule, UnixMillis::new(60_000)).admitted);
+/// assert!(limiter.check(&7, &rule, UnixMillis::new(60_001)).admitted);
+/// let third = limiter.check(&7, &rule, UnixMillis::new(60_002));
 /// assert!(!third.admitted);
-/// assert_eq!(third.retry_at, 120_000);
+/// assert_eq!(third.retry_at, UnixMillis::new(120_000));
 /// ```
 pub struct KeyedLimiter<K, A: Algorithm = FixedWindow> {
     shards: Box<[Shard<K>]>,
@@ -145,7 +149,7 @@ impl<K: Default, A: Algorithm> KeyedLimiter<K, A> {
                 .map(|_| {
                     Shard(Mutex::new(ShardState {
                         table: Table::new(cap),
-                        latest: 0,
+                        latest: UnixMillis::ZERO,
                     }))
                 })
                 .collect(),
@@ -209,7 +213,7 @@ impl<K: Default, A: Algorithm> KeyedLimiter<K, A> {
                         hash,
                         key.to_key(),
                         next.pack(),
-                        next.expires_at(),
+                        next.expires_at().as_millis(),
                     );
                 }
                 verdict
@@ -217,7 +221,7 @@ impl<K: Default, A: Algorithm> KeyedLimiter<K, A> {
         };
         shard
             .table
-            .sweep(self.config.sweep_per_call, now, expiry::<A>);
+            .sweep(self.config.sweep_per_call, now.as_millis(), expiry::<A>);
         verdict
     }
 
@@ -234,15 +238,15 @@ impl<K: Default, A: Algorithm> KeyedLimiter<K, A> {
             return Ok(());
         }
         let budget = self.config.scan_when_full;
-        let mut scan = table.scan(budget, now, &expiry::<A>, keep);
+        let mut scan = table.scan(budget, now.as_millis(), &expiry::<A>, keep);
         while !table.has_room(needed) {
             match (self.config.when_full, scan.soonest) {
                 (WhenFull::EvictSoonest, Some((at, _))) => {
                     table.remove_at(at);
-                    scan = table.scan(budget, now, &expiry::<A>, keep);
+                    scan = table.scan(budget, now.as_millis(), &expiry::<A>, keep);
                 }
                 (_, soonest) => {
-                    let hint = soonest.map_or(now, |(_, at)| at);
+                    let hint = soonest.map_or(now, |(_, at)| UnixMillis::new(at));
                     return Err(hint.max(now.saturating_add(1)));
                 }
             }
@@ -351,7 +355,7 @@ pub(crate) fn transact_across<K: Default, A: Algorithm, Q: KeyRef<K> + ?Sized>(
         guards.push(lock(shard));
     }
     let guard_at = |place: (usize, usize)| order.binary_search(&place).unwrap_or(0);
-    let latest = guards.iter().map(|g| g.latest).fold(now, u64::max);
+    let latest = guards.iter().map(|g| g.latest).fold(now, UnixMillis::max);
     for guard in &mut guards {
         guard.latest = latest;
     }
@@ -387,7 +391,7 @@ pub(crate) fn transact_across<K: Default, A: Algorithm, Q: KeyRef<K> + ?Sized>(
             let Some(guard) = guards.get_mut(guard_at(places[i])) else {
                 continue;
             };
-            let (packed, expires_at) = (states[i].pack(), states[i].expires_at());
+            let (packed, expires_at) = (states[i].pack(), states[i].expires_at().as_millis());
             match guard.table.find(hashes[i], *key) {
                 Some(at) => guard.table.set_at(at, packed),
                 None => guard
@@ -399,7 +403,7 @@ pub(crate) fn transact_across<K: Default, A: Algorithm, Q: KeyRef<K> + ?Sized>(
     for (guard, owner) in guards.iter_mut().zip(&owners) {
         guard
             .table
-            .sweep(owner.config.sweep_per_call, now, expiry::<A>);
+            .sweep(owner.config.sweep_per_call, now.as_millis(), expiry::<A>);
     }
     Ok(())
 }

@@ -30,7 +30,7 @@ pub type SubjectTable<A> = KeyedLimiter<Box<str>, A>;
 /// use acd_core::limit::{Gcra, InMemoryLimiter, LimitCheck, LimiterConfig, Quota, RateLimiter};
 /// let limiter = InMemoryLimiter::<Gcra>::with_config(LimiterConfig::with_max_keys(10_000));
 /// let check = LimitCheck { name: "credential", quota: Quota::per_seconds(100, 60), subject: "key-ada" };
-/// assert!(limiter.acquire(&[check], 1_700_000_000_000).header_status().is_some());
+/// assert!(limiter.acquire(&[check], 1_700_000_000_000.into()).header_status().is_some());
 /// ```
 pub struct InMemoryLimiter<A: Algorithm = FixedWindow> {
     names: Interner,

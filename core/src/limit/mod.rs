@@ -7,12 +7,15 @@
 //! tightest limit the request passed (least remaining; tie → the one that
 //! resets last) or the refusing limit and the instant it admits again.
 //!
-//! * [`algorithm`]: the [`Algorithm`] trait; [`fixed_window`] (the default)
-//!   and [`gcra`] implement it as pure transitions on 16-byte states.
-//! * [`stack`]: the all-or-none rule, written once, and the [`StateStore`]
-//!   seam where per-key state lives.
-//! * [`keyed`]: the in-process engine, a sharded bounded table
-//!   ([`KeyedLimiter`]); [`memory`]: the gate's limiter on top of it.
+//! * The [`Algorithm`] trait; [`FixedWindow`] (the default) and [`Gcra`]
+//!   implement it as pure transitions on 16-byte states.
+//! * The all-or-none rule, written once ([`decide_stack`]), and the
+//!   [`StateStore`] seam where per-key state lives.
+//! * The in-process engine, a sharded bounded table ([`KeyedLimiter`]), and
+//!   the gate's limiter on top of it ([`InMemoryLimiter`]).
+//!
+//! Every type lives at one path, `acd_core::limit::Name`; the files behind
+//! them are private.
 //!
 //! # The arithmetic, exactly (for stores that mirror it, e.g. in Lua)
 //!
@@ -68,14 +71,14 @@
     clippy::cast_possible_truncation
 )]
 
-pub mod algorithm;
-pub mod config;
-pub mod fixed_window;
-pub mod gcra;
-pub mod key;
-pub mod keyed;
-pub mod memory;
-pub mod stack;
+pub(crate) mod algorithm;
+pub(crate) mod config;
+pub(crate) mod fixed_window;
+pub(crate) mod gcra;
+pub(crate) mod key;
+pub(crate) mod keyed;
+pub(crate) mod memory;
+pub(crate) mod stack;
 mod sync;
 mod table;
 #[cfg(test)]
@@ -83,18 +86,19 @@ mod table_model;
 
 pub use algorithm::{is_expired, Algorithm, PackedState, Verdict};
 pub use config::{LimiterConfig, LimiterConfigError, WhenFull, MAX_SHARDS};
-pub use fixed_window::{FixedWindow, FixedWindowRule, FixedWindowState};
+pub use fixed_window::{aligned_end, FixedWindow, FixedWindowRule, FixedWindowState};
 pub use gcra::{Gcra, GcraRule, GcraState};
-pub use key::{KeyRef, LimitKey, LimitKeyRef};
+pub use key::{Interner, KeyRef, LimitKey, LimitKeyRef, MAX_LIMIT_NAMES};
 pub use keyed::{KeyedLimiter, StoreFull};
 pub use memory::{InMemoryLimiter, SubjectTable};
-pub use stack::{acquire, decide_stack, try_acquire, StateStore, StoreKey};
+pub use stack::{acquire, decide_stack, same_keys, try_acquire, StateStore, StoreKey};
 
 use crate::UnixMillis;
 use serde::{Deserialize, Serialize};
 
 /// A limit's size: `requests` per `window_ms` milliseconds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Quota {
     /// Requests admitted per window. `0` refuses everything.
     pub requests: u32,

@@ -34,10 +34,10 @@ pub(crate) struct Table<K> {
     cursor: usize,
     /// A lower bound of every entry's expiry: while `now` is below it,
     /// nothing can be expired and the sweep costs one comparison.
-    earliest: UnixMillis,
+    earliest: u64,
     /// The least expiry met during the current lap of the cursor (entries
     /// examined, or written, since the lap began).
-    lap_min: UnixMillis,
+    lap_min: u64,
     /// Slots the cursor still has to examine to finish the lap; when it
     /// does, `lap_min` becomes the new `earliest`.
     lap_left: usize,
@@ -102,7 +102,7 @@ pub(crate) struct Scan {
     /// Entries removed because they had expired.
     pub(crate) reclaimed: usize,
     /// The live entry expiring soonest among those examined: (slot, expiry).
-    pub(crate) soonest: Option<(usize, UnixMillis)>,
+    pub(crate) soonest: Option<(usize, u64)>,
 }
 
 impl<K: Default> Table<K> {
@@ -115,8 +115,8 @@ impl<K: Default> Table<K> {
             cap,
             max_slots,
             cursor: 0,
-            earliest: UnixMillis::MAX,
-            lap_min: UnixMillis::MAX,
+            earliest: u64::MAX,
+            lap_min: u64::MAX,
             lap_left: 0,
             lap_start: 0,
             lap_exact: true,
@@ -125,7 +125,7 @@ impl<K: Default> Table<K> {
 
     /// Records that an entry expiring at `expires_at` is stored.
     #[inline]
-    fn note_expiry(&mut self, expires_at: UnixMillis) {
+    fn note_expiry(&mut self, expires_at: u64) {
         self.earliest = self.earliest.min(expires_at);
         self.lap_min = self.lap_min.min(expires_at);
     }
@@ -141,7 +141,7 @@ impl<K: Default> Table<K> {
             } else {
                 self.earliest.min(self.lap_min)
             };
-            self.lap_min = UnixMillis::MAX;
+            self.lap_min = u64::MAX;
             self.lap_left = self.slots.len();
             self.lap_start = next;
             self.lap_exact = true;
@@ -151,7 +151,7 @@ impl<K: Default> Table<K> {
     /// The lower bound of every stored entry's expiry (`u64::MAX` when
     /// empty).
     #[cfg(test)]
-    pub(crate) fn earliest(&self) -> UnixMillis {
+    pub(crate) fn earliest(&self) -> u64 {
         self.earliest
     }
 
@@ -251,7 +251,7 @@ impl<K: Default> Table<K> {
     /// Inserts a key known to be absent, with a state expiring at
     /// `expires_at`. The caller has checked [`Self::has_room`]; without room
     /// nothing is inserted.
-    pub(crate) fn insert(&mut self, hash: u64, key: K, state: (u64, u32), expires_at: UnixMillis) {
+    pub(crate) fn insert(&mut self, hash: u64, key: K, state: (u64, u32), expires_at: u64) {
         self.insert_vacant(None, hash, key, state, expires_at);
     }
 
@@ -268,7 +268,7 @@ impl<K: Default> Table<K> {
         hash: u64,
         key: K,
         (time, extra): (u64, u32),
-        expires_at: UnixMillis,
+        expires_at: u64,
     ) {
         if !self.has_room(1) {
             return;
@@ -351,7 +351,7 @@ impl<K: Default> Table<K> {
         // Slot positions changed: the cursor starts a new lap; `earliest`
         // still bounds every entry.
         self.cursor = 0;
-        self.lap_min = UnixMillis::MAX;
+        self.lap_min = u64::MAX;
         self.lap_left = slots;
         self.lap_start = 0;
         self.lap_exact = true;
@@ -408,8 +408,8 @@ impl<K: Default> Table<K> {
     pub(crate) fn sweep(
         &mut self,
         budget: usize,
-        now: UnixMillis,
-        expires: impl Fn(u64, u32) -> UnixMillis,
+        now: u64,
+        expires: impl Fn(u64, u32) -> u64,
     ) -> usize {
         let n = self.slots.len();
         if budget == 0 || self.len * 2 < n || now < self.earliest {
@@ -423,12 +423,7 @@ impl<K: Default> Table<K> {
         clippy::arithmetic_side_effects,
         reason = "counters are bounded by the budget and the slot count"
     )]
-    fn sweep_slow(
-        &mut self,
-        budget: usize,
-        now: UnixMillis,
-        expires: impl Fn(u64, u32) -> UnixMillis,
-    ) -> usize {
+    fn sweep_slow(&mut self, budget: usize, now: u64, expires: impl Fn(u64, u32) -> u64) -> usize {
         let n = self.slots.len();
         let mut at = if self.cursor < n { self.cursor } else { 0 };
         self.cursor = at;
@@ -437,7 +432,7 @@ impl<K: Default> Table<K> {
         while let Some(slot) = self.slots.get(at) {
             let expiry = (slot.tag != 0).then(|| expires(slot.time, slot.extra));
             match expiry {
-                Some(expiry) if is_expired(expiry, now) => {
+                Some(expiry) if is_expired(UnixMillis::new(expiry), UnixMillis::new(now)) => {
                     // The follower shifted into `at` is examined next.
                     self.remove_at(at);
                     removed += 1;
@@ -477,8 +472,8 @@ impl<K: Default> Table<K> {
     pub(crate) fn scan(
         &mut self,
         budget: usize,
-        now: UnixMillis,
-        expires: &impl Fn(u64, u32) -> UnixMillis,
+        now: u64,
+        expires: &impl Fn(u64, u32) -> u64,
         keep: &impl Fn(&K) -> bool,
     ) -> Scan {
         let mut found = Scan {
@@ -499,7 +494,7 @@ impl<K: Default> Table<K> {
             };
             if slot.tag != 0 && !keep(&slot.key) {
                 let expiry = expires(slot.time, slot.extra);
-                if is_expired(expiry, now) {
+                if is_expired(UnixMillis::new(expiry), UnixMillis::new(now)) {
                     // The follower shifted into `at` is examined next.
                     let last = self.remove_at(at);
                     found.reclaimed += 1;

@@ -42,6 +42,9 @@ pub mod ids {
     /// `POST /agents/{agent_id}/runs`, the caller-defined example
     /// ([`super::Catalogue::create_agent_run`]).
     pub const CREATE_AGENT_RUN: &str = "createAgentRun";
+    /// `GET /runs/{run_id}`: reads one run; what a run poller polls
+    /// ([`super::Catalogue::get_run`]).
+    pub const GET_RUN: &str = "getRun";
 }
 
 /// The query parameter names the spec leaves open (only `order_by` is given).
@@ -346,6 +349,43 @@ impl Catalogue {
             noun: Some("agent".into()),
         }
     }
+
+    /// The run read a client polls: `GET /runs/{run_id}`, answering
+    /// `{"data": Run}` with at least a `status` member.
+    ///
+    /// The spec says a client polls an active run about once per second
+    /// until a terminal state, but does not show the operation, so this
+    /// path is the default. It is part of the client's default catalogue
+    /// ([`Catalogue::for_clients`]), so a run poller needs no hand-built
+    /// entry; a server that serves runs adds it to its own catalogue.
+    pub fn get_run() -> Operation {
+        Operation {
+            id: ids::GET_RUN.into(),
+            method: "GET".into(),
+            path: PathTemplate::from_segments(vec![
+                Segment::Literal("runs".into()),
+                Segment::Param("run_id".into()),
+            ]),
+            credential: CredentialPolicy::ApiKeyOrOAuth { scope: None },
+            envelope: Envelope::Data,
+            params: vec![],
+            extra_limits: vec![],
+            stable_egress: false,
+            needs_resource: true,
+            deprecation: None,
+            honours_idempotency_key: false,
+            noun: Some("run".into()),
+        }
+    }
+
+    /// The client role's default catalogue: the three specified operations
+    /// ([`Catalogue::standard`]) plus [`Catalogue::get_run`], so polling a
+    /// run works out of the box in every binding.
+    pub fn for_clients() -> Self {
+        let mut catalogue = Self::standard();
+        catalogue.operations.push(Self::get_run());
+        catalogue
+    }
 }
 
 impl TryFrom<Vec<Operation>> for Catalogue {
@@ -364,5 +404,46 @@ impl From<Catalogue> for Vec<Operation> {
 impl Default for Catalogue {
     fn default() -> Self {
         Self::standard()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_client_catalogue_adds_get_run_and_the_gate_keeps_the_three() {
+        let ids_of = |catalogue: &Catalogue| -> Vec<String> {
+            catalogue
+                .operations()
+                .iter()
+                .map(|operation| operation.id.clone())
+                .collect()
+        };
+        assert_eq!(
+            ids_of(&Catalogue::standard()),
+            ["getApiIndex", "listTableRecords", "listConnectionRecords"]
+        );
+        assert_eq!(
+            ids_of(&Catalogue::for_clients()),
+            [
+                "getApiIndex",
+                "listTableRecords",
+                "listConnectionRecords",
+                "getRun"
+            ]
+        );
+        let run = Catalogue::get_run();
+        assert_eq!(
+            (run.method.as_str(), run.path.to_string()),
+            ("GET", "/runs/{run_id}".to_owned())
+        );
+        assert_eq!(run.envelope, Envelope::Data);
+        // Adding it again, as older callers did by hand, is refused by id.
+        let mut catalogue = Catalogue::for_clients();
+        assert_eq!(
+            catalogue.add(Catalogue::get_run()),
+            Err(CatalogueError::DuplicateId("getRun".into()))
+        );
     }
 }

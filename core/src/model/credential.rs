@@ -41,7 +41,7 @@ pub const CREDENTIAL_HEADERS: [&str; 2] = [X_API_KEY, AUTHORIZATION];
 pub fn is_credential_header(name: &str) -> bool {
     CREDENTIAL_HEADERS
         .iter()
-        .any(|candidate| candidate.eq_ignore_ascii_case(name))
+        .any(|candidate| super::header_names::same_name(candidate, name))
 }
 
 /// Whether `secret` can be sent in a header as a credential: 1 to
@@ -162,6 +162,7 @@ impl std::fmt::Display for Secret {
 /// What the store knows about one credential. Holds no secret: `id` is a
 /// public handle used in limit keys and logs.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CredentialRecord {
     /// A non-secret identifier, unique per credential.
     pub id: String,

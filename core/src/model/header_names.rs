@@ -1,5 +1,18 @@
-//! Header names both roles send or read, written once. HTTP compares names
-//! case-insensitively; these are the spellings acd sends.
+//! Header names both roles send or read, written once, and the one header
+//! look-up both roles use. HTTP compares names case-insensitively; the
+//! constants are the spellings acd sends.
+//!
+//! Every header list in acd is `[(name, value)]` in order: text values on
+//! the client side and in gate responses, raw bytes in gate requests.
+//! [`first_value`] and [`all_values`] read either kind:
+//!
+//! ```
+//! use acd_core::model::header_names::{all_values, first_value, RETRY_AFTER};
+//! let headers = vec![("retry-after".to_owned(), "7".to_owned())];
+//! assert_eq!(first_value(&headers, RETRY_AFTER), Some("7"));
+//! let raw = vec![("X-API-Key".to_owned(), b"k".to_vec())];
+//! assert_eq!(all_values(&raw, "x-api-key").collect::<Vec<_>>(), [b"k".as_slice()]);
+//! ```
 
 /// `Content-Type`.
 pub const CONTENT_TYPE: &str = "Content-Type";
@@ -46,3 +59,56 @@ pub const RATE_LIMIT_HEADERS: [&str; 7] = [
     X_RATELIMIT_REMAINING,
     X_RATELIMIT_RESET,
 ];
+
+/// Whether header names `a` and `b` are the same name (ASCII
+/// case-insensitive, as HTTP compares them).
+pub fn same_name(a: &str, b: &str) -> bool {
+    a.eq_ignore_ascii_case(b)
+}
+
+/// A header value as a list holds it: text (`String`, read as `&str`) or
+/// raw bytes (`Vec<u8>`, read as `&[u8]`).
+pub trait HeaderValue {
+    /// What a look-up hands out: `str` or `[u8]`.
+    type Target: ?Sized;
+    /// The value, borrowed.
+    fn view(&self) -> &Self::Target;
+}
+
+impl HeaderValue for String {
+    type Target = str;
+    fn view(&self) -> &str {
+        self
+    }
+}
+
+impl HeaderValue for Vec<u8> {
+    type Target = [u8];
+    fn view(&self) -> &[u8] {
+        self
+    }
+}
+
+/// Every value of header `name` in `headers`, in order (names compare
+/// case-insensitively).
+pub fn all_values<'a, V: HeaderValue>(
+    headers: &'a [(String, V)],
+    name: &'a str,
+) -> impl Iterator<Item = &'a V::Target> + 'a {
+    headers
+        .iter()
+        .filter(move |(candidate, _)| same_name(candidate, name))
+        .map(|(_, value)| value.view())
+}
+
+/// The first value of header `name` in `headers` (names compare
+/// case-insensitively), or `None` when it is absent.
+pub fn first_value<'a, V: HeaderValue>(
+    headers: &'a [(String, V)],
+    name: &str,
+) -> Option<&'a V::Target> {
+    headers
+        .iter()
+        .find(|(candidate, _)| same_name(candidate, name))
+        .map(|(_, value)| value.view())
+}

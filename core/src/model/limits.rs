@@ -306,7 +306,8 @@ mod tests {
 
     #[test]
     fn tightest_is_least_remaining_then_latest_reset() {
-        assert!(tightness(0, 10) < tightness(1, 99));
-        assert!(tightness(3, 99) < tightness(3, 10));
+        let (early, late) = (UnixMillis::new(10), UnixMillis::new(99));
+        assert!(tightness(0, early) < tightness(1, late));
+        assert!(tightness(3, late) < tightness(3, early));
     }
 }

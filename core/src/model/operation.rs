@@ -51,6 +51,7 @@ pub enum LimitSubject {
 
 /// A limit that applies to one operation on top of the per-credential one.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ExtraLimit {
     /// Short name used in limit keys and documentation, e.g. `user_table_reads`.
     pub name: String,
@@ -187,6 +188,7 @@ impl std::fmt::Display for PathTemplate {
 
 /// Deprecation of a version or an operation (RFC 9745 / RFC 8594).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct DeprecationNotice {
     /// Unix seconds when it was (or will be) deprecated: `Deprecation: @<s>`.
     pub deprecated_at: u64,
@@ -196,6 +198,7 @@ pub struct DeprecationNotice {
 
 /// One operation of the API.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Operation {
     /// The operationId, e.g. `listTableRecords`.
     pub id: OperationId,

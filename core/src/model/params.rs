@@ -72,6 +72,7 @@ pub enum ParamKind {
 
 /// One query parameter of an operation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ParamSpec {
     /// The name on the wire.
     pub name: String,

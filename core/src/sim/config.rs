@@ -2,48 +2,21 @@
 //! the client instances and their tasks, and the failures to inject.
 
 use super::dataset::Dataset;
+use super::SimError;
 use crate::client::{
     ClientConfig, ClientCredential, ConnectionPagerOptions, PollOptions, RequestSpec,
     TablePagerOptions,
 };
 use crate::gate::GateConfig;
-use crate::model::operation::PathTemplate;
-use crate::model::{
-    Catalogue, CredentialPolicy, CredentialRecord, Envelope, InMemoryCredentials, Operation, Secret,
-};
+use crate::model::{Catalogue, CredentialRecord, InMemoryCredentials, Secret};
 use crate::UnixMillis;
 use serde::{Deserialize, Serialize};
 
-pub use crate::client::GET_RUN;
-
-/// A caller-defined operation for run polling: `GET /runs/{run_id}`
-/// answering `{"data": {"id": …, "status": …}}`.
-pub fn run_operation() -> Operation {
-    Operation {
-        id: GET_RUN.into(),
-        method: "GET".into(),
-        path: PathTemplate::from_segments(vec![
-            crate::model::operation::Segment::Literal("runs".into()),
-            crate::model::operation::Segment::Param("run_id".into()),
-        ]),
-        credential: CredentialPolicy::ApiKeyOrOAuth { scope: None },
-        envelope: Envelope::Data,
-        params: vec![],
-        extra_limits: vec![],
-        stable_egress: false,
-        needs_resource: true,
-        deprecation: None,
-        honours_idempotency_key: false,
-        noun: Some("run".into()),
-    }
-}
-
-/// The standard catalogue plus [`run_operation`] and
+/// The standard catalogue plus [`Catalogue::get_run`] and
 /// [`Catalogue::create_agent_run`].
 pub fn catalogue() -> Catalogue {
-    let mut catalogue = Catalogue::standard();
-    // Both ids and routes are distinct from the standard ones.
-    let _ = catalogue.add(run_operation());
+    let mut catalogue = Catalogue::for_clients();
+    // Its id and route are distinct from the others.
     let _ = catalogue.add(Catalogue::create_agent_run());
     catalogue
 }
@@ -88,7 +61,7 @@ pub enum SimTask {
 /// One simulated client instance.
 ///
 /// In JSON every member but `name` is optional; a `config` given there is
-/// used as is (include `getRun` in its catalogue to poll runs).
+/// used as is (its default catalogue has `getRun`, which run polling uses).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SimClientConfig {
@@ -239,7 +212,7 @@ impl Default for SimConfig {
     fn default() -> Self {
         Self {
             seed: 1,
-            start_ms: 1_700_000_000_000,
+            start_ms: UnixMillis::new(1_700_000_000_000),
             latency_ms: 20,
             timeout_ms: 5_000,
             max_virtual_ms: 3_600_000,
@@ -258,10 +231,70 @@ impl Default for SimConfig {
     }
 }
 
+/// The most calls one simulation starts (every task of every client; a
+/// `burst` counts its `count`), so a configuration cannot exhaust memory.
+pub const MAX_SIM_CALLS: u64 = 100_000;
+
+/// The most records the simulation's pagers may have to check, summed over
+/// every table and connection task (each keeps the ids it must deliver).
+pub const MAX_SIM_EXPECTED_RECORDS: u64 = 10_000_000;
+
 impl SimConfig {
     /// Adds a client (builder form).
     pub fn client(mut self, client: SimClientConfig) -> Self {
         self.clients.push(client);
         self
+    }
+
+    /// Checks the sizes that would cost memory before anything is built:
+    /// at most [`MAX_SIM_CALLS`] calls and [`MAX_SIM_EXPECTED_RECORDS`]
+    /// records to check, naming the first member that passes a bound.
+    pub fn check_sizes(&self) -> Result<(), SimError> {
+        let (mut calls, mut records) = (0u64, 0u64);
+        for (index, client) in self.clients.iter().enumerate() {
+            for (position, task) in client.tasks.iter().enumerate() {
+                let (more_calls, more_records) = match task {
+                    SimTask::Burst { count, .. } => (u64::from(*count), 0),
+                    SimTask::Table { table, .. } => {
+                        (1, self.dataset.tables.get(table).map_or(0, Vec::len))
+                    }
+                    SimTask::Connection {
+                        connection, entity, ..
+                    } => (
+                        1,
+                        self.dataset
+                            .connections
+                            .get(connection)
+                            .and_then(|entities| entities.get(entity))
+                            .map_or(0, Vec::len),
+                    ),
+                    _ => (1, 0),
+                };
+                calls = calls.saturating_add(more_calls);
+                records = records.saturating_add(u64::try_from(more_records).unwrap_or(u64::MAX));
+                let field = || format!("clients[{index}].tasks[{position}]");
+                if calls > MAX_SIM_CALLS {
+                    return Err(SimError::Config {
+                        field: field(),
+                        problem: format!(
+                            "the simulation would start {calls} calls or more; at most \
+                             {MAX_SIM_CALLS} are allowed (lower a burst's count or the number \
+                             of tasks)"
+                        ),
+                    });
+                }
+                if records > MAX_SIM_EXPECTED_RECORDS {
+                    return Err(SimError::Config {
+                        field: field(),
+                        problem: format!(
+                            "the pagers would check {records} records or more; at most \
+                             {MAX_SIM_EXPECTED_RECORDS} are allowed (use smaller tables or \
+                             fewer paging tasks)"
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(())
     }
 }

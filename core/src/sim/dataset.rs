@@ -3,9 +3,9 @@
 //! arrays or objects). Records are served by [`crate::records`], the one
 //! record-serving semantics every server on the gate shares.
 
-use super::config::GET_RUN;
 use crate::gate::{Admitted, ResourceAnswer};
 use crate::model::catalogue::ids;
+use crate::model::ids::GET_RUN;
 use crate::model::{ParamRole, ParamValue, Params};
 use crate::records::{self, Record};
 use crate::UnixMillis;
@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 /// A simulated run: `running` until `finishes_after_ms` after the
 /// simulation's start, then `final_state`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SimRun {
     /// When it finishes, in ms after the start.
     pub finishes_after_ms: u64,
@@ -145,7 +146,7 @@ impl Dataset {
                 match self.runs.get(run_id) {
                     None => ResourceAnswer::NotFound,
                     Some(run) => {
-                        let finished = now.saturating_sub(start) >= run.finishes_after_ms;
+                        let finished = now.saturating_since(start) >= run.finishes_after_ms;
                         let status = if finished {
                             run.final_state.as_str()
                         } else {

@@ -135,7 +135,7 @@ impl Engine {
     }
 
     pub(super) fn offset(&self, at: UnixMillis) -> u64 {
-        at.saturating_sub(self.config.start_ms)
+        at.saturating_since(self.config.start_ms)
     }
 
     fn note(&mut self, now: UnixMillis, client: usize, job: usize, what: TraceKind) {

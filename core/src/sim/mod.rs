@@ -46,7 +46,8 @@ mod server;
 mod setup;
 
 pub use config::{
-    catalogue, run_operation, FaultKind, FaultRule, SimClientConfig, SimConfig, SimTask, GET_RUN,
+    catalogue, FaultKind, FaultRule, SimClientConfig, SimConfig, SimTask, MAX_SIM_CALLS,
+    MAX_SIM_EXPECTED_RECORDS,
 };
 pub use dataset::{sample_records, Dataset, SimRun};
 pub use report::{Baseline, ClientSummary, SimReport, TraceEvent, TraceKind};
@@ -76,6 +77,7 @@ pub enum SimError {
 /// Runs `config` to completion (or to `max_virtual_ms`) and reports; with
 /// `naive_baseline`, also runs it with naive clients and reports their figures.
 pub fn run(config: SimConfig) -> Result<SimReport, SimError> {
+    config.check_sizes()?;
     let baseline = (config.naive_baseline && !config.naive_clients).then(|| SimConfig {
         naive_clients: true,
         ..config.clone()

@@ -68,7 +68,7 @@ impl Engine {
             },
         };
         if self.config.date_header {
-            if let Some(date) = crate::http_date::format_http_date(now / 1_000) {
+            if let Some(date) = crate::http_date::format_http_date(now.as_millis() / 1_000) {
                 response.headers.push(("Date".into(), date));
             }
         }

@@ -8,6 +8,7 @@ use super::report::ClientSummary;
 use super::SimError;
 use crate::client::{CallId, Client, ClientError, Entropy, RandomSource, SplitMix64};
 use crate::model::CredentialStore;
+use crate::UnixMillis;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -38,7 +39,7 @@ fn job(call: Option<CallId>, expected: Option<Vec<Value>>) -> Job {
         state: JobState::Running,
         expected,
         delivered: Vec::new(),
-        planned_at: 0,
+        planned_at: UnixMillis::ZERO,
         attempt: 0,
     }
 }

@@ -9,7 +9,7 @@
 use super::{fail, ConfigError};
 use crate::store::{Connection, Table};
 use acd_core::gate::GateConfig;
-use acd_core::model::credential::{is_well_formed_secret, SECRET_SHAPE};
+use acd_core::model::{is_well_formed_secret, SECRET_SHAPE};
 use acd_core::model::{CredentialKind, CredentialRecord, InMemoryCredentials, Secret};
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -126,7 +126,7 @@ pub fn credentials(
                 kind: entry.kind,
                 user: entry.user.clone(),
                 scopes: entry.scopes.clone(),
-                expires_at: entry.expires_at,
+                expires_at: entry.expires_at.map(acd_core::UnixMillis::new),
             },
         );
     }

@@ -3,8 +3,8 @@
 
 use super::*;
 use acd_core::gate::{Decision, GateRequest};
-use acd_core::model::catalogue::ids;
-use acd_core::model::limits::USER_TABLE_READS_NAME;
+use acd_core::model::ids;
+use acd_core::model::USER_TABLE_READS_NAME;
 
 fn local() -> SocketAddr {
     SocketAddr::from(([127, 0, 0, 1], 4321))
@@ -32,7 +32,10 @@ fn empty_config_is_the_demo_on_the_listen_address() {
     );
     assert!(built.demo.all());
     assert!(config.catalogue.get(ids::CREATE_AGENT_RUN).is_some());
-    assert!(config.catalogue.get(acd_core::sim::GET_RUN).is_some());
+    assert!(config
+        .catalogue
+        .get(acd_core::model::ids::GET_RUN)
+        .is_some());
 }
 
 #[test]
@@ -82,7 +85,8 @@ fn errors_name_the_json_path() {
     );
     assert_eq!(
         error(r#"{"limits":{"credential":{"requests":5,"window_seconds":60}}}"#),
-        "at `limits.credential`: missing field `window_ms`"
+        "at `limits.credential.window_seconds`: unknown field `window_seconds`, expected \
+         `requests` or `window_ms`"
     );
     assert_eq!(
         error(r#"{"limits":{"per_agent":{}}}"#),
@@ -173,7 +177,7 @@ fn limits_credentials_and_data_are_applied() {
     assert_eq!(tables.extra_limits[0].quota, Quota::per_seconds(2, 5));
     assert_eq!(built.gate.index().rate_limits.requests, 7);
     let request = GateRequest::get("/api/v1/tables/t1", "127.0.0.1")
-        .header("Authorization", "Bearer acd_oat_t1");
+        .with_header("Authorization", "Bearer acd_oat_t1");
     let Decision::FetchResource(admitted) = built.gate.decide(&request, 1_700_000_000_000) else {
         panic!("the token should be admitted");
     };

@@ -241,3 +241,119 @@ pub fn unique_namespace(label: &str) -> String {
         NEXT.fetch_add(1, Ordering::SeqCst)
     )
 }
+
+/// A Redis Cluster of three masters (no replicas) on loopback ports, joined
+/// with `redis-cli --cluster create`; every server is stopped when dropped.
+pub struct Cluster {
+    /// The masters, in the order given to `redis-cli`.
+    pub nodes: Vec<RedisServer>,
+}
+
+impl Cluster {
+    /// Three `redis-server --cluster-enabled yes`, joined, with every slot
+    /// served (`cluster_state:ok` on every node). A master that dies leaves
+    /// its slots unserved but the others keep serving theirs
+    /// (`cluster-require-full-coverage no`).
+    pub fn start() -> Self {
+        let nodes: Vec<RedisServer> = (0..3)
+            .map(|_| {
+                RedisServer::start_with(&[
+                    "--cluster-enabled",
+                    "yes",
+                    "--cluster-config-file",
+                    "nodes.conf",
+                    "--cluster-node-timeout",
+                    "2000",
+                    "--cluster-require-full-coverage",
+                    "no",
+                ])
+            })
+            .collect();
+        let addresses: Vec<String> = nodes
+            .iter()
+            .map(|node| format!("127.0.0.1:{}", node.port))
+            .collect();
+        let cli = std::env::var("ACD_REDIS_CLI").unwrap_or_else(|_| "redis-cli".to_owned());
+        let output = Command::new(&cli)
+            .arg("--cluster")
+            .arg("create")
+            .args(&addresses)
+            .args(["--cluster-replicas", "0", "--cluster-yes"])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap_or_else(|error| {
+                panic!("cannot run {cli} ({error}); install it with scripts/lib/install-redis.sh")
+            });
+        assert!(
+            output.status.success(),
+            "redis-cli --cluster create failed: {}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let cluster = Self { nodes };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        for node in &cluster.nodes {
+            let mut con = node.connection();
+            loop {
+                let info: String = redis::cmd("CLUSTER").arg("INFO").query(&mut con).unwrap();
+                if info.contains("cluster_state:ok") {
+                    break;
+                }
+                assert!(
+                    Instant::now() < deadline,
+                    "the cluster never became ok: {info}"
+                );
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+        cluster
+    }
+
+    /// The position in `nodes` of the master serving `slot`.
+    pub fn owner(&self, slot: u16) -> usize {
+        let mut con = self.nodes[0].connection();
+        let text: String = redis::cmd("CLUSTER").arg("NODES").query(&mut con).unwrap();
+        for line in text.lines() {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let Some(address) = fields.get(1) else {
+                continue;
+            };
+            let port: u16 = address
+                .split(['@', ':'])
+                .nth(1)
+                .and_then(|p| p.parse().ok())
+                .unwrap_or(0);
+            for range in fields.iter().skip(8) {
+                let (low, high) = range.split_once('-').unwrap_or((range, range));
+                let (Ok(low), Ok(high)) = (low.parse::<u16>(), high.parse::<u16>()) else {
+                    continue;
+                };
+                if (low..=high).contains(&slot) {
+                    return self
+                        .nodes
+                        .iter()
+                        .position(|node| node.port == port)
+                        .expect("the owner is one of ours");
+                }
+            }
+        }
+        panic!("no master serves slot {slot}: {text}");
+    }
+}
+
+/// Waits (bounded: a hang guard) until the node behind `con` reports
+/// `cluster_state:ok`.
+pub fn wait_cluster_ok(con: &mut redis::Connection) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let info: String = redis::cmd("CLUSTER").arg("INFO").query(con).unwrap();
+        if info.contains("cluster_state:ok") {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the cluster never became ok: {info}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

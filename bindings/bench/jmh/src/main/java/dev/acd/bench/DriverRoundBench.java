@@ -1,0 +1,50 @@
+// JMH entry points of the driver round (DriverRound.kt): a fresh client per
+// invocation, as criterion's iter_batched gives the Rust bench one.
+package dev.acd.bench;
+
+import dev.acd.AcdClient;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+/** One driver round per invocation, in microseconds. */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+public class DriverRoundBench {
+    private final DriverRound round = new DriverRound();
+    private acd.Client client;
+    private AcdClient acdClient;
+
+    /** Fresh clients: the per-user limit never makes a round wait. */
+    @Setup(Level.Invocation)
+    public void freshClients() {
+        client = round.newClient();
+        acdClient = round.newAcdClient();
+    }
+
+    /** Frees the generated client's native side now rather than on collection. */
+    @TearDown(Level.Invocation)
+    public void close() {
+        client.close();
+    }
+
+    /** Through the coarse driver calls of the generated layer. */
+    @Benchmark
+    public String coarseDriverRound() {
+        return round.coarse(client);
+    }
+
+    /** Through dev.acd.AcdClient, events parsed into Event values. */
+    @Benchmark
+    public int idiomaticDriverRound() {
+        return round.idiomatic(acdClient);
+    }
+}

@@ -1,0 +1,82 @@
+// Object shapes the wasm module hands to JavaScript on the driver's hot
+// path (events and transmits), built here so that each is one call from
+// wasm instead of one crossing per member. No rule lives here: the module
+// decides every value; these functions only put them in place.
+
+/** `{id, event}`: one entry of `Client.pollEvents()`. */
+export function callEvent(id, event) { return { id, event }; }
+
+/** `{id, request}`: one entry of `Client.pollTransmits()`. */
+export function transmit(id, request) { return { id, request }; }
+
+/** A `response` event. */
+export function responseEvent(response) { return { type: 'response', response }; }
+
+/** An interpreted page of records; `text` is the JSON array of the records. */
+export function recordsResponse(status, text) { return { type: 'records', status, records: JSON.parse(text) }; }
+
+/** A `page` event; `text` is the JSON array of the page's records. */
+export function pageEvent(text, page, last) { return { type: 'page', records: JSON.parse(text), page, last }; }
+
+/** A `done` event. */
+export function doneEvent() { return { type: 'done' }; }
+
+/**
+ * Headers given as an array of `[name, value]` string pairs, as one string
+ * `name\0value\0...` (one crossing instead of four per pair); `undefined`
+ * for any other shape, or when a string holds a NUL, which the module then
+ * reads (and checks) member by member.
+ */
+export function pairsText(pairs) {
+  if (!Array.isArray(pairs)) return undefined;
+  let text = '';
+  for (const pair of pairs) {
+    if (!Array.isArray(pair) || pair.length !== 2) return undefined;
+    const [name, value] = pair;
+    if (!isText(name) || !isText(value)) return undefined;
+    text += `${name}\0${value}\0`;
+  }
+  return text;
+}
+
+/** `[name, value]` entries of a plain object or an array of pairs, else undefined. */
+function plainEntries(value) {
+  if (value === undefined || value === null) return [];
+  if (Array.isArray(value)) return value.every((pair) => Array.isArray(pair) && pair.length === 2) ? value : undefined;
+  if (typeof value !== 'object') return undefined;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null ? Object.entries(value) : undefined;
+}
+
+/**
+ * A request spec in its common shape (strings; path, query and params as
+ * plain objects or pairs of strings and numbers; no body) as one string:
+ * the operation, then NUL-separated fields each led by a tag (`c`
+ * credential, `e` egress, `k` idempotency key; `p`, `q`, `r`: a path,
+ * query or params name, its value next). `undefined` for any other shape,
+ * which the module then reads (and checks) member by member.
+ */
+export function specText(spec) {
+  if (spec === null || typeof spec !== 'object' || !isText(spec.operation)) return undefined;
+  if (spec.body !== undefined && spec.body !== null) return undefined;
+  let text = spec.operation;
+  for (const [tag, value] of [['c', spec.credential], ['e', spec.egress], ['k', spec.idempotencyKey]]) {
+    if (value === undefined || value === null) continue;
+    if (!isText(value)) return undefined;
+    text += `\0${tag}${value}`;
+  }
+  for (const [tag, members] of [['p', spec.path], ['q', spec.query], ['r', spec.params]]) {
+    const entries = plainEntries(members);
+    if (entries === undefined) return undefined;
+    for (const [name, value] of entries) {
+      if (!isText(name) || !(isText(value) || typeof value === 'number')) return undefined;
+      text += `\0${tag}${name}\0${value}`;
+    }
+  }
+  return text;
+}
+
+/** A string without NUL (the separator of the texts above). */
+function isText(value) {
+  return typeof value === 'string' && !value.includes('\0');
+}
