@@ -1,5 +1,6 @@
 //! `acd-sandbox --redis URL`: two sandbox processes on different ports and
-//! one real redis-server share their limits exactly. Run by
+//! one real redis-server (or a three-master Redis Cluster, `--redis-cluster`)
+//! share their limits exactly. Run by
 //! `scripts/test-redis` (with `ACD_TEST_REDIS_URL`); on its own it starts a
 //! redis-server of its own, and fails loudly when there is none.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -133,4 +134,33 @@ fn no_decision_runs_on_the_blocking_pool() {
         }
     }
     assert!(files > 10, "only {files} source files found");
+}
+
+#[test]
+fn a_sandbox_shares_limits_through_a_redis_cluster() {
+    let cluster = redis_support::Cluster::start();
+    let url = cluster.nodes[1].url();
+    let namespace = redis_support::unique_namespace("sandbox-cluster");
+    let args = [
+        "--redis",
+        url.as_str(),
+        "--redis-cluster",
+        "--redis-namespace",
+        namespace.as_str(),
+    ];
+    let sandboxes = [
+        Sandbox::start_with(None, &args),
+        Sandbox::start_with(None, &args),
+    ];
+    in_one_window();
+    // Ada's table reads (5 per 60 s per user), alternating instances.
+    for i in 0..5 {
+        let response = sandboxes[i % 2].get("/api/v1/tables/orders", &[("X-API-Key", ADA_KEY)]);
+        assert_eq!(response.status, 200, "read {i}");
+        assert_eq!(response.int("RateLimit-Remaining"), 4 - i as u64);
+    }
+    for sandbox in &sandboxes {
+        let response = sandbox.get("/api/v1/tables/orders", &[("X-API-Key", ADA_KEY)]);
+        assert_eq!(response.status, 429);
+    }
 }
