@@ -189,31 +189,32 @@ impl<K: Default, A: Algorithm> KeyedLimiter<K, A> {
         let mut guard = lock(shard);
         let shard = &mut *guard;
         let now = shard.clock(now);
-        let verdict = match shard.table.find(hash, key) {
-            Some(at) => {
+        let verdict = match shard.table.lookup(hash, key) {
+            Ok(at) => {
                 let (verdict, next) = A::decide(rule, unpack::<A>(shard.table.state_at(at)), now);
                 if verdict.admitted {
                     shard.table.set_at(at, next.pack());
                 }
                 verdict
             }
-            None => {
+            Err(vacancy) => {
                 let (verdict, next) = A::decide(rule, A::State::default(), now);
                 if verdict.admitted {
-                    let room = if shard.table.has_room(1) {
-                        Ok(())
-                    } else {
-                        self.make_room(&mut shard.table, now, 1, &|_| false)
-                    };
-                    match room {
-                        Ok(()) => shard.table.insert(
-                            hash,
-                            key.to_key(),
-                            next.pack(),
-                            next.expires_at().as_millis(),
-                        ),
-                        Err(retry_at) => return Verdict::refused(retry_at, retry_at),
+                    // Making room moves entries: the vacancy is then stale
+                    // (and ignored by the table).
+                    if !shard.table.has_room(1) {
+                        if let Err(retry_at) = self.make_room(&mut shard.table, now, 1, &|_| false)
+                        {
+                            return Verdict::refused(retry_at, retry_at);
+                        }
                     }
+                    shard.table.insert_vacant(
+                        vacancy,
+                        hash,
+                        key.to_key(),
+                        next.pack(),
+                        next.expires_at().as_millis(),
+                    );
                 }
                 verdict
             }

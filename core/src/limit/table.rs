@@ -86,6 +86,17 @@ fn distance(tag: u32, at: usize, slots: usize) -> usize {
     }
 }
 
+/// Where a lookup for a missing key stopped: the slot the key would take,
+/// its distance from the key's home, and the table's shape then (a vacancy
+/// is used only while slot count and length are unchanged).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Vacancy {
+    at: usize,
+    probed: usize,
+    slots: usize,
+    len: usize,
+}
+
 /// What a bounded scan for room found.
 pub(crate) struct Scan {
     /// Entries removed because they had expired.
@@ -168,27 +179,46 @@ impl<K: Default> Table<K> {
 
     /// The slot holding `key`, if any.
     #[inline]
+    pub(crate) fn find<Q: KeyRef<K> + ?Sized>(&self, hash: u64, key: &Q) -> Option<usize> {
+        self.lookup(hash, key).ok()
+    }
+
+    /// The slot holding `key`, or where its probe stopped (the slot it
+    /// would take), which [`Self::insert_vacant`] starts from instead of
+    /// probing again.
+    #[inline]
     #[allow(
         clippy::arithmetic_side_effects,
         reason = "probes and slot indices stay below the slot count"
     )]
-    pub(crate) fn find<Q: KeyRef<K> + ?Sized>(&self, hash: u64, key: &Q) -> Option<usize> {
+    pub(crate) fn lookup<Q: KeyRef<K> + ?Sized>(
+        &self,
+        hash: u64,
+        key: &Q,
+    ) -> Result<usize, Option<Vacancy>> {
         let n = self.slots.len();
         if n == 0 {
-            return None;
+            return Err(None);
         }
         let tag = tag_of(hash);
         let mut at = home(tag, n);
         let mut probed = 0;
         loop {
-            let slot = self.slots.get(at)?;
+            let Some(slot) = self.slots.get(at) else {
+                return Err(None);
+            };
             if slot.tag == tag && key.matches(&slot.key) {
-                return Some(at);
+                return Ok(at);
             }
             // Empty, or a resident closer to its home than we are to ours:
             // the key would have been placed here.
             if slot.tag == 0 || distance(slot.tag, at, n) < probed {
-                return None;
+                return Err(Some(Vacancy {
+                    at,
+                    probed,
+                    slots: n,
+                    len: self.len,
+                }));
             }
             probed += 1;
             at += 1;
@@ -196,7 +226,7 @@ impl<K: Default> Table<K> {
                 at = 0;
             }
             if probed > n {
-                return None;
+                return Err(None);
             }
         }
     }
@@ -221,19 +251,35 @@ impl<K: Default> Table<K> {
     /// Inserts a key known to be absent, with a state expiring at
     /// `expires_at`. The caller has checked [`Self::has_room`]; without room
     /// nothing is inserted.
+    pub(crate) fn insert(&mut self, hash: u64, key: K, state: (u64, u32), expires_at: u64) {
+        self.insert_vacant(None, hash, key, state, expires_at);
+    }
+
+    /// [`Self::insert`] starting at the slot [`Self::lookup`] found for the
+    /// key. A vacancy the table has changed since (another entry inserted
+    /// or removed, or the table grown) is ignored: the probe starts over.
     #[allow(
         clippy::arithmetic_side_effects,
         reason = "len <= cap and slot counts are Vec lengths of 24-byte slots: the products fit"
     )]
-    pub(crate) fn insert(&mut self, hash: u64, key: K, (time, extra): (u64, u32), expires_at: u64) {
+    pub(crate) fn insert_vacant(
+        &mut self,
+        vacancy: Option<Vacancy>,
+        hash: u64,
+        key: K,
+        (time, extra): (u64, u32),
+        expires_at: u64,
+    ) {
         if !self.has_room(1) {
             return;
         }
+        let mut vacancy = vacancy.filter(|v| v.slots == self.slots.len() && v.len == self.len);
         // Grow (doubling up to full size) past a 4/5 load.
         if (self.len + 1) * 5 > self.slots.len() * 4 {
             let grown = (self.slots.len() * 2).clamp(8, self.max_slots);
             if grown > self.slots.len() {
                 self.resize(grown);
+                vacancy = None;
             }
         }
         let mut carried = Slot {
@@ -242,25 +288,29 @@ impl<K: Default> Table<K> {
             extra,
             tag: tag_of(hash),
         };
-        self.place::<true>(&mut carried);
+        self.place::<true>(&mut carried, vacancy);
         self.note_expiry(expires_at);
         self.len += 1;
     }
 
-    /// Robin Hood placement of `carried` into the current slots; `LAP`:
-    /// whether a lap is under way (not during a resize, which starts one).
+    /// Robin Hood placement of `carried` into the current slots, from its
+    /// home or from where a lookup's probe stopped; `LAP`: whether a lap is
+    /// under way (not during a resize, which starts one).
     #[inline]
     #[allow(
         clippy::arithmetic_side_effects,
         reason = "probes and slot indices stay below the slot count"
     )]
-    fn place<const LAP: bool>(&mut self, carried: &mut Slot<K>) {
+    fn place<const LAP: bool>(&mut self, carried: &mut Slot<K>, from: Option<Vacancy>) {
         let n = self.slots.len();
         if n == 0 {
             return;
         }
-        let mut at = home(carried.tag, n);
-        let mut probed = 0;
+        // The slots a lookup passed hold residents at least as far from
+        // their homes as the key: placement would pass them too.
+        let (mut at, mut probed) = from
+            .filter(|v| v.at < n)
+            .map_or((home(carried.tag, n), 0), |v| (v.at, v.probed));
         let mut displaced = false;
         for _ in 0..n {
             let Some(slot) = self.slots.get_mut(at) else {
@@ -295,7 +345,7 @@ impl<K: Default> Table<K> {
         );
         for mut slot in old {
             if slot.tag != 0 {
-                self.place::<false>(&mut slot);
+                self.place::<false>(&mut slot, None);
             }
         }
         // Slot positions changed: the cursor starts a new lap; `earliest`

@@ -1,6 +1,7 @@
 //! Model-based test of the shard table against a `HashMap`: random
-//! sequences of insert, update, remove, sweep, scan and evict (growth
-//! happens on the way), checking after every step that the table holds
+//! sequences of insert (from the home slot, or from where a lookup stopped,
+//! also after an eviction made that spot stale), update, remove, sweep, scan
+//! and evict (growth happens on the way), checking after every step that the table holds
 //! exactly the model's entries, that only expired entries were reclaimed,
 //! and that the sweep's expiry bound stays below every live entry.
 
@@ -17,8 +18,18 @@ use std::collections::HashMap;
 
 #[derive(Debug, Clone)]
 enum Op {
-    /// Insert (when absent and there is room) or update `key` to expire at `time`.
-    Put { key: u64, time: u64 },
+    /// Insert (when absent and there is room) or update `key` to expire at
+    /// `time`; `hinted`: the insert starts where the lookup stopped.
+    Put { key: u64, time: u64, hinted: bool },
+    /// Look `key` up; when absent, evict as a full table would (scan with
+    /// `budget` at `now`, remove the soonest found), then insert it with the
+    /// lookup's now stale vacancy.
+    PutAfterEvict {
+        key: u64,
+        time: u64,
+        budget: usize,
+        now: u64,
+    },
     /// Remove `key` if present.
     Remove { key: u64 },
     /// Incremental sweep with `budget` at `now`.
@@ -31,7 +42,10 @@ enum Op {
 
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
-        6 => (0..64u64, 0..1_000u64).prop_map(|(key, time)| Op::Put { key, time }),
+        6 => (0..64u64, 0..1_000u64, any::<bool>())
+            .prop_map(|(key, time, hinted)| Op::Put { key, time, hinted }),
+        1 => (0..64u64, 0..1_000u64, 1..16usize, 0..1_200u64)
+            .prop_map(|(key, time, budget, now)| Op::PutAfterEvict { key, time, budget, now }),
         2 => (0..64u64).prop_map(|key| Op::Remove { key }),
         2 => (0..16usize, 0..1_200u64).prop_map(|(budget, now)| Op::Sweep { budget, now }),
         1 => (0..16usize, 0..1_200u64, 0..64u64)
@@ -95,10 +109,10 @@ proptest! {
         let mut model: HashMap<u64, u64> = HashMap::new();
         for op in ops {
             match op {
-                Op::Put { key, time } => {
+                Op::Put { key, time, hinted } => {
                     let h = hash(key, seed);
-                    match table.find(h, &key) {
-                        Some(at) => {
+                    match table.lookup(h, &key) {
+                        Ok(at) => {
                             // Updates never move an expiry earlier (the
                             // algorithms' promise the bound relies on).
                             let old = model.get(&key).copied().unwrap_or_default();
@@ -106,11 +120,37 @@ proptest! {
                             table.set_at(at, (time, 0));
                             model.insert(key, time);
                         }
-                        None if table.has_room(1) => {
-                            table.insert(h, key, (time, 0), time);
+                        Err(vacancy) if table.has_room(1) => {
+                            if hinted {
+                                table.insert_vacant(vacancy, h, key, (time, 0), time);
+                            } else {
+                                table.insert(h, key, (time, 0), time);
+                            }
                             model.insert(key, time);
                         }
-                        None => prop_assert_eq!(model.len(), cap),
+                        Err(_) => prop_assert_eq!(model.len(), cap),
+                    }
+                }
+                Op::PutAfterEvict { key, time, budget, now } => {
+                    let h = hash(key, seed);
+                    if let Err(vacancy) = table.lookup(h, &key) {
+                        let scan = table.scan(budget, now, &expires, &|_: &u64| false);
+                        reclaimed(&table, &mut model, seed, now, scan.reclaimed);
+                        if let Some((at, _)) = scan.soonest {
+                            let victim = model
+                                .keys()
+                                .copied()
+                                .find(|key| table.find(hash(*key, seed), key) == Some(at));
+                            table.remove_at(at);
+                            if let Some(victim) = victim {
+                                model.remove(&victim);
+                            }
+                        }
+                        if table.has_room(1) {
+                            let time = time.max(now);
+                            table.insert_vacant(vacancy, h, key, (time, 0), time);
+                            model.insert(key, time);
+                        }
                     }
                 }
                 Op::Remove { key } => {
