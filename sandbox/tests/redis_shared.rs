@@ -1,5 +1,6 @@
 //! `acd-sandbox --redis URL`: two sandbox processes on different ports and
-//! one real redis-server share their limits exactly. Run by
+//! one real redis-server (or a three-master Redis Cluster, `--redis-cluster`)
+//! share their limits exactly. Run by
 //! `scripts/test-redis` (with `ACD_TEST_REDIS_URL`); on its own it starts a
 //! redis-server of its own, and fails loudly when there is none.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -60,13 +61,18 @@ fn two_sandboxes_on_one_redis_share_limits_exactly() {
     let refused = statuses.iter().filter(|&&s| s == 429).count();
     assert_eq!((admitted, refused), (100, 60), "{statuses:?}");
 
-    // Ada's table reads (5 per 60 s per user), alternating instances.
+    ada_reads_five_then_is_refused_by_both(&sandboxes);
+}
+
+/// Ada's table reads (5 per 60 s per user), alternating instances: five
+/// admitted with the remaining count going down, then 429 from both.
+fn ada_reads_five_then_is_refused_by_both(sandboxes: &[Sandbox; 2]) {
     for i in 0..5 {
         let response = sandboxes[i % 2].get("/api/v1/tables/orders", &[("X-API-Key", ADA_KEY)]);
         assert_eq!(response.status, 200, "read {i}");
         assert_eq!(response.int("RateLimit-Remaining"), 4 - i as u64);
     }
-    for sandbox in &sandboxes {
+    for sandbox in sandboxes {
         let response = sandbox.get("/api/v1/tables/orders", &[("X-API-Key", ADA_KEY)]);
         assert_eq!(response.status, 429);
         assert!(response.header("Retry-After").is_some());
@@ -133,4 +139,27 @@ fn no_decision_runs_on_the_blocking_pool() {
         }
     }
     assert!(files > 10, "only {files} source files found");
+}
+
+/// Its name starts as the first test's does, so scripts/test-rust (which
+/// has no Redis and skips `two_sandboxes_on_one_redis`) skips it too;
+/// scripts/test-redis runs it.
+#[test]
+fn two_sandboxes_on_one_redis_cluster_share_limits_exactly() {
+    let cluster = redis_support::Cluster::start();
+    let url = cluster.nodes[1].url();
+    let namespace = redis_support::unique_namespace("sandbox-cluster");
+    let args = [
+        "--redis",
+        url.as_str(),
+        "--redis-cluster",
+        "--redis-namespace",
+        namespace.as_str(),
+    ];
+    let sandboxes = [
+        Sandbox::start_with(None, &args),
+        Sandbox::start_with(None, &args),
+    ];
+    in_one_window();
+    ada_reads_five_then_is_refused_by_both(&sandboxes);
 }
