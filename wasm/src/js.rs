@@ -335,9 +335,10 @@ pub fn parse_json_text<T: DeserializeOwned>(text: &str, what: &str) -> Result<T,
     let mut value: Value = serde_json::from_slice(text.as_bytes())
         .map_err(|error| Failure::argument(format!("{what}: {error}")))?;
     snake_case_keys(&mut value);
-    // Back through text, not `from_value`: one deserializer per type in the
-    // module (the text one, which the core uses too) keeps the .wasm small.
-    serde_json::from_str(&value.to_string())
+    // Back through bytes, not `from_value` or `from_str`: one deserializer
+    // per type in the module (the byte one, which the core uses for every
+    // body) keeps the .wasm small.
+    serde_json::from_slice(value.to_string().as_bytes())
         .map_err(|error| Failure::argument(format!("{what}: {error}")))
 }
 

@@ -107,6 +107,10 @@ export interface ClientConfig {
   version?: string;
   stableEgressUrl?: string | null;
   stableEgressHeader?: string;
+  /**
+   * The operations (default: the standard ones plus getRun). Accepted by the
+   * "acd" module only; "acd/client" refuses it as an unknown member.
+   */
   catalogue?: unknown[];
   credentials?: ClientCredentialInit[];
   apiKeyHeader?: "xApiKey" | "bearer";

@@ -63,3 +63,12 @@ test('the client module checks its arguments like the full one', () => {
     && /nowMs must be a whole number of Unix milliseconds/.test(error.message));
   client.free();
 });
+
+test('acd/client builds the standard operations and getRun only; acd takes a caller-built catalogue', () => {
+  const catalogue = full.standardCatalogue();
+  assert.throws(() => new small.Client({ catalogue }, new Uint8Array(32)), (error) =>
+    error instanceof full.AcdConfigError && error.code === 'INVALID_CONFIG'
+    && /unknown field `catalogue`/.test(error.message));
+  const client = new full.Client({ catalogue }, new Uint8Array(32));
+  client.free();
+});

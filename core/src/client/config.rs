@@ -67,7 +67,10 @@ pub struct ClientConfig {
     pub stable_egress_url: Option<String>,
     /// The header that asks for stable egress.
     pub stable_egress_header: String,
-    /// The operations the client can build.
+    /// The operations the client can build. Read from a document only with
+    /// the `config-catalogue` feature; without it a `catalogue` member is
+    /// refused as unknown and the default ([`Catalogue::for_clients`]) stays.
+    #[cfg_attr(not(feature = "config-catalogue"), serde(skip_deserializing))]
     pub catalogue: Catalogue,
     /// Credentials; requests use the first unless they name another.
     pub credentials: Vec<ClientCredential>,

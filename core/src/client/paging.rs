@@ -208,7 +208,7 @@ impl PagerState {
 /// as written; anything else (missing, null, object…) is unusable.
 fn order_value(record: &RawValue, column: &str) -> Option<String> {
     let object: serde_json::Map<String, serde_json::Value> =
-        serde_json::from_str(record.get()).ok()?;
+        serde_json::from_slice(record.get().as_bytes()).ok()?;
     match object.get(column)? {
         serde_json::Value::String(text) if !text.is_empty() => Some(text.clone()),
         serde_json::Value::Number(number) => Some(number.to_string()),

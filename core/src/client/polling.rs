@@ -120,19 +120,21 @@ impl PollerState {
         now: UnixMillis,
         jitter: u64,
     ) -> Result<Answered, ClientError> {
-        let status = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(run.get())
-            .ok()
-            .and_then(|object| match object.get(&self.options.status_field) {
-                Some(serde_json::Value::String(status)) => Some(status.clone()),
-                _ => None,
-            })
-            .ok_or_else(|| ClientError::Protocol {
-                status: 200,
-                problem: format!(
-                    "the run object has no string member {:?} holding its status",
-                    self.options.status_field
-                ),
-            })?;
+        let status = serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(
+            run.get().as_bytes(),
+        )
+        .ok()
+        .and_then(|object| match object.get(&self.options.status_field) {
+            Some(serde_json::Value::String(status)) => Some(status.clone()),
+            _ => None,
+        })
+        .ok_or_else(|| ClientError::Protocol {
+            status: 200,
+            problem: format!(
+                "the run object has no string member {:?} holding its status",
+                self.options.status_field
+            ),
+        })?;
         let changed = self.last_status.as_ref() != Some(&status);
         self.last_status = Some(status.clone());
         let terminal = self.options.terminal_states.contains(&status);

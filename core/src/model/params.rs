@@ -268,7 +268,7 @@ impl ParamSpec {
                         "must nest arrays and objects at most {max_depth} deep"
                     ));
                 }
-                match serde_json::from_str::<serde::de::IgnoredAny>(raw) {
+                match serde_json::from_slice::<serde::de::IgnoredAny>(raw.as_bytes()) {
                     Ok(_) => Ok(ParamValue::Text(raw.to_owned())),
                     Err(error) => fail(format!("must be valid JSON ({error})")),
                 }

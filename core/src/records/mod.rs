@@ -252,7 +252,7 @@ pub fn connection_rows<'a>(
     let name = params.name_of(ParamRole::Filter).unwrap_or("filter");
     let filter = match params.filter() {
         None => None,
-        Some(text) => match serde_json::from_str::<Value>(text) {
+        Some(text) => match serde_json::from_slice::<Value>(text.as_bytes()) {
             Ok(Value::Object(filter)) => Some(filter),
             Ok(other) => {
                 return Err(ParamProblem::new(
