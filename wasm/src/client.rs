@@ -308,7 +308,7 @@ impl JsClientRequest {
     /// goes on the wire, as in the conformance vectors).
     #[wasm_bindgen(js_name = toWireJSON)]
     pub fn to_wire_json(&self) -> JsValue {
-        js::serde_to_js(&self.inner.to_wire_value())
+        js::parse_json_js(&self.inner.to_wire_json())
     }
 }
 

@@ -121,12 +121,24 @@ fn innermost(error: &ClientError) -> &ClientError {
     }
 }
 
+/// `value`'s serde JSON form as a [`Value`] (`null` if it cannot be
+/// written, which the core's plain data types never cause). Written as
+/// bytes and read back rather than `serde_json::to_value`: the module then
+/// carries serde_json's byte writer and reader only, not its value
+/// serializer as well, which keeps the .wasm smaller.
+fn json_value<T: serde::Serialize + ?Sized>(value: &T) -> Value {
+    serde_json::to_vec(value)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+        .unwrap_or(Value::Null)
+}
+
 impl From<&ClientError> for Failure {
     /// The core's sentence; `code` is the kind in upper case; `data` is the
     /// core's JSON form (as in the conformance vectors); `status`, `detail`,
     /// `extra` and `problems` are copied to the top when the error has them.
     fn from(error: &ClientError) -> Self {
-        let data = serde_json::to_value(error).unwrap_or(Value::Null);
+        let data = json_value(error);
         let code = data
             .get("kind")
             .and_then(Value::as_str)
@@ -147,10 +159,7 @@ impl From<&ClientError> for Failure {
                 details.insert("status".into(), Value::from(*status));
             }
             ClientError::InvalidParams { problems, .. } => {
-                details.insert(
-                    "problems".into(),
-                    serde_json::to_value(problems).unwrap_or(Value::Null),
-                );
+                details.insert("problems".into(), json_value(problems));
             }
             _ => {}
         }
