@@ -85,14 +85,27 @@ pub fn parse_rate_limit_headers(
         }
     };
 
-    for (dialect, prefix) in [
-        (HeaderDialect::Standard, "ratelimit-"),
-        (HeaderDialect::Legacy, "x-ratelimit-"),
+    // Lower-case names, as the messages about ignored values print them;
+    // written out so that reading a response builds no header name.
+    for (dialect, prefix, [limit_name, remaining_name, reset_name]) in [
+        (
+            HeaderDialect::Standard,
+            "ratelimit-",
+            ["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset"],
+        ),
+        (
+            HeaderDialect::Legacy,
+            "x-ratelimit-",
+            [
+                "x-ratelimit-limit",
+                "x-ratelimit-remaining",
+                "x-ratelimit-reset",
+            ],
+        ),
     ] {
-        let read = |suffix: &str, out: &mut RateLimitHeaders, pick: fn(u64, u64) -> u64| {
-            let name = format!("{prefix}{suffix}");
+        let read = |name: &str, out: &mut RateLimitHeaders, pick: fn(u64, u64) -> u64| {
             let mut found: Option<u64> = None;
-            for value in all_values(headers, &name) {
+            for value in all_values(headers, name) {
                 match leading_integer(value) {
                     Some(number) => found = Some(found.map_or(number, |f| pick(f, number))),
                     None => out.ignored.push(format!(
@@ -102,9 +115,9 @@ pub fn parse_rate_limit_headers(
             }
             found
         };
-        let limit = read("limit", &mut out, u64::min);
-        let remaining = read("remaining", &mut out, u64::min);
-        let reset = read("reset", &mut out, u64::max);
+        let limit = read(limit_name, &mut out, u64::min);
+        let remaining = read(remaining_name, &mut out, u64::min);
+        let reset = read(reset_name, &mut out, u64::max);
         match (remaining, reset) {
             (Some(remaining), Some(reset)) => {
                 let limit = limit.map(saturate_u32);
