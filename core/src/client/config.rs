@@ -5,12 +5,12 @@ use super::budget::BudgetPolicy;
 use super::error::ClientError;
 use super::retry::RetryPolicy;
 use crate::limit::Quota;
+use crate::model::wire_enum::wire_enum;
 use crate::model::{Catalogue, CredentialKind, Secret};
 use serde::{Deserialize, Serialize};
 
 /// How API keys are sent.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum ApiKeyHeader {
     /// `X-API-Key: <key>` (the default).
     #[default]
@@ -18,6 +18,10 @@ pub enum ApiKeyHeader {
     /// `Authorization: Bearer <key>`.
     Bearer,
 }
+wire_enum!(ApiKeyHeader {
+    XApiKey = "x_api_key",
+    Bearer = "bearer"
+});
 
 /// One credential the client may use. Its `Debug` never shows the secret.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

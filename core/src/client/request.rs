@@ -16,12 +16,12 @@ use crate::model::header_names::{AUTHORIZATION, IDEMPOTENCY_KEY, X_API_KEY};
 use crate::model::limits::{CredentialFacts, LimitSettings, RequestFacts, CLIENT_IP_LIMIT_NAME};
 use crate::model::operation::Segment;
 use crate::model::query::{encode_component, validate_pairs};
+use crate::model::wire_enum::wire_enum;
 use crate::model::{CredentialKind, CredentialPolicy, ParamRole};
 use serde::{Deserialize, Serialize};
 
 /// How a request asks for the stable, allowlistable egress IP.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum EgressMode {
     /// The default path.
     #[default]
@@ -31,6 +31,11 @@ pub enum EgressMode {
     /// The `{stable_egress_url}/{version}/...` URL.
     Url,
 }
+wire_enum!(EgressMode {
+    Default = "default",
+    Header = "header",
+    Url = "url"
+});
 
 /// What to call: an operation of the catalogue and its arguments.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -2,28 +2,28 @@
 //! like, secrets that never print, principals and stores.
 
 use super::header_names::{AUTHORIZATION, X_API_KEY};
+use super::wire_enum::wire_enum;
 use crate::UnixMillis;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
 /// The two credential forms the spec names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CredentialKind {
     /// An API key (begins with the key prefix).
     ApiKey,
     /// An OAuth access token (begins with the token prefix).
-    #[serde(rename = "oauth2")]
     OAuthToken,
 }
+wire_enum!(CredentialKind {
+    ApiKey = "api_key",
+    OAuthToken = "oauth2"
+});
 
 impl CredentialKind {
     /// The name used in the index and in configuration: `api_key` or `oauth2`.
     pub fn as_str(self) -> &'static str {
-        match self {
-            CredentialKind::ApiKey => "api_key",
-            CredentialKind::OAuthToken => "oauth2",
-        }
+        self.wire_name()
     }
 }
 

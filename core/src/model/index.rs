@@ -5,42 +5,50 @@
 //! [`ApiIndex::from_json`] parses strictly and validates; [`ApiIndex::validate`]
 //! checks a value built in code. Errors name the offending field path.
 
+use super::wire_enum::wire_enum;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// The only value of `account_access`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AccountAccess {
     /// Account access is by invitation.
-    #[serde(rename = "invite_required")]
     InviteRequired,
 }
+wire_enum!(AccountAccess {
+    InviteRequired = "invite_required"
+});
 
 /// The only value of `credential_creation`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CredentialCreation {
     /// An API key can be issued once account access is obtained.
-    #[serde(rename = "available_after_account_access")]
     AvailableAfterAccountAccess,
 }
+wire_enum!(CredentialCreation {
+    AvailableAfterAccountAccess = "available_after_account_access"
+});
 
 /// The only value of `versioning.strategy`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum VersioningStrategy {
     /// The major version is a URL path segment.
-    #[serde(rename = "url_path")]
     UrlPath,
 }
+wire_enum!(VersioningStrategy { UrlPath = "url_path" });
 
 /// A credential type advertised in `authentication.methods[].type`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MethodType {
     /// API keys.
     ApiKey,
     /// OAuth 2 access tokens.
     Oauth2,
 }
+wire_enum!(MethodType {
+    ApiKey = "api_key",
+    Oauth2 = "oauth2"
+});
 
 /// The API index.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

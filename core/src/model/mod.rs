@@ -30,6 +30,7 @@ pub(crate) mod operation;
 pub(crate) mod params;
 pub(crate) mod query;
 pub(crate) mod url;
+pub(crate) mod wire_enum;
 
 pub use catalogue::{
     ids, Catalogue, CatalogueError, ParamNames, CONNECTION_PAGE_MAX, DEFAULT_PAGE_SIZE,
