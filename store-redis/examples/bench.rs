@@ -20,7 +20,7 @@
 
 use acd_core::limit::{LimitAlgorithm, LimitCheck, Quota, StackDecision};
 use acd_core::UnixMillis;
-use acd_redis::{parse_reply, AsyncRedisLimiter, RedisConfig, RedisLimiter};
+use acd_redis::{AsyncRedisLimiter, RedisConfig, RedisLimiter};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
@@ -122,18 +122,20 @@ fn pipelined(
         let batch = depth.min(first + ops - i);
         let owned: Vec<(String, String)> = (i..i + batch).map(subjects).collect();
         let mut pipe = redis::pipe();
+        let mut prepared = Vec::with_capacity(batch);
         for (n, (credential, user)) in owned.iter().enumerate() {
-            let prepared = limiter
+            let one = limiter
                 .prepare(
                     &checks(credential, user),
                     UnixMillis::new(NOW + ((i + n) as u64 % 1_000)),
                 )
                 .map_err(|e| e.to_string())?;
-            pipe.add_command(prepared.evalsha(limiter.script()));
+            pipe.add_command(one.evalsha(limiter.script()));
+            prepared.push(one);
         }
         let replies: Vec<redis::Value> = pipe.query(&mut con).map_err(|e| e.to_string())?;
-        for ((credential, user), reply) in owned.iter().zip(&replies) {
-            match parse_reply(reply, &checks(credential, user)) {
+        for (((credential, user), reply), one) in owned.iter().zip(&replies).zip(&prepared) {
+            match one.decision(reply, &checks(credential, user)) {
                 Ok(StackDecision::Admitted { .. }) => {}
                 other => return Err(format!("pipelined decision: {other:?}")),
             }

@@ -8,7 +8,8 @@
 
 use crate::error::StoreError;
 use crate::link::Link;
-use crate::script::{Batch, Outcome, Prepared};
+use crate::reply::Outcome;
+use crate::script::{Batch, Prepared};
 use acd_core::limit::LimitAlgorithm;
 use redis::Script;
 use std::sync::Arc;

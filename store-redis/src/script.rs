@@ -1,47 +1,60 @@
-//! The stacked-decision script (`stack.lua`) and the two ends of a call:
-//! [`Prepared`] (keys and arguments of one request's checks), [`Batch`]
-//! (several prepared decisions in one call) and [`Batch::outcomes`] /
-//! [`parse_reply`] (the script's integers back into [`StackDecision`]s).
+//! The decision scripts (`window.lua` for fixed windows, `stack.lua` for
+//! GCRA) and the two ends of a call: [`Prepared`] (keys and arguments of
+//! one request's checks), [`Batch`] (several prepared decisions in one
+//! call) and [`Batch::outcomes`] / [`Prepared::decision`] (the script's
+//! integers back into [`StackDecision`]s, in `reply.rs`).
 //!
-//! The script is sent once per connection with `SCRIPT LOAD` and then run
+//! A script is sent once per connection with `SCRIPT LOAD` and then run
 //! with `EVALSHA` (the `redis` crate's [`Script`] reloads it transparently
 //! after a server restart flushed the script cache).
 
 use crate::error::StoreError;
 use crate::keys::KeySpace;
-use acd_core::limit::{LimitAlgorithm, LimitCheck, LimitStatus, StackDecision};
+use crate::reply::{garbage, Outcome};
+use acd_core::limit::{aligned_end, LimitAlgorithm, LimitCheck, StackDecision};
 use acd_core::UnixMillis;
 use redis::{Script, Value};
 use std::collections::HashMap;
 
-/// The Lua source of the stacked decision.
+/// The Lua source of the fixed-window decision (one integer counter per
+/// limit, subject and window).
+pub const WINDOW_LUA: &str = include_str!("window.lua");
+
+/// The Lua source of the GCRA decision (a `"T:E"` state per key).
 pub const STACK_LUA: &str = include_str!("stack.lua");
 
-/// The largest `now` and window (ms) the script accepts: 2^51 ms (about
+/// The largest `now` and window (ms) the scripts accept: 2^51 ms (about
 /// 71 000 years after 1970), so every intermediate value stays an integer
 /// below 2^53, exact in Lua's doubles.
 pub const MAX_EXACT_MS: u64 = 1 << 51;
 
-/// The script, ready to run.
-pub fn stack_script() -> Script {
-    Script::new(STACK_LUA)
+/// The script deciding for `algorithm`, ready to run.
+pub fn stack_script(algorithm: LimitAlgorithm) -> Script {
+    match algorithm {
+        LimitAlgorithm::FixedWindow => Script::new(WINDOW_LUA),
+        LimitAlgorithm::Gcra => Script::new(STACK_LUA),
+    }
 }
 
-fn algorithm_arg(algorithm: LimitAlgorithm) -> &'static str {
-    match algorithm {
-        LimitAlgorithm::FixedWindow => "fw",
-        LimitAlgorithm::Gcra => "gcra",
-    }
+/// One check of a prepared decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Check {
+    /// 0-based index into the decision's keys.
+    key: usize,
+    requests: u32,
+    window: u64,
 }
 
 /// The keys and arguments of one stacked decision.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Prepared {
-    /// The distinct keys, in the order of their first check.
+    /// The distinct keys, in the order of their first check: for a fixed
+    /// window, the key of the window `now` falls in.
     pub keys: Vec<Vec<u8>>,
-    /// The decision's part of `ARGV`: now, check count, then per check its
-    /// key index (1-based, into `keys`), requests and window.
-    pub args: Vec<String>,
+    /// Fixed window: the end of each key's window (Unix ms).
+    ends: Vec<u64>,
+    checks: Vec<Check>,
+    now: u64,
     algorithm: LimitAlgorithm,
     grace_ms: u64,
 }
@@ -61,10 +74,14 @@ impl Prepared {
                 "the time {now} ms is past the Redis store's range (2^51 ms)"
             )));
         }
-        let mut keys: Vec<Vec<u8>> = Vec::with_capacity(checks.len());
-        let mut args = Vec::with_capacity(checks.len().saturating_mul(3).saturating_add(2));
-        args.push(now.to_string());
-        args.push(checks.len().to_string());
+        let mut prepared = Self {
+            keys: Vec::with_capacity(checks.len()),
+            ends: Vec::new(),
+            checks: Vec::with_capacity(checks.len()),
+            now: now.as_millis(),
+            algorithm,
+            grace_ms: grace_ms.min(MAX_EXACT_MS),
+        };
         for check in checks {
             let window = check.quota.window();
             if window > MAX_EXACT_MS {
@@ -74,26 +91,42 @@ impl Prepared {
                     check.name
                 )));
             }
-            // The same (name, subject) is the same key (the escaping is
-            // injective): charged once per check, like `decide_stack`.
-            let key = space.key(check.name, check.subject);
-            let index = match keys.iter().position(|k| *k == key) {
-                Some(index) => index,
-                None => {
-                    keys.push(key);
-                    keys.len().saturating_sub(1)
+            // The same key is charged once per check, like `decide_stack`.
+            let key = match algorithm {
+                LimitAlgorithm::FixedWindow => {
+                    let end = aligned_end(now, window).as_millis();
+                    let key = space.window_key(check.name, check.subject, end);
+                    prepared.key_index(key, end)
                 }
+                LimitAlgorithm::Gcra => prepared.key_index(space.key(check.name, check.subject), 0),
             };
-            args.push(index.saturating_add(1).to_string());
-            args.push(check.quota.requests.to_string());
-            args.push(window.to_string());
+            prepared.checks.push(Check {
+                key,
+                requests: check.quota.requests,
+                window,
+            });
         }
-        Ok(Self {
-            keys,
-            args,
-            algorithm,
-            grace_ms: grace_ms.min(MAX_EXACT_MS),
-        })
+        Ok(prepared)
+    }
+
+    fn key_index(&mut self, key: Vec<u8>, end: u64) -> usize {
+        if let Some(index) = self.keys.iter().position(|k| *k == key) {
+            return index;
+        }
+        self.keys.push(key);
+        if self.algorithm == LimitAlgorithm::FixedWindow {
+            self.ends.push(end);
+        }
+        self.keys.len().saturating_sub(1)
+    }
+
+    /// The decision's part of `ARGV`: now, the check count, then per check
+    /// its key index (1-based, into [`Prepared::keys`]), requests and (GCRA
+    /// only) window.
+    pub fn args(&self) -> Vec<String> {
+        let mut batch = Batch::new(self.algorithm, self.grace_ms);
+        batch.push(self);
+        batch.args
     }
 
     /// This decision alone as a batch of one.
@@ -113,6 +146,30 @@ impl Prepared {
     pub fn evalsha(&self, script: &Script) -> redis::Cmd {
         self.batch().evalsha(script)
     }
+
+    /// The script's reply to this decision alone (its [`Prepared::evalsha`])
+    /// as the decision about `checks`, the checks it was prepared from;
+    /// anything else is [`StoreError::Garbage`].
+    pub fn decision(
+        &self,
+        reply: &Value,
+        checks: &[LimitCheck<'_>],
+    ) -> Result<StackDecision, StoreError> {
+        let batch = self.batch();
+        let outcomes = batch.outcomes(reply)?;
+        let outcome = outcomes.first().ok_or_else(|| garbage("is empty"))?;
+        batch.decision(outcome, checks)
+    }
+}
+
+/// Where one decision of a batch finds its time and its checks' window
+/// ends (fixed window).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Decided {
+    now: u64,
+    /// Its checks' ends are `check_ends[first..first + count]`.
+    first: usize,
+    count: usize,
 }
 
 /// Several decisions of one key space in one script call: decided in
@@ -120,66 +177,75 @@ impl Prepared {
 /// key is read once and written at most once per call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Batch {
+    algorithm: LimitAlgorithm,
+    grace: String,
     keys: Vec<Vec<u8>>,
     index: HashMap<Vec<u8>, usize>,
-    head: [String; 2],
+    /// Fixed window: the end of each key's window.
+    ends: Vec<u64>,
     args: Vec<String>,
-    decisions: usize,
+    decided: Vec<Decided>,
+    check_ends: Vec<u64>,
 }
 
 impl Batch {
     /// An empty batch for `algorithm` with `grace_ms` added to every TTL.
     pub fn new(algorithm: LimitAlgorithm, grace_ms: u64) -> Self {
         Self {
+            algorithm,
+            grace: grace_ms.min(MAX_EXACT_MS).to_string(),
             keys: Vec::new(),
             index: HashMap::new(),
-            head: [
-                algorithm_arg(algorithm).to_owned(),
-                grace_ms.min(MAX_EXACT_MS).to_string(),
-            ],
+            ends: Vec::new(),
             args: Vec::new(),
-            decisions: 0,
+            decided: Vec::new(),
+            check_ends: Vec::new(),
         }
     }
 
     /// Appends one decision (its keys are merged with the batch's).
     pub fn push(&mut self, prepared: &Prepared) {
         let mut local = Vec::with_capacity(prepared.keys.len());
-        for key in &prepared.keys {
+        for (at, key) in prepared.keys.iter().enumerate() {
             let next = self.keys.len();
-            let at = *self.index.entry(key.clone()).or_insert(next);
-            if at == next {
+            let global = *self.index.entry(key.clone()).or_insert(next);
+            if global == next {
                 self.keys.push(key.clone());
+                if let Some(end) = prepared.ends.get(at) {
+                    self.ends.push(*end);
+                }
             }
-            local.push(at.saturating_add(1).to_string());
+            local.push(global);
         }
-        let mut args = prepared.args.iter();
-        self.args.extend(args.by_ref().take(2).cloned());
-        for (position, arg) in args.enumerate() {
-            // The first of each check's three arguments is its key index.
-            if position % 3 == 0 {
-                let global = arg
-                    .parse::<usize>()
-                    .ok()
-                    .and_then(|i| i.checked_sub(1))
-                    .and_then(|i| local.get(i));
-                self.args
-                    .push(global.cloned().unwrap_or_else(|| "0".to_owned()));
-            } else {
-                self.args.push(arg.clone());
+        let first = self.check_ends.len();
+        self.args.push(prepared.now.to_string());
+        self.args.push(prepared.checks.len().to_string());
+        for check in &prepared.checks {
+            let global = local.get(check.key).copied().unwrap_or(usize::MAX);
+            self.args.push(global.saturating_add(1).to_string());
+            self.args.push(check.requests.to_string());
+            match self.algorithm {
+                LimitAlgorithm::FixedWindow => self
+                    .check_ends
+                    .push(prepared.ends.get(check.key).copied().unwrap_or(0)),
+                LimitAlgorithm::Gcra => self.args.push(check.window.to_string()),
             }
         }
-        self.decisions = self.decisions.saturating_add(1);
+        self.decided.push(Decided {
+            now: prepared.now,
+            first,
+            count: self.check_ends.len().saturating_sub(first),
+        });
     }
 
     /// How many decisions the batch holds.
     pub fn len(&self) -> usize {
-        self.decisions
+        self.decided.len()
     }
 
     /// Whether the batch holds no decision.
     pub fn is_empty(&self) -> bool {
-        self.decisions == 0
+        self.decided.is_empty()
     }
 
     /// How many distinct keys the batch touches.
@@ -187,12 +253,18 @@ impl Batch {
         self.keys.len()
     }
 
-    /// `ARGV`, in order.
+    /// `ARGV`, in order: fixed window: grace, each key's window end, the
+    /// decision count, the decisions; GCRA: `"gcra"`, grace, the decision
+    /// count, the decisions.
     fn argv(&self) -> impl Iterator<Item = String> + '_ {
-        self.head
-            .iter()
-            .cloned()
-            .chain(std::iter::once(self.decisions.to_string()))
+        let head: Vec<String> = match self.algorithm {
+            LimitAlgorithm::FixedWindow => std::iter::once(self.grace.clone())
+                .chain(self.ends.iter().map(u64::to_string))
+                .collect(),
+            LimitAlgorithm::Gcra => vec!["gcra".to_owned(), self.grace.clone()],
+        };
+        head.into_iter()
+            .chain(std::iter::once(self.decided.len().to_string()))
             .chain(self.args.iter().cloned())
     }
 
@@ -224,9 +296,34 @@ impl Batch {
     /// The script's reply as one outcome per decision, in order; a reply
     /// of the wrong shape is [`StoreError::Garbage`] for all of them.
     pub fn outcomes(&self, reply: &Value) -> Result<Vec<Outcome>, StoreError> {
-        outcomes(reply, self.decisions)
+        match self.algorithm {
+            LimitAlgorithm::Gcra => crate::reply::outcomes(reply, self.decided.len()),
+            LimitAlgorithm::FixedWindow => {
+                let short = crate::reply::short_outcomes(reply, self.decided.len())?;
+                short
+                    .iter()
+                    .zip(&self.decided)
+                    .map(|(&[admitted, index, remaining], decided)| {
+                        let end = |index: i64| {
+                            usize::try_from(index)
+                                .ok()
+                                .filter(|&i| i < decided.count)
+                                .and_then(|i| self.check_ends.get(decided.first.saturating_add(i)))
+                                .and_then(|&end| i64::try_from(end).ok())
+                                .ok_or_else(|| garbage("names no check"))
+                        };
+                        let now = i64::try_from(decided.now).map_err(|_| garbage("bad time"))?;
+                        Ok(Outcome::new(match admitted {
+                            1 if index == -1 => [1, -1, 0, 0, now],
+                            1 => [1, index, remaining, end(index)?, now],
+                            0 => [0, index, remaining, end(index)?, end(index)?],
+                            _ => [admitted, index, remaining, 0, 0],
+                        }))
+                    })
+                    .collect()
+            }
+        }
     }
-
     /// The decision about `checks` (the ones this outcome's decision was
     /// prepared from).
     pub fn decision(
@@ -241,8 +338,7 @@ impl Batch {
     /// The outcome, or the error naming the key whose state the script
     /// could not read (when that is why it failed).
     pub(crate) fn readable(&self, outcome: Outcome) -> Result<Outcome, StoreError> {
-        let [admitted, ..] = outcome.0;
-        if admitted != -1 {
+        if !outcome.unreadable() {
             return Ok(outcome);
         }
         let name = |index: i64| {
@@ -258,96 +354,10 @@ impl Batch {
     }
 }
 
-/// One decision's five integers from the script.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Outcome([i64; 5]);
-
-fn garbage(why: &str) -> StoreError {
-    StoreError::Garbage(format!("the decision reply {why}"))
-}
-
-fn outcomes(reply: &Value, decisions: usize) -> Result<Vec<Outcome>, StoreError> {
-    let Value::Array(items) = reply else {
-        return Err(garbage("is not an array"));
-    };
-    if Some(items.len()) != decisions.checked_mul(5) {
-        return Err(garbage("does not have five members per decision"));
-    }
-    items
-        .chunks_exact(5)
-        .map(|chunk| {
-            let mut numbers = [0_i64; 5];
-            for (slot, item) in numbers.iter_mut().zip(chunk) {
-                match item {
-                    Value::Int(n) => *slot = *n,
-                    _ => return Err(garbage("has a member that is not an integer")),
-                }
-            }
-            Ok(Outcome(numbers))
-        })
-        .collect()
-}
-
-impl Outcome {
-    /// The decision about `checks`, the checks this outcome's decision was
-    /// prepared from; `key_name` names a key by its batch index.
-    pub(crate) fn decision(
-        &self,
-        checks: &[LimitCheck<'_>],
-        key_name: impl Fn(i64) -> Option<String>,
-    ) -> Result<StackDecision, StoreError> {
-        let [admitted, index, remaining, reset_at, retry_at] = self.0;
-        if admitted == -1 {
-            let key = key_name(index).unwrap_or_else(|| format!("number {index}"));
-            return Err(StoreError::Garbage(format!(
-                "ACDGARBAGE the state at key {key} is not two integers \"T:E\"; delete the key \
-                 or let it expire"
-            )));
-        }
-        let time = |n: i64| u64::try_from(n).map_err(|_| garbage("has a negative time"));
-        let (reset_at, retry_at) = (
-            UnixMillis::new(time(reset_at)?),
-            UnixMillis::new(time(retry_at)?),
-        );
-        let remaining =
-            u32::try_from(remaining).map_err(|_| garbage("has a bad remaining count"))?;
-        let status = |index: i64| -> Result<LimitStatus, StoreError> {
-            let index = usize::try_from(index).map_err(|_| garbage("names no check"))?;
-            let check = checks.get(index).ok_or_else(|| garbage("names no check"))?;
-            Ok(LimitStatus {
-                index,
-                limit: check.quota.requests,
-                remaining,
-                reset_at,
-            })
-        };
-        match admitted {
-            1 if index == -1 && checks.is_empty() => Ok(StackDecision::Admitted { tightest: None }),
-            1 => Ok(StackDecision::Admitted {
-                tightest: Some(status(index)?),
-            }),
-            0 if remaining == 0 => Ok(StackDecision::Refused {
-                refusing: status(index)?,
-                retry_at,
-            }),
-            _ => Err(garbage("has a bad outcome")),
-        }
-    }
-}
-
-/// The script's reply to a batch of one (`{admitted, index, remaining,
-/// reset_at, retry_at}`) as the decision about `checks`; anything else is
-/// [`StoreError::Garbage`].
-pub fn parse_reply(reply: &Value, checks: &[LimitCheck<'_>]) -> Result<StackDecision, StoreError> {
-    let outcomes = outcomes(reply, 1)?;
-    let outcome = outcomes.first().ok_or_else(|| garbage("is empty"))?;
-    outcome.decision(checks, |_| None)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use acd_core::limit::Quota;
+    use acd_core::limit::{LimitStatus, Quota};
 
     fn check<'a>(name: &'a str, subject: &'a str, requests: u32) -> LimitCheck<'a> {
         LimitCheck {
@@ -357,8 +367,12 @@ mod tests {
         }
     }
 
+    fn argv(batch: &Batch) -> Vec<String> {
+        batch.argv().collect()
+    }
+
     #[test]
-    fn repeated_keys_share_one_key_index() {
+    fn fixed_window_keys_name_their_window_and_repeats_share_an_index() {
         let space = KeySpace::new("t", LimitAlgorithm::FixedWindow).unwrap();
         let checks = [
             check("credential", "k", 100),
@@ -369,75 +383,164 @@ mod tests {
             &space,
             LimitAlgorithm::FixedWindow,
             &checks,
-            UnixMillis::new(1_000),
+            UnixMillis::new(61_000),
             2,
         )
         .unwrap();
-        assert_eq!(prepared.keys.len(), 2);
         assert_eq!(
-            prepared.args,
-            ["1000", "3", "1", "100", "60000", "2", "5", "60000", "1", "100", "60000"]
-        );
-        // In a batch, keys are shared and indices renumbered.
-        let other = [check("user", "ada", 5), check("credential", "bob", 100)];
-        let other = Prepared::new(
-            &space,
-            LimitAlgorithm::FixedWindow,
-            &other,
-            UnixMillis::new(2_000),
-            2,
-        )
-        .unwrap();
-        let mut batch = prepared.batch();
-        batch.push(&other);
-        assert_eq!((batch.len(), batch.key_count()), (2, 3));
-        let argv: Vec<String> = batch.argv().collect();
-        assert_eq!(
-            argv,
+            prepared.keys,
             [
-                "fw", "2", "2", "1000", "3", "1", "100", "60000", "2", "5", "60000", "1", "100",
-                "60000", "2000", "2", "2", "5", "60000", "3", "100", "60000"
+                b"{t}:fw:credential:k:120000".to_vec(),
+                b"{t}:fw:user:ada:120000".to_vec()
+            ]
+        );
+        assert_eq!(
+            prepared.args(),
+            ["61000", "3", "1", "100", "2", "5", "1", "100"]
+        );
+        // In a batch, keys are shared and indices renumbered; a decision in
+        // the next window has keys of its own.
+        let other = [check("user", "ada", 5), check("credential", "bob", 100)];
+        let later = [check("user", "ada", 5)];
+        let prepare = |checks: &[LimitCheck<'_>], now| {
+            Prepared::new(
+                &space,
+                LimitAlgorithm::FixedWindow,
+                checks,
+                UnixMillis::new(now),
+                2,
+            )
+            .unwrap()
+        };
+        let mut batch = prepared.batch();
+        batch.push(&prepare(&other, 62_000));
+        batch.push(&prepare(&later, 120_000));
+        assert_eq!((batch.len(), batch.key_count()), (3, 4));
+        assert_eq!(
+            argv(&batch),
+            [
+                "2", "120000", "120000", "120000", "180000", "3", "61000", "3", "1", "100", "2",
+                "5", "1", "100", "62000", "2", "2", "5", "3", "100", "120000", "1", "4", "5"
             ]
         );
     }
 
     #[test]
-    fn times_past_the_exact_range_are_refused() {
+    fn gcra_keys_and_arguments_carry_the_window() {
         let space = KeySpace::new("t", LimitAlgorithm::Gcra).unwrap();
-        let checks = [check("credential", "k", 1)];
-        assert!(Prepared::new(
+        let checks = [check("credential", "k", 100), check("credential", "k", 100)];
+        let prepared = Prepared::new(
             &space,
             LimitAlgorithm::Gcra,
             &checks,
-            UnixMillis::new(MAX_EXACT_MS),
-            0
+            UnixMillis::new(1_000),
+            2,
         )
-        .is_ok());
-        let late = Prepared::new(
-            &space,
-            LimitAlgorithm::Gcra,
-            &checks,
-            UnixMillis::new(MAX_EXACT_MS + 1),
-            0,
+        .unwrap();
+        assert_eq!(prepared.keys, [b"{t}:gcra:credential:k".to_vec()]);
+        assert_eq!(
+            argv(&prepared.batch()),
+            ["gcra", "2", "1", "1000", "2", "1", "100", "60000", "1", "100", "60000"]
         );
-        assert!(matches!(late, Err(StoreError::OutOfDomain(_))));
-        let long = [LimitCheck {
-            quota: Quota {
-                requests: 1,
-                window_ms: MAX_EXACT_MS + 1,
-            },
-            ..checks[0]
-        }];
-        let long = Prepared::new(&space, LimitAlgorithm::Gcra, &long, UnixMillis::new(0), 0);
-        assert!(matches!(long, Err(StoreError::OutOfDomain(_))));
     }
 
     #[test]
-    fn replies_become_decisions_and_garbage_is_named() {
-        let checks = [check("credential", "k", 100), check("user", "ada", 5)];
-        let ints = |v: [i64; 5]| Value::Array(v.iter().map(|n| Value::Int(*n)).collect());
+    fn times_past_the_exact_range_are_refused() {
+        for algorithm in [LimitAlgorithm::FixedWindow, LimitAlgorithm::Gcra] {
+            let space = KeySpace::new("t", algorithm).unwrap();
+            let checks = [check("credential", "k", 1)];
+            let at = |checks: &[LimitCheck<'_>], now| {
+                Prepared::new(&space, algorithm, checks, UnixMillis::new(now), 0)
+            };
+            assert!(at(&checks, MAX_EXACT_MS).is_ok());
+            assert!(matches!(
+                at(&checks, MAX_EXACT_MS + 1),
+                Err(StoreError::OutOfDomain(_))
+            ));
+            let long = [LimitCheck {
+                quota: Quota {
+                    requests: 1,
+                    window_ms: MAX_EXACT_MS + 1,
+                },
+                ..checks[0]
+            }];
+            assert!(matches!(at(&long, 0), Err(StoreError::OutOfDomain(_))));
+        }
+    }
+
+    fn ints(v: &[i64]) -> Value {
+        Value::Array(v.iter().map(|n| Value::Int(*n)).collect())
+    }
+
+    #[test]
+    fn fixed_window_replies_take_reset_and_retry_from_the_window() {
+        let space = KeySpace::new("t", LimitAlgorithm::FixedWindow).unwrap();
+        // Windows of 60 s and 1 s: at 61 500 they end at 120 000 and 62 000.
+        let checks = [
+            check("credential", "k", 100),
+            LimitCheck {
+                quota: Quota::per_seconds(5, 1),
+                ..check("user", "ada", 5)
+            },
+        ];
+        let prepared = Prepared::new(
+            &space,
+            LimitAlgorithm::FixedWindow,
+            &checks,
+            UnixMillis::new(61_500),
+            0,
+        )
+        .unwrap();
+        let status = |index, limit, remaining, reset| LimitStatus {
+            index,
+            limit,
+            remaining,
+            reset_at: UnixMillis::new(reset),
+        };
         assert_eq!(
-            parse_reply(&ints([1, 1, 4, 60_000, 7]), &checks).unwrap(),
+            prepared.decision(&ints(&[1, 1, 4]), &checks).unwrap(),
+            StackDecision::Admitted {
+                tightest: Some(status(1, 5, 4, 62_000))
+            }
+        );
+        assert_eq!(
+            prepared.decision(&ints(&[0, 0, 0]), &checks).unwrap(),
+            StackDecision::Refused {
+                refusing: status(0, 100, 0, 120_000),
+                retry_at: UnixMillis::new(120_000)
+            }
+        );
+        let error = prepared.decision(&ints(&[-1, 1, 0]), &checks).unwrap_err();
+        assert!(error.is_bad_state(), "{error:?}");
+        assert!(
+            error.to_string().contains("{t}:fw:user:ada:62000"),
+            "{error}"
+        );
+        for bad in [
+            ints(&[1, 2, 0]),
+            ints(&[0, -1, 0]),
+            ints(&[2, 0, 0]),
+            ints(&[0, 0, 3]),
+            ints(&[1, 0, -1]),
+            ints(&[1, 0, 0, 0, 0]),
+            Value::Okay,
+            Value::Array(vec![Value::Nil; 3]),
+        ] {
+            let error = prepared.decision(&bad, &checks).unwrap_err();
+            assert!(matches!(error, StoreError::Garbage(_)), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn gcra_replies_become_decisions_and_garbage_is_named() {
+        let space = KeySpace::new("t", LimitAlgorithm::Gcra).unwrap();
+        let checks = [check("credential", "k", 100), check("user", "ada", 5)];
+        let prepared =
+            Prepared::new(&space, LimitAlgorithm::Gcra, &checks, UnixMillis::new(7), 0).unwrap();
+        assert_eq!(
+            prepared
+                .decision(&ints(&[1, 1, 4, 60_000, 7]), &checks)
+                .unwrap(),
             StackDecision::Admitted {
                 tightest: Some(LimitStatus {
                     index: 1,
@@ -448,7 +551,9 @@ mod tests {
             }
         );
         assert_eq!(
-            parse_reply(&ints([0, 0, 0, 60_000, 60_000]), &checks).unwrap(),
+            prepared
+                .decision(&ints(&[0, 0, 0, 60_000, 60_000]), &checks)
+                .unwrap(),
             StackDecision::Refused {
                 refusing: LimitStatus {
                     index: 0,
@@ -460,17 +565,17 @@ mod tests {
             }
         );
         for bad in [
-            ints([1, 2, 0, 0, 0]),
-            ints([1, -1, 0, 0, 0]),
-            ints([2, 0, 0, 0, 0]),
-            ints([0, 0, 3, 0, 0]),
-            ints([1, 0, -1, 0, 0]),
-            ints([1, 0, 0, -5, 0]),
+            ints(&[1, 2, 0, 0, 0]),
+            ints(&[1, -1, 0, 0, 0]),
+            ints(&[2, 0, 0, 0, 0]),
+            ints(&[0, 0, 3, 0, 0]),
+            ints(&[1, 0, -1, 0, 0]),
+            ints(&[1, 0, 0, -5, 0]),
+            ints(&[1, 0, 0]),
             Value::Okay,
-            Value::Array(vec![Value::Int(1)]),
             Value::Array(vec![Value::Nil; 5]),
         ] {
-            let error = parse_reply(&bad, &checks).unwrap_err();
+            let error = prepared.decision(&bad, &checks).unwrap_err();
             assert!(matches!(error, StoreError::Garbage(_)), "{bad:?}");
         }
     }

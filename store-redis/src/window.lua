@@ -1,0 +1,164 @@
+-- acd: stacked fixed-window decisions, each atomic and all or none; several
+-- decisions of one namespace may share one call (they are decided in
+-- order, exactly as if sent one after the other).
+--
+-- The Lua mirror of acd_core::limit::decide_stack over FixedWindow, with
+-- one integer counter per (limit, subject, window): the key name ends with
+-- the window's end (Unix ms), so a key of an older window is never read
+-- and a new window needs no reset. A differential test
+-- (store-redis/tests/differential.rs) runs random timelines through both
+-- and requires identical answers.
+--
+-- KEYS[1..k]  the distinct window keys of every decision (one hash tag:
+--             one slot)
+-- ARGV[1]     grace, ms added to every TTL (covers clock skew between callers)
+-- ARGV[2..k+1]  the end of each key's window (Unix ms, the caller's clock)
+-- ARGV[k+2]   D, the number of decisions; then per decision:
+--               now (Unix ms), m (its number of checks), then per check:
+--               key index into KEYS (1-based), requests n
+--
+-- Every key is read once (one MGET). A key that already holds a count gets
+-- one INCRBY by what the call admitted on it (in place: no reset, no new
+-- TTL); a new key is written once with SET … PX = (its window's end - the
+-- now of the decision that created it) + grace, so no key ever lacks a TTL.
+-- A refused decision changes nothing.
+--
+-- Reply: 3 integers per decision, {admitted, index, remaining}: admitted 1
+-- with the tightest check passed (0-based index, -1 when there is none);
+-- admitted 0 with the refusing check that admits again last, remaining 0;
+-- or admitted -1 when the key at 0-based index `index` holds something
+-- other than a count (that decision only; delete the key or let it expire).
+-- The caller knows each check's window end: it is the reset (and, refused,
+-- the retry) time.
+
+local tonumber, call, match, format = tonumber, redis.call, string.match, string.format
+local MAX_E = 4294967295 -- u32::MAX
+
+local k = #KEYS
+local grace = tonumber(ARGV[1])
+local decisions = tonumber(ARGV[k + 2])
+if grace == nil or decisions == nil then
+  return redis.error_reply('ACDARGS malformed call')
+end
+
+-- Load every count (one MGET; a key of another type reads as absent and is
+-- replaced on admission: the namespace is this script's). A string that is
+-- not a count marks the key bad: decisions that touch it fail alone.
+local C, bad, add, new = {}, {}, {}, {}
+local values = call('MGET', unpack(KEYS))
+for j = 1, k do
+  local value = values[j]
+  if value then
+    local c = nil
+    if #value <= 10 and match(value, '^%d+$') then c = tonumber(value) end
+    if c == nil or c > MAX_E or (#value > 1 and match(value, '^0')) then
+      bad[j] = true
+      C[j] = 0
+    else
+      C[j] = c
+    end
+  else
+    C[j] = 0
+    new[j] = true
+  end
+  add[j] = 0
+end
+
+-- The end of key j's window, read when a tie or a new key needs it.
+local E = {}
+local function ends(j)
+  local e = E[j]
+  if e == nil then
+    e = tonumber(ARGV[1 + j])
+    if e == nil then return nil end
+    E[j] = e
+  end
+  return e
+end
+
+local reply, r = {}, 0
+local pos = k + 3
+local pending = {} -- the current decision's tentative counts per key
+local js = {} -- the current decision's key indices
+local born = {} -- a new key: the now of the decision that created it
+for _ = 1, decisions do
+  local now_at = pos
+  local m = tonumber(ARGV[pos + 1])
+  if m == nil then return redis.error_reply('ACDARGS malformed decision') end
+  pos = pos + 2
+  local best, best_rem, best_j
+  local refused, refused_j
+  local unreadable
+  -- Decide every check against the tentative counts; nothing is kept
+  -- unless every check admits.
+  for i = 1, m do
+    local j = tonumber(ARGV[pos])
+    local n = tonumber(ARGV[pos + 1])
+    pos = pos + 2
+    js[i] = j
+    if j == nil or C[j] == nil or n == nil or ends(j) == nil then
+      return redis.error_reply('ACDARGS malformed check ' .. i)
+    end
+    if bad[j] then
+      unreadable = unreadable or j
+    elseif not unreadable then
+      local used = pending[j] or (C[j] + add[j])
+      if used < n then
+        pending[j] = used + 1
+        local rem = n - used - 1
+        -- The tightest: least remaining, then the one that resets last,
+        -- then the first.
+        if best == nil or rem < best_rem or (rem == best_rem and E[j] > E[best_j]) then
+          best, best_rem, best_j = i, rem, j
+        end
+      elseif refused == nil or E[j] > E[refused_j] then
+        -- The refusing check that admits again last (its window's end).
+        refused, refused_j = i, j
+      end
+    end
+  end
+  local out1, out2, out3
+  if unreadable then
+    out1, out2, out3 = -1, unreadable - 1, 0
+  elseif refused then
+    out1, out2, out3 = 0, refused - 1, 0
+  elseif best == nil then
+    out1, out2, out3 = 1, -1, 0
+  else
+    out1, out2, out3 = 1, best - 1, best_rem
+  end
+  -- Keep (admitted) or drop (refused, unreadable) the tentative counts.
+  for i = 1, m do
+    local j = js[i]
+    local used = pending[j]
+    if used then
+      if out1 == 1 then
+        add[j] = used - C[j]
+        if new[j] and born[j] == nil then
+          local now = tonumber(ARGV[now_at])
+          if now == nil then return redis.error_reply('ACDARGS malformed decision') end
+          born[j] = now
+        end
+      end
+      pending[j] = nil
+    end
+  end
+  reply[r + 1], reply[r + 2], reply[r + 3] = out1, out2, out3
+  r = r + 3
+end
+
+-- Save what was admitted: INCRBY on a count (in place, its TTL kept), or
+-- a new count with its TTL in one SET.
+for j = 1, k do
+  local added = add[j]
+  if added > 0 then
+    if new[j] then
+      local ttl = E[j] - born[j] + grace
+      if ttl < 1 then ttl = 1 end
+      call('SET', KEYS[j], format('%d', added), 'PX', format('%d', ttl))
+    else
+      call('INCRBY', KEYS[j], format('%d', added))
+    end
+  end
+end
+return reply
