@@ -1,11 +1,15 @@
 //! The scripts' replies: five integers per decision from `stack.lua`
-//! (GCRA), three from `window.lua` (fixed window, whose reset and retry
-//! times the caller knows), read into [`Outcome`]s and then into
-//! [`StackDecision`]s; anything of the wrong shape is
-//! [`StoreError::Garbage`].
+//! (GCRA); from `window.lua` (fixed window, whose reset and retry times the
+//! caller knows) either each key's count before the call, when every
+//! decision was admitted, or three integers per decision. Both are read
+//! into [`Outcome`]s and then into [`StackDecision`]s; anything of the
+//! wrong shape is [`StoreError::Garbage`].
 
 use crate::error::StoreError;
-use acd_core::limit::{LimitCheck, LimitStatus, StackDecision};
+use acd_core::limit::{
+    decide_stack, FixedWindow, FixedWindowRule, FixedWindowState, LimitCheck, LimitStatus,
+    StackDecision,
+};
 use acd_core::UnixMillis;
 use redis::Value;
 
@@ -98,25 +102,137 @@ impl Outcome {
     }
 }
 
-/// Three integers per decision (`window.lua`).
-pub(crate) fn short_outcomes(reply: &Value, decisions: usize) -> Result<Vec<[i64; 3]>, StoreError> {
+/// Where one decision of a batch finds its time and its checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Decided {
+    pub(crate) now: u64,
+    /// Its checks are `checks[first..first + count]` of the batch.
+    pub(crate) first: usize,
+    pub(crate) count: usize,
+}
+
+/// One fixed-window check of a batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct BatchCheck {
+    /// 0-based index into the batch's keys.
+    pub(crate) key: usize,
+    pub(crate) requests: u32,
+    pub(crate) window: u64,
+    /// The end of its window (Unix ms).
+    pub(crate) end: u64,
+    /// How many checks of the batch on the same key come before it.
+    pub(crate) position: u64,
+}
+
+/// `window.lua`'s reply as one outcome per decision: `{1, count per key}`
+/// when every decision was admitted (each decision is then computed here
+/// by acd-core's `decide_stack` from the counts, as the script would
+/// have), or `{0, 3 integers per decision}`.
+pub(crate) fn window_outcomes(
+    reply: &Value,
+    decided: &[Decided],
+    checks: &[BatchCheck],
+    keys: usize,
+) -> Result<Vec<Outcome>, StoreError> {
     let Value::Array(items) = reply else {
         return Err(garbage("is not an array"));
     };
-    if Some(items.len()) != decisions.checked_mul(3) {
-        return Err(garbage("does not have three members per decision"));
-    }
-    items
-        .chunks_exact(3)
-        .map(|chunk| {
-            let mut numbers = [0_i64; 3];
-            for (slot, item) in numbers.iter_mut().zip(chunk) {
-                match item {
-                    Value::Int(n) => *slot = *n,
-                    _ => return Err(garbage("has a member that is not an integer")),
-                }
-            }
-            Ok(numbers)
+    let ints = items
+        .iter()
+        .map(|item| match item {
+            Value::Int(n) => Ok(*n),
+            _ => Err(garbage("has a member that is not an integer")),
         })
-        .collect()
+        .collect::<Result<Vec<i64>, StoreError>>()?;
+    let of = |d: &Decided| {
+        checks
+            .get(d.first..d.first.saturating_add(d.count))
+            .ok_or_else(|| garbage("names no check"))
+    };
+    let time = |n: u64| i64::try_from(n).map_err(|_| garbage("has a bad time"));
+    match ints.split_first() {
+        Some((1, counts)) if counts.len() == keys => decided
+            .iter()
+            .map(|d| all_admitted(of(d)?, counts, d.now))
+            .collect(),
+        Some((0, rest)) if Some(rest.len()) == decided.len().checked_mul(3) => rest
+            .chunks_exact(3)
+            .zip(decided)
+            .map(|(chunk, d)| {
+                let &[admitted, index, remaining] = chunk else {
+                    return Err(garbage("does not have three members per decision"));
+                };
+                let mine = of(d)?;
+                let end = |index: i64| {
+                    usize::try_from(index)
+                        .ok()
+                        .and_then(|i| mine.get(i))
+                        .ok_or_else(|| garbage("names no check"))
+                        .and_then(|check| time(check.end))
+                };
+                let now = time(d.now)?;
+                Ok(Outcome::new(match admitted {
+                    1 if index == -1 => [1, -1, 0, 0, now],
+                    1 => [1, index, remaining, end(index)?, now],
+                    0 => [0, index, remaining, end(index)?, end(index)?],
+                    _ => [admitted, index, remaining, 0, 0],
+                }))
+            })
+            .collect(),
+        _ => Err(garbage("does not have the shape of a decision reply")),
+    }
+}
+
+/// One decision of a batch whose every decision was admitted, from the
+/// keys' counts before the call: acd-core's own stacked decision over the
+/// counts each check saw.
+fn all_admitted(checks: &[BatchCheck], counts: &[i64], now: u64) -> Result<Outcome, StoreError> {
+    let rules: Vec<FixedWindowRule> = checks
+        .iter()
+        .map(|c| FixedWindowRule {
+            requests: c.requests,
+            window: c.window,
+        })
+        .collect();
+    let same: Vec<usize> = checks
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            checks
+                .iter()
+                .take(i)
+                .position(|o| o.key == c.key)
+                .unwrap_or(i)
+        })
+        .collect();
+    let mut states = checks
+        .iter()
+        .map(|c| {
+            let count = counts
+                .get(c.key)
+                .and_then(|&n| u64::try_from(n).ok())
+                .and_then(|n| u32::try_from(n.saturating_add(c.position)).ok())
+                .ok_or_else(|| garbage("has a bad count"))?;
+            Ok(FixedWindowState {
+                reset_at: UnixMillis::new(c.end),
+                count,
+            })
+        })
+        .collect::<Result<Vec<_>, StoreError>>()?;
+    let now_ms = UnixMillis::new(now);
+    let now = i64::try_from(now).map_err(|_| garbage("has a bad time"))?;
+    let time = |t: UnixMillis| i64::try_from(t.as_millis()).map_err(|_| garbage("has a bad time"));
+    match decide_stack::<FixedWindow>(&rules, &same, &mut states, now_ms) {
+        StackDecision::Admitted { tightest: None } => Ok(Outcome::new([1, -1, 0, 0, now])),
+        StackDecision::Admitted {
+            tightest: Some(status),
+        } => Ok(Outcome::new([
+            1,
+            i64::try_from(status.index).map_err(|_| garbage("names no check"))?,
+            i64::from(status.remaining),
+            time(status.reset_at)?,
+            now,
+        ])),
+        StackDecision::Refused { .. } => Err(garbage("disagrees with its own counts")),
+    }
 }

@@ -10,7 +10,7 @@
 
 use crate::error::StoreError;
 use crate::keys::KeySpace;
-use crate::reply::{garbage, Outcome};
+use crate::reply::{garbage, window_outcomes, BatchCheck, Decided, Outcome};
 use acd_core::limit::{aligned_end, LimitAlgorithm, LimitCheck, StackDecision};
 use acd_core::UnixMillis;
 use redis::{Script, Value};
@@ -162,16 +162,6 @@ impl Prepared {
     }
 }
 
-/// Where one decision of a batch finds its time and its checks' window
-/// ends (fixed window).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Decided {
-    now: u64,
-    /// Its checks' ends are `check_ends[first..first + count]`.
-    first: usize,
-    count: usize,
-}
-
 /// Several decisions of one key space in one script call: decided in
 /// order, each all or none, exactly as if sent one after the other. Every
 /// key is read once and written at most once per call.
@@ -181,11 +171,16 @@ pub struct Batch {
     grace: String,
     keys: Vec<Vec<u8>>,
     index: HashMap<Vec<u8>, usize>,
-    /// Fixed window: the end of each key's window.
+    /// Fixed window, per key: its window's end, and what the script needs
+    /// to admit every decision at once (see `window.lua`).
     ends: Vec<u64>,
+    ttls: Vec<u64>,
+    thresholds: Vec<i64>,
+    demands: Vec<u64>,
+    grace_ms: u64,
     args: Vec<String>,
     decided: Vec<Decided>,
-    check_ends: Vec<u64>,
+    checks: Vec<BatchCheck>,
 }
 
 impl Batch {
@@ -197,9 +192,13 @@ impl Batch {
             keys: Vec::new(),
             index: HashMap::new(),
             ends: Vec::new(),
+            ttls: Vec::new(),
+            thresholds: Vec::new(),
+            demands: Vec::new(),
+            grace_ms: grace_ms.min(MAX_EXACT_MS),
             args: Vec::new(),
             decided: Vec::new(),
-            check_ends: Vec::new(),
+            checks: Vec::new(),
         }
     }
 
@@ -211,30 +210,56 @@ impl Batch {
             let global = *self.index.entry(key.clone()).or_insert(next);
             if global == next {
                 self.keys.push(key.clone());
-                if let Some(end) = prepared.ends.get(at) {
-                    self.ends.push(*end);
+                if let Some(&end) = prepared.ends.get(at) {
+                    // Created by its first decision if all are admitted.
+                    let ttl = end
+                        .saturating_sub(prepared.now)
+                        .saturating_add(self.grace_ms)
+                        .max(1);
+                    self.ends.push(end);
+                    self.ttls.push(ttl);
+                    self.thresholds.push(i64::MAX);
+                    self.demands.push(0);
                 }
             }
             local.push(global);
         }
-        let first = self.check_ends.len();
+        let first = self.checks.len();
         self.args.push(prepared.now.to_string());
         self.args.push(prepared.checks.len().to_string());
         for check in &prepared.checks {
             let global = local.get(check.key).copied().unwrap_or(usize::MAX);
             self.args.push(global.saturating_add(1).to_string());
             self.args.push(check.requests.to_string());
+            let mut position = 0;
             match self.algorithm {
-                LimitAlgorithm::FixedWindow => self
-                    .check_ends
-                    .push(prepared.ends.get(check.key).copied().unwrap_or(0)),
+                LimitAlgorithm::FixedWindow => {
+                    // Every decision is admitted if the key's count is
+                    // below requests - position for each of its checks.
+                    if let Some(demand) = self.demands.get_mut(global) {
+                        position = *demand;
+                        *demand = demand.saturating_add(1);
+                    }
+                    if let Some(threshold) = self.thresholds.get_mut(global) {
+                        let room = i64::from(check.requests)
+                            .saturating_sub(i64::try_from(position).unwrap_or(i64::MAX));
+                        *threshold = (*threshold).min(room);
+                    }
+                }
                 LimitAlgorithm::Gcra => self.args.push(check.window.to_string()),
             }
+            self.checks.push(BatchCheck {
+                key: global,
+                requests: check.requests,
+                window: check.window,
+                end: prepared.ends.get(check.key).copied().unwrap_or(0),
+                position,
+            });
         }
         self.decided.push(Decided {
             now: prepared.now,
             first,
-            count: self.check_ends.len().saturating_sub(first),
+            count: self.checks.len().saturating_sub(first),
         });
     }
 
@@ -253,13 +278,16 @@ impl Batch {
         self.keys.len()
     }
 
-    /// `ARGV`, in order: fixed window: grace, each key's window end, the
-    /// decision count, the decisions; GCRA: `"gcra"`, grace, the decision
-    /// count, the decisions.
+    /// `ARGV`, in order: fixed window: grace, each key's window end, TTL,
+    /// threshold and demand (four groups), the decision count, the
+    /// decisions; GCRA: `"gcra"`, grace, the decision count, the decisions.
     fn argv(&self) -> impl Iterator<Item = String> + '_ {
         let head: Vec<String> = match self.algorithm {
             LimitAlgorithm::FixedWindow => std::iter::once(self.grace.clone())
                 .chain(self.ends.iter().map(u64::to_string))
+                .chain(self.ttls.iter().map(u64::to_string))
+                .chain(self.thresholds.iter().map(i64::to_string))
+                .chain(self.demands.iter().map(u64::to_string))
                 .collect(),
             LimitAlgorithm::Gcra => vec!["gcra".to_owned(), self.grace.clone()],
         };
@@ -299,31 +327,11 @@ impl Batch {
         match self.algorithm {
             LimitAlgorithm::Gcra => crate::reply::outcomes(reply, self.decided.len()),
             LimitAlgorithm::FixedWindow => {
-                let short = crate::reply::short_outcomes(reply, self.decided.len())?;
-                short
-                    .iter()
-                    .zip(&self.decided)
-                    .map(|(&[admitted, index, remaining], decided)| {
-                        let end = |index: i64| {
-                            usize::try_from(index)
-                                .ok()
-                                .filter(|&i| i < decided.count)
-                                .and_then(|i| self.check_ends.get(decided.first.saturating_add(i)))
-                                .and_then(|&end| i64::try_from(end).ok())
-                                .ok_or_else(|| garbage("names no check"))
-                        };
-                        let now = i64::try_from(decided.now).map_err(|_| garbage("bad time"))?;
-                        Ok(Outcome::new(match admitted {
-                            1 if index == -1 => [1, -1, 0, 0, now],
-                            1 => [1, index, remaining, end(index)?, now],
-                            0 => [0, index, remaining, end(index)?, end(index)?],
-                            _ => [admitted, index, remaining, 0, 0],
-                        }))
-                    })
-                    .collect()
+                window_outcomes(reply, &self.decided, &self.checks, self.keys.len())
             }
         }
     }
+
     /// The decision about `checks` (the ones this outcome's decision was
     /// prepared from).
     pub fn decision(
@@ -355,228 +363,4 @@ impl Batch {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use acd_core::limit::{LimitStatus, Quota};
-
-    fn check<'a>(name: &'a str, subject: &'a str, requests: u32) -> LimitCheck<'a> {
-        LimitCheck {
-            name,
-            quota: Quota::per_seconds(requests, 60),
-            subject,
-        }
-    }
-
-    fn argv(batch: &Batch) -> Vec<String> {
-        batch.argv().collect()
-    }
-
-    #[test]
-    fn fixed_window_keys_name_their_window_and_repeats_share_an_index() {
-        let space = KeySpace::new("t", LimitAlgorithm::FixedWindow).unwrap();
-        let checks = [
-            check("credential", "k", 100),
-            check("user", "ada", 5),
-            check("credential", "k", 100),
-        ];
-        let prepared = Prepared::new(
-            &space,
-            LimitAlgorithm::FixedWindow,
-            &checks,
-            UnixMillis::new(61_000),
-            2,
-        )
-        .unwrap();
-        assert_eq!(
-            prepared.keys,
-            [
-                b"{t}:fw:credential:k:120000".to_vec(),
-                b"{t}:fw:user:ada:120000".to_vec()
-            ]
-        );
-        assert_eq!(
-            prepared.args(),
-            ["61000", "3", "1", "100", "2", "5", "1", "100"]
-        );
-        // In a batch, keys are shared and indices renumbered; a decision in
-        // the next window has keys of its own.
-        let other = [check("user", "ada", 5), check("credential", "bob", 100)];
-        let later = [check("user", "ada", 5)];
-        let prepare = |checks: &[LimitCheck<'_>], now| {
-            Prepared::new(
-                &space,
-                LimitAlgorithm::FixedWindow,
-                checks,
-                UnixMillis::new(now),
-                2,
-            )
-            .unwrap()
-        };
-        let mut batch = prepared.batch();
-        batch.push(&prepare(&other, 62_000));
-        batch.push(&prepare(&later, 120_000));
-        assert_eq!((batch.len(), batch.key_count()), (3, 4));
-        assert_eq!(
-            argv(&batch),
-            [
-                "2", "120000", "120000", "120000", "180000", "3", "61000", "3", "1", "100", "2",
-                "5", "1", "100", "62000", "2", "2", "5", "3", "100", "120000", "1", "4", "5"
-            ]
-        );
-    }
-
-    #[test]
-    fn gcra_keys_and_arguments_carry_the_window() {
-        let space = KeySpace::new("t", LimitAlgorithm::Gcra).unwrap();
-        let checks = [check("credential", "k", 100), check("credential", "k", 100)];
-        let prepared = Prepared::new(
-            &space,
-            LimitAlgorithm::Gcra,
-            &checks,
-            UnixMillis::new(1_000),
-            2,
-        )
-        .unwrap();
-        assert_eq!(prepared.keys, [b"{t}:gcra:credential:k".to_vec()]);
-        assert_eq!(
-            argv(&prepared.batch()),
-            ["gcra", "2", "1", "1000", "2", "1", "100", "60000", "1", "100", "60000"]
-        );
-    }
-
-    #[test]
-    fn times_past_the_exact_range_are_refused() {
-        for algorithm in [LimitAlgorithm::FixedWindow, LimitAlgorithm::Gcra] {
-            let space = KeySpace::new("t", algorithm).unwrap();
-            let checks = [check("credential", "k", 1)];
-            let at = |checks: &[LimitCheck<'_>], now| {
-                Prepared::new(&space, algorithm, checks, UnixMillis::new(now), 0)
-            };
-            assert!(at(&checks, MAX_EXACT_MS).is_ok());
-            assert!(matches!(
-                at(&checks, MAX_EXACT_MS + 1),
-                Err(StoreError::OutOfDomain(_))
-            ));
-            let long = [LimitCheck {
-                quota: Quota {
-                    requests: 1,
-                    window_ms: MAX_EXACT_MS + 1,
-                },
-                ..checks[0]
-            }];
-            assert!(matches!(at(&long, 0), Err(StoreError::OutOfDomain(_))));
-        }
-    }
-
-    fn ints(v: &[i64]) -> Value {
-        Value::Array(v.iter().map(|n| Value::Int(*n)).collect())
-    }
-
-    #[test]
-    fn fixed_window_replies_take_reset_and_retry_from_the_window() {
-        let space = KeySpace::new("t", LimitAlgorithm::FixedWindow).unwrap();
-        // Windows of 60 s and 1 s: at 61 500 they end at 120 000 and 62 000.
-        let checks = [
-            check("credential", "k", 100),
-            LimitCheck {
-                quota: Quota::per_seconds(5, 1),
-                ..check("user", "ada", 5)
-            },
-        ];
-        let prepared = Prepared::new(
-            &space,
-            LimitAlgorithm::FixedWindow,
-            &checks,
-            UnixMillis::new(61_500),
-            0,
-        )
-        .unwrap();
-        let status = |index, limit, remaining, reset| LimitStatus {
-            index,
-            limit,
-            remaining,
-            reset_at: UnixMillis::new(reset),
-        };
-        assert_eq!(
-            prepared.decision(&ints(&[1, 1, 4]), &checks).unwrap(),
-            StackDecision::Admitted {
-                tightest: Some(status(1, 5, 4, 62_000))
-            }
-        );
-        assert_eq!(
-            prepared.decision(&ints(&[0, 0, 0]), &checks).unwrap(),
-            StackDecision::Refused {
-                refusing: status(0, 100, 0, 120_000),
-                retry_at: UnixMillis::new(120_000)
-            }
-        );
-        let error = prepared.decision(&ints(&[-1, 1, 0]), &checks).unwrap_err();
-        assert!(error.is_bad_state(), "{error:?}");
-        assert!(
-            error.to_string().contains("{t}:fw:user:ada:62000"),
-            "{error}"
-        );
-        for bad in [
-            ints(&[1, 2, 0]),
-            ints(&[0, -1, 0]),
-            ints(&[2, 0, 0]),
-            ints(&[0, 0, 3]),
-            ints(&[1, 0, -1]),
-            ints(&[1, 0, 0, 0, 0]),
-            Value::Okay,
-            Value::Array(vec![Value::Nil; 3]),
-        ] {
-            let error = prepared.decision(&bad, &checks).unwrap_err();
-            assert!(matches!(error, StoreError::Garbage(_)), "{bad:?}");
-        }
-    }
-
-    #[test]
-    fn gcra_replies_become_decisions_and_garbage_is_named() {
-        let space = KeySpace::new("t", LimitAlgorithm::Gcra).unwrap();
-        let checks = [check("credential", "k", 100), check("user", "ada", 5)];
-        let prepared =
-            Prepared::new(&space, LimitAlgorithm::Gcra, &checks, UnixMillis::new(7), 0).unwrap();
-        assert_eq!(
-            prepared
-                .decision(&ints(&[1, 1, 4, 60_000, 7]), &checks)
-                .unwrap(),
-            StackDecision::Admitted {
-                tightest: Some(LimitStatus {
-                    index: 1,
-                    limit: 5,
-                    remaining: 4,
-                    reset_at: UnixMillis::new(60_000)
-                })
-            }
-        );
-        assert_eq!(
-            prepared
-                .decision(&ints(&[0, 0, 0, 60_000, 60_000]), &checks)
-                .unwrap(),
-            StackDecision::Refused {
-                refusing: LimitStatus {
-                    index: 0,
-                    limit: 100,
-                    remaining: 0,
-                    reset_at: UnixMillis::new(60_000)
-                },
-                retry_at: UnixMillis::new(60_000)
-            }
-        );
-        for bad in [
-            ints(&[1, 2, 0, 0, 0]),
-            ints(&[1, -1, 0, 0, 0]),
-            ints(&[2, 0, 0, 0, 0]),
-            ints(&[0, 0, 3, 0, 0]),
-            ints(&[1, 0, -1, 0, 0]),
-            ints(&[1, 0, 0, -5, 0]),
-            ints(&[1, 0, 0]),
-            Value::Okay,
-            Value::Array(vec![Value::Nil; 5]),
-        ] {
-            let error = prepared.decision(&bad, &checks).unwrap_err();
-            assert!(matches!(error, StoreError::Garbage(_)), "{bad:?}");
-        }
-    }
-}
+mod tests;

@@ -12,31 +12,43 @@
 -- KEYS[1..k]  the distinct window keys of every decision (one hash tag:
 --             one slot)
 -- ARGV[1]     grace, ms added to every TTL (covers clock skew between callers)
--- ARGV[2..k+1]  the end of each key's window (Unix ms, the caller's clock)
--- ARGV[k+2]   D, the number of decisions; then per decision:
+-- then four numbers per key, each group in KEYS order:
+--   ARGV[1+j]      the end of key j's window (Unix ms, the caller's clock)
+--   ARGV[1+k+j]    its TTL if the call creates it with every decision
+--                  admitted: end - the now of its first decision + grace
+--   ARGV[1+2k+j]   its threshold: every decision is admitted if the key's
+--                  count is below it (the least of n - p over its checks,
+--                  p = the checks on the key before that one in the call)
+--   ARGV[1+3k+j]   its demand: how many checks of the call are on it
+-- ARGV[4k+2]  D, the number of decisions; then per decision:
 --               now (Unix ms), m (its number of checks), then per check:
 --               key index into KEYS (1-based), requests n
 --
--- Every key is read once (one MGET). A key that already holds a count gets
--- one INCRBY by what the call admitted on it (in place: no reset, no new
--- TTL); a new key is written once with SET … PX = (its window's end - the
--- now of the decision that created it) + grace, so no key ever lacks a TTL.
--- A refused decision changes nothing.
+-- Every key is read once (one MGET). When every count is below its
+-- threshold, every decision is admitted: each key gets its demand added
+-- and the reply is {1, count of KEYS[1] before the call, ..., of KEYS[k]},
+-- from which the caller computes each decision (acd_core's decide_stack
+-- over those counts). Otherwise the decisions are decided here one by one,
+-- and the reply is {0, then 3 integers per decision: admitted, index,
+-- remaining}: admitted 1 with the tightest check passed (0-based index, -1
+-- when there is none); admitted 0 with the refusing check that admits
+-- again last, remaining 0; or admitted -1 when the key at 0-based index
+-- `index` holds something other than a count (that decision only; delete
+-- the key or let it expire). The caller knows each check's window end: it
+-- is the reset (and, refused, the retry) time.
 --
--- Reply: 3 integers per decision, {admitted, index, remaining}: admitted 1
--- with the tightest check passed (0-based index, -1 when there is none);
--- admitted 0 with the refusing check that admits again last, remaining 0;
--- or admitted -1 when the key at 0-based index `index` holds something
--- other than a count (that decision only; delete the key or let it expire).
--- The caller knows each check's window end: it is the reset (and, refused,
--- the retry) time.
+-- A key that already holds a count gets one INCRBY by what the call
+-- admitted on it (in place: no reset, no new TTL); a new key is written
+-- once with SET … PX = (its window's end - the now of the decision that
+-- created it) + grace, so no key ever lacks a TTL. A refused decision
+-- changes nothing.
 
 local tonumber, call, match, format = tonumber, redis.call, string.match, string.format
 local MAX_E = 4294967295 -- u32::MAX
 
 local k = #KEYS
 local grace = tonumber(ARGV[1])
-local decisions = tonumber(ARGV[k + 2])
+local decisions = tonumber(ARGV[4 * k + 2])
 if grace == nil or decisions == nil then
   return redis.error_reply('ACDARGS malformed call')
 end
@@ -46,22 +58,44 @@ end
 -- not a count marks the key bad: decisions that touch it fail alone.
 local C, bad, add, new = {}, {}, {}, {}
 local values = call('MGET', unpack(KEYS))
+local fast = true
 for j = 1, k do
   local value = values[j]
+  local c = 0
   if value then
-    local c = nil
-    if #value <= 10 and match(value, '^%d+$') then c = tonumber(value) end
-    if c == nil or c > MAX_E or (#value > 1 and match(value, '^0')) then
-      bad[j] = true
-      C[j] = 0
+    -- A count as Redis writes an integer: no sign, no leading zero.
+    if value == '0' or (#value <= 10 and match(value, '^[1-9]%d*$')) then
+      c = tonumber(value)
+      if c > MAX_E then
+        bad[j], c = true, 0
+      end
     else
-      C[j] = c
+      bad[j] = true
     end
   else
-    C[j] = 0
     new[j] = true
   end
+  C[j] = c
   add[j] = 0
+  if fast then
+    local threshold = tonumber(ARGV[1 + 2 * k + j])
+    if threshold == nil then return redis.error_reply('ACDARGS malformed threshold') end
+    if bad[j] or c >= threshold then fast = false end
+  end
+end
+
+if fast then
+  -- Every decision admitted: add each key's demand, reply with the counts.
+  local reply = { 1 }
+  for j = 1, k do
+    if new[j] then
+      call('SET', KEYS[j], ARGV[1 + 3 * k + j], 'PX', ARGV[1 + k + j])
+    else
+      call('INCRBY', KEYS[j], ARGV[1 + 3 * k + j])
+    end
+    reply[j + 1] = C[j]
+  end
+  return reply
 end
 
 -- The end of key j's window, read when a tie or a new key needs it.
@@ -76,8 +110,8 @@ local function ends(j)
   return e
 end
 
-local reply, r = {}, 0
-local pos = k + 3
+local reply, r = { 0 }, 1
+local pos = 4 * k + 3
 local pending = {} -- the current decision's tentative counts per key
 local js = {} -- the current decision's key indices
 local born = {} -- a new key: the now of the decision that created it
