@@ -115,7 +115,8 @@ local step = gcra
 -- and is replaced on admission: the namespace is this script's). A value
 -- that is not "T:E" marks the key bad: decisions that touch it fail alone.
 local T, E, bad, at = {}, {}, {}, {}
-local values = call('MGET', unpack(KEYS))
+local values = {}
+if #KEYS > 0 then values = call('MGET', unpack(KEYS)) end
 for j = 1, #KEYS do
   local value = values[j]
   local t, e = 0, 0

@@ -57,7 +57,8 @@ end
 -- replaced on admission: the namespace is this script's). A string that is
 -- not a count marks the key bad: decisions that touch it fail alone.
 local C, bad, add, new = {}, {}, {}, {}
-local values = call('MGET', unpack(KEYS))
+local values = {}
+if #KEYS > 0 then values = call('MGET', unpack(KEYS)) end
 local fast = true
 for j = 1, k do
   local value = values[j]
