@@ -75,7 +75,8 @@ impl KeySpace {
                 .len()
                 .saturating_add(limit.len())
                 .saturating_add(subject.len())
-                .saturating_add(1),
+                // ':' before the subject, and room for a window's end.
+                .saturating_add(1 + 21),
         );
         key.extend_from_slice(self.prefix.as_bytes());
         for byte in limit.bytes() {
@@ -101,8 +102,9 @@ impl KeySpace {
 
 /// `key`, `:` and `window_end` in decimal (see [`KeySpace::window_key`]).
 pub fn with_window(mut key: Vec<u8>, window_end: u64) -> Vec<u8> {
-    key.push(b':');
-    key.extend_from_slice(window_end.to_string().as_bytes());
+    use std::io::Write;
+    // Writing to a Vec cannot fail.
+    let _ = write!(key, ":{window_end}");
     key
 }
 

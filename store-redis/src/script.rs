@@ -14,7 +14,21 @@ use crate::reply::{garbage, window_outcomes, BatchCheck, Decided, Outcome};
 use acd_core::limit::{aligned_end, LimitAlgorithm, LimitCheck, StackDecision};
 use acd_core::UnixMillis;
 use redis::{Script, Value};
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
+
+/// One argument of a script call.
+#[derive(Debug, Clone, Copy)]
+enum Arg<'a> {
+    Int(i64),
+    Text(&'a str),
+}
+
+/// A count or time as the scripts' argument (every one is below 2^53, so
+/// the cap never applies).
+fn int<N: TryInto<i64>>(n: N) -> i64 {
+    n.try_into().unwrap_or(i64::MAX)
+}
 
 /// The Lua source of the fixed-window decision (one integer counter per
 /// limit, subject and window).
@@ -123,7 +137,7 @@ impl Prepared {
     /// The decision's part of `ARGV`: now, the check count, then per check
     /// its key index (1-based, into [`Prepared::keys`]), requests and (GCRA
     /// only) window.
-    pub fn args(&self) -> Vec<String> {
+    pub fn args(&self) -> Vec<i64> {
         let mut batch = Batch::new(self.algorithm, self.grace_ms);
         batch.push(self);
         batch.args
@@ -168,9 +182,8 @@ impl Prepared {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Batch {
     algorithm: LimitAlgorithm,
-    grace: String,
     keys: Vec<Vec<u8>>,
-    index: HashMap<Vec<u8>, usize>,
+    index: HashMap<Vec<u8>, usize, foldhash::fast::RandomState>,
     /// Fixed window, per key: its window's end, and what the script needs
     /// to admit every decision at once (see `window.lua`).
     ends: Vec<u64>,
@@ -178,7 +191,8 @@ pub struct Batch {
     thresholds: Vec<i64>,
     demands: Vec<u64>,
     grace_ms: u64,
-    args: Vec<String>,
+    /// The decisions' part of `ARGV`.
+    args: Vec<i64>,
     decided: Vec<Decided>,
     checks: Vec<BatchCheck>,
 }
@@ -188,9 +202,8 @@ impl Batch {
     pub fn new(algorithm: LimitAlgorithm, grace_ms: u64) -> Self {
         Self {
             algorithm,
-            grace: grace_ms.min(MAX_EXACT_MS).to_string(),
             keys: Vec::new(),
-            index: HashMap::new(),
+            index: HashMap::default(),
             ends: Vec::new(),
             ttls: Vec::new(),
             thresholds: Vec::new(),
@@ -204,12 +217,28 @@ impl Batch {
 
     /// Appends one decision (its keys are merged with the batch's).
     pub fn push(&mut self, prepared: &Prepared) {
-        let mut local = Vec::with_capacity(prepared.keys.len());
-        for (at, key) in prepared.keys.iter().enumerate() {
+        self.push_keys(prepared, prepared.keys.iter().cloned());
+    }
+
+    /// As [`Batch::push`], taking the decision's keys instead of copying them.
+    pub fn push_owned(&mut self, mut prepared: Prepared) {
+        let keys = std::mem::take(&mut prepared.keys);
+        self.push_keys(&prepared, keys.into_iter());
+    }
+
+    fn push_keys(&mut self, prepared: &Prepared, keys: impl Iterator<Item = Vec<u8>>) {
+        let mut local = Vec::with_capacity(prepared.checks.len());
+        for (at, key) in keys.enumerate() {
             let next = self.keys.len();
-            let global = *self.index.entry(key.clone()).or_insert(next);
+            let global = match self.index.entry(key) {
+                Entry::Occupied(known) => *known.get(),
+                Entry::Vacant(new) => {
+                    self.keys.push(new.key().clone());
+                    new.insert(next);
+                    next
+                }
+            };
             if global == next {
-                self.keys.push(key.clone());
                 if let Some(&end) = prepared.ends.get(at) {
                     // Created by its first decision if all are admitted.
                     let ttl = end
@@ -225,12 +254,12 @@ impl Batch {
             local.push(global);
         }
         let first = self.checks.len();
-        self.args.push(prepared.now.to_string());
-        self.args.push(prepared.checks.len().to_string());
+        self.args.push(int(prepared.now));
+        self.args.push(int(prepared.checks.len()));
         for check in &prepared.checks {
             let global = local.get(check.key).copied().unwrap_or(usize::MAX);
-            self.args.push(global.saturating_add(1).to_string());
-            self.args.push(check.requests.to_string());
+            self.args.push(int(global.saturating_add(1)));
+            self.args.push(i64::from(check.requests));
             let mut position = 0;
             match self.algorithm {
                 LimitAlgorithm::FixedWindow => {
@@ -246,7 +275,7 @@ impl Batch {
                         *threshold = (*threshold).min(room);
                     }
                 }
-                LimitAlgorithm::Gcra => self.args.push(check.window.to_string()),
+                LimitAlgorithm::Gcra => self.args.push(int(check.window)),
             }
             self.checks.push(BatchCheck {
                 key: global,
@@ -281,19 +310,42 @@ impl Batch {
     /// `ARGV`, in order: fixed window: grace, each key's window end, TTL,
     /// threshold and demand (four groups), the decision count, the
     /// decisions; GCRA: `"gcra"`, grace, the decision count, the decisions.
-    fn argv(&self) -> impl Iterator<Item = String> + '_ {
-        let head: Vec<String> = match self.algorithm {
-            LimitAlgorithm::FixedWindow => std::iter::once(self.grace.clone())
-                .chain(self.ends.iter().map(u64::to_string))
-                .chain(self.ttls.iter().map(u64::to_string))
-                .chain(self.thresholds.iter().map(i64::to_string))
-                .chain(self.demands.iter().map(u64::to_string))
-                .collect(),
-            LimitAlgorithm::Gcra => vec!["gcra".to_owned(), self.grace.clone()],
-        };
-        head.into_iter()
-            .chain(std::iter::once(self.decided.len().to_string()))
-            .chain(self.args.iter().cloned())
+    fn write_argv(&self, out: &mut impl FnMut(Arg<'_>)) {
+        match self.algorithm {
+            LimitAlgorithm::FixedWindow => {
+                out(Arg::Int(int(self.grace_ms)));
+                for &n in self.ends.iter().chain(&self.ttls) {
+                    out(Arg::Int(int(n)));
+                }
+                for &n in &self.thresholds {
+                    out(Arg::Int(n));
+                }
+                for &n in &self.demands {
+                    out(Arg::Int(int(n)));
+                }
+            }
+            LimitAlgorithm::Gcra => {
+                out(Arg::Text("gcra"));
+                out(Arg::Int(int(self.grace_ms)));
+            }
+        }
+        out(Arg::Int(int(self.decided.len())));
+        for &n in &self.args {
+            out(Arg::Int(n));
+        }
+    }
+
+    /// `ARGV` as numbers in decimal (the tests' view).
+    #[cfg(test)]
+    pub(crate) fn argv(&self) -> Vec<String> {
+        let mut all = Vec::new();
+        self.write_argv(&mut |arg| {
+            all.push(match arg {
+                Arg::Int(n) => n.to_string(),
+                Arg::Text(text) => text.to_owned(),
+            })
+        });
+        all
     }
 
     /// The call as an invocation of [`stack_script`].
@@ -302,22 +354,33 @@ impl Batch {
         for key in &self.keys {
             invocation.key(key.as_slice());
         }
-        for arg in self.argv() {
-            invocation.arg(arg);
-        }
+        self.write_argv(&mut |arg| match arg {
+            Arg::Int(n) => {
+                invocation.arg(n);
+            }
+            Arg::Text(text) => {
+                invocation.arg(text);
+            }
+        });
         invocation
     }
 
-    /// The call as a plain `EVALSHA` command (e.g. for a pipeline).
+    /// The call as a plain `EVALSHA` command (e.g. for a pipeline): one
+    /// buffer for every argument, numbers written in place.
     pub fn evalsha(&self, script: &Script) -> redis::Cmd {
         let mut cmd = redis::cmd("EVALSHA");
         cmd.arg(script.get_hash()).arg(self.keys.len());
         for key in &self.keys {
             cmd.arg(key.as_slice());
         }
-        for arg in self.argv() {
-            cmd.arg(arg);
-        }
+        self.write_argv(&mut |arg| match arg {
+            Arg::Int(n) => {
+                cmd.arg(n);
+            }
+            Arg::Text(text) => {
+                cmd.arg(text);
+            }
+        });
         cmd
     }
 

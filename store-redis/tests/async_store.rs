@@ -229,3 +229,29 @@ fn one_call_decides_a_batch_in_order_and_a_bad_key_fails_only_its_decision() {
         .unwrap();
     assert_eq!(state, "2");
 }
+
+#[test]
+fn the_async_store_reloads_a_flushed_script_cache() {
+    let (url, _server) = support::shared();
+    let mut con = support::connect(&url);
+    let store = store(&url, FaultPolicy::FailClosed);
+    runtime().block_on(async {
+        let ada = [check("ada", 2)];
+        assert!(matches!(
+            store.try_acquire(&ada, NOW).await,
+            Ok(StackDecision::Admitted { .. })
+        ));
+        // The server forgets every script (as after a restart or a
+        // failover): the next call gets NOSCRIPT, loads it and goes on.
+        let _: () = redis::cmd("SCRIPT").arg("FLUSH").query(&mut con).unwrap();
+        assert!(matches!(
+            store.try_acquire(&ada, NOW).await,
+            Ok(StackDecision::Admitted { .. })
+        ));
+        assert!(matches!(
+            store.try_acquire(&ada, NOW).await,
+            Ok(StackDecision::Refused { .. })
+        ));
+    });
+    assert_eq!(store.stats().redis, 3);
+}

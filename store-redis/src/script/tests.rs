@@ -13,7 +13,7 @@ fn check<'a>(name: &'a str, subject: &'a str, requests: u32) -> LimitCheck<'a> {
 }
 
 fn argv(batch: &Batch) -> Vec<String> {
-    batch.argv().collect()
+    batch.argv()
 }
 
 #[test]
@@ -39,10 +39,7 @@ fn fixed_window_keys_name_their_window_and_repeats_share_an_index() {
             b"{t}:fw:user:ada:120000".to_vec()
         ]
     );
-    assert_eq!(
-        prepared.args(),
-        ["61000", "3", "1", "100", "2", "5", "1", "100"]
-    );
+    assert_eq!(prepared.args(), [61_000, 3, 1, 100, 2, 5, 1, 100]);
     // In a batch, keys are shared and indices renumbered; a decision in
     // the next window has keys of its own.
     let other = [check("user", "ada", 5), check("credential", "bob", 100)];
