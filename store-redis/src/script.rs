@@ -16,12 +16,14 @@ use acd_core::UnixMillis;
 use redis::{Script, Value};
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
+use std::io::Write;
 
 /// One argument of a script call.
 #[derive(Debug, Clone, Copy)]
 enum Arg<'a> {
     Int(i64),
     Text(&'a str),
+    Bytes(&'a [u8]),
 }
 
 /// A count or time as the scripts' argument (every one is below 2^53, so
@@ -330,8 +332,25 @@ impl Batch {
             }
         }
         out(Arg::Int(int(self.decided.len())));
-        for &n in &self.args {
-            out(Arg::Int(n));
+        match self.algorithm {
+            LimitAlgorithm::FixedWindow => {
+                // One argument for every decision: the script reads it only
+                // when it decides one decision after another.
+                let mut all = Vec::with_capacity(self.args.len().saturating_mul(8));
+                for (i, n) in self.args.iter().enumerate() {
+                    if i > 0 {
+                        all.push(b' ');
+                    }
+                    // Writing to a Vec cannot fail.
+                    let _ = write!(all, "{n}");
+                }
+                out(Arg::Bytes(&all));
+            }
+            LimitAlgorithm::Gcra => {
+                for &n in &self.args {
+                    out(Arg::Int(n));
+                }
+            }
         }
     }
 
@@ -343,6 +362,7 @@ impl Batch {
             all.push(match arg {
                 Arg::Int(n) => n.to_string(),
                 Arg::Text(text) => text.to_owned(),
+                Arg::Bytes(bytes) => String::from_utf8_lossy(bytes).into_owned(),
             })
         });
         all
@@ -360,6 +380,9 @@ impl Batch {
             }
             Arg::Text(text) => {
                 invocation.arg(text);
+            }
+            Arg::Bytes(bytes) => {
+                invocation.arg(bytes);
             }
         });
         invocation
@@ -379,6 +402,9 @@ impl Batch {
             }
             Arg::Text(text) => {
                 cmd.arg(text);
+            }
+            Arg::Bytes(bytes) => {
+                cmd.arg(bytes);
             }
         });
         cmd

@@ -20,9 +20,12 @@
 --                  count is below it (the least of n - p over its checks,
 --                  p = the checks on the key before that one in the call)
 --   ARGV[1+3k+j]   its demand: how many checks of the call are on it
--- ARGV[4k+2]  D, the number of decisions; then per decision:
---               now (Unix ms), m (its number of checks), then per check:
---               key index into KEYS (1-based), requests n
+-- ARGV[4k+2]  D, the number of decisions
+-- ARGV[4k+3]  the decisions, as decimal integers separated by one space
+--             (one argument for the whole call: read only when the call is
+--             decided decision by decision); per decision: now (Unix ms),
+--             m (its number of checks), then per check: key index into
+--             KEYS (1-based), requests n
 --
 -- Every key is read once (one MGET). When every count is below its
 -- threshold, every decision is admitted: each key gets its demand added
@@ -43,7 +46,8 @@
 -- created it) + grace, so no key ever lacks a TTL. A refused decision
 -- changes nothing.
 
-local tonumber, call, match, format = tonumber, redis.call, string.match, string.format
+local tonumber, call, match, gmatch, format =
+  tonumber, redis.call, string.match, string.gmatch, string.format
 local MAX_E = 4294967295 -- u32::MAX
 
 local k = #KEYS
@@ -111,14 +115,21 @@ local function ends(j)
   return e
 end
 
+-- The decisions' numbers (as strings, read as they are needed).
+local A, a = {}, 0
+for word in gmatch(ARGV[4 * k + 3] or '', '%S+') do
+  a = a + 1
+  A[a] = word
+end
+
 local reply, r = { 0 }, 1
-local pos = 4 * k + 3
+local pos = 1
 local pending = {} -- the current decision's tentative counts per key
 local js = {} -- the current decision's key indices
 local born = {} -- a new key: the now of the decision that created it
 for _ = 1, decisions do
   local now_at = pos
-  local m = tonumber(ARGV[pos + 1])
+  local m = tonumber(A[pos + 1])
   if m == nil then return redis.error_reply('ACDARGS malformed decision') end
   pos = pos + 2
   local best, best_rem, best_j
@@ -127,8 +138,8 @@ for _ = 1, decisions do
   -- Decide every check against the tentative counts; nothing is kept
   -- unless every check admits.
   for i = 1, m do
-    local j = tonumber(ARGV[pos])
-    local n = tonumber(ARGV[pos + 1])
+    local j = tonumber(A[pos])
+    local n = tonumber(A[pos + 1])
     pos = pos + 2
     js[i] = j
     if j == nil or C[j] == nil or n == nil or ends(j) == nil then
@@ -170,7 +181,7 @@ for _ = 1, decisions do
       if out1 == 1 then
         add[j] = used - C[j]
         if new[j] and born[j] == nil then
-          local now = tonumber(ARGV[now_at])
+          local now = tonumber(A[now_at])
           if now == nil then return redis.error_reply('ACDARGS malformed decision') end
           born[j] = now
         end
