@@ -26,6 +26,19 @@ enum Arg<'a> {
     Bytes(&'a [u8]),
 }
 
+/// Numbers in decimal, separated by one space (one script argument).
+fn spaced<N: std::fmt::Display>(numbers: impl Iterator<Item = N>) -> Vec<u8> {
+    let mut all = Vec::with_capacity(256);
+    for (i, n) in numbers.enumerate() {
+        if i > 0 {
+            all.push(b' ');
+        }
+        // Writing to a Vec cannot fail.
+        let _ = write!(all, "{n}");
+    }
+    all
+}
+
 /// A count or time as the scripts' argument (every one is below 2^53, so
 /// the cap never applies).
 fn int<N: TryInto<i64>>(n: N) -> i64 {
@@ -309,22 +322,24 @@ impl Batch {
         self.keys.len()
     }
 
-    /// `ARGV`, in order: fixed window: grace, each key's window end, TTL,
-    /// threshold and demand (four groups), the decision count, the
-    /// decisions; GCRA: `"gcra"`, grace, the decision count, the decisions.
+    /// `ARGV`, in order: fixed window: grace, each key's threshold, each
+    /// key's demand, every key's window end and TTL (one argument), the
+    /// decision count, the decisions (one argument); GCRA: `"gcra"`,
+    /// grace, the decision count, the decisions.
     fn write_argv(&self, out: &mut impl FnMut(Arg<'_>)) {
         match self.algorithm {
             LimitAlgorithm::FixedWindow => {
                 out(Arg::Int(int(self.grace_ms)));
-                for &n in self.ends.iter().chain(&self.ttls) {
-                    out(Arg::Int(int(n)));
-                }
                 for &n in &self.thresholds {
                     out(Arg::Int(n));
                 }
                 for &n in &self.demands {
                     out(Arg::Int(int(n)));
                 }
+                // Read by the script only when a key is new or the call is
+                // decided one decision after another.
+                let windows = self.ends.iter().zip(&self.ttls).flat_map(|(e, t)| [*e, *t]);
+                out(Arg::Bytes(&spaced(windows)));
             }
             LimitAlgorithm::Gcra => {
                 out(Arg::Text("gcra"));
@@ -336,15 +351,7 @@ impl Batch {
             LimitAlgorithm::FixedWindow => {
                 // One argument for every decision: the script reads it only
                 // when it decides one decision after another.
-                let mut all = Vec::with_capacity(self.args.len().saturating_mul(8));
-                for (i, n) in self.args.iter().enumerate() {
-                    if i > 0 {
-                        all.push(b' ');
-                    }
-                    // Writing to a Vec cannot fail.
-                    let _ = write!(all, "{n}");
-                }
-                out(Arg::Bytes(&all));
+                out(Arg::Bytes(&spaced(self.args.iter().copied())));
             }
             LimitAlgorithm::Gcra => {
                 for &n in &self.args {

@@ -12,16 +12,17 @@
 -- KEYS[1..k]  the distinct window keys of every decision (one hash tag:
 --             one slot)
 -- ARGV[1]     grace, ms added to every TTL (covers clock skew between callers)
--- then four numbers per key, each group in KEYS order:
---   ARGV[1+j]      the end of key j's window (Unix ms, the caller's clock)
---   ARGV[1+k+j]    its TTL if the call creates it with every decision
---                  admitted: end - the now of its first decision + grace
---   ARGV[1+2k+j]   its threshold: every decision is admitted if the key's
---                  count is below it (the least of n - p over its checks,
---                  p = the checks on the key before that one in the call)
---   ARGV[1+3k+j]   its demand: how many checks of the call are on it
--- ARGV[4k+2]  D, the number of decisions
--- ARGV[4k+3]  the decisions, as decimal integers separated by one space
+-- ARGV[1+j]   key j's threshold: every decision is admitted if the key's
+--             count is below it (the least of n - p over its checks, p =
+--             the checks on the key before that one in the call)
+-- ARGV[1+k+j] key j's demand: how many checks of the call are on it
+-- ARGV[2k+2]  per key, two decimal integers, all separated by one space
+--             (read only when needed): the end of its window (Unix ms, the
+--             caller's clock) and its TTL if the call creates it with every
+--             decision admitted (end - the now of its first decision +
+--             grace)
+-- ARGV[2k+3]  D, the number of decisions
+-- ARGV[2k+4]  the decisions, as decimal integers separated by one space
 --             (one argument for the whole call: read only when the call is
 --             decided decision by decision); per decision: now (Unix ms),
 --             m (its number of checks), then per check: key index into
@@ -52,7 +53,7 @@ local MAX_E = 4294967295 -- u32::MAX
 
 local k = #KEYS
 local grace = tonumber(ARGV[1])
-local decisions = tonumber(ARGV[4 * k + 2])
+local decisions = tonumber(ARGV[2 * k + 3])
 if grace == nil or decisions == nil then
   return redis.error_reply('ACDARGS malformed call')
 end
@@ -83,41 +84,57 @@ for j = 1, k do
   C[j] = c
   add[j] = 0
   if fast then
-    local threshold = tonumber(ARGV[1 + 2 * k + j])
+    local threshold = tonumber(ARGV[1 + j])
     if threshold == nil then return redis.error_reply('ACDARGS malformed threshold') end
     if bad[j] or c >= threshold then fast = false end
   end
 end
 
+-- Each key's window end and TTL (E[j], TTL[j]), read when first needed.
+local E, TTL = nil, nil
+local function read_windows()
+  E, TTL = {}, {}
+  local j, second = 1, false
+  for word in gmatch(ARGV[2 * k + 2] or '', '%S+') do
+    if second then
+      TTL[j] = word
+      j = j + 1
+    else
+      E[j] = tonumber(word)
+    end
+    second = not second
+  end
+end
+
 if fast then
-  -- Every decision admitted: add each key's demand, reply with the counts.
+  -- Every decision admitted: add each key's demand, reply with the counts
+  -- (every argument checked before the first write).
+  for j = 1, k do
+    if new[j] then
+      if TTL == nil then read_windows() end
+      if TTL[j] == nil then return redis.error_reply('ACDARGS malformed windows') end
+    end
+  end
   local reply = { 1 }
   for j = 1, k do
     if new[j] then
-      call('SET', KEYS[j], ARGV[1 + 3 * k + j], 'PX', ARGV[1 + k + j])
+      call('SET', KEYS[j], ARGV[1 + k + j], 'PX', TTL[j])
     else
-      call('INCRBY', KEYS[j], ARGV[1 + 3 * k + j])
+      call('INCRBY', KEYS[j], ARGV[1 + k + j])
     end
     reply[j + 1] = C[j]
   end
   return reply
 end
 
--- The end of key j's window, read when a tie or a new key needs it.
-local E = {}
+read_windows()
 local function ends(j)
-  local e = E[j]
-  if e == nil then
-    e = tonumber(ARGV[1 + j])
-    if e == nil then return nil end
-    E[j] = e
-  end
-  return e
+  return E[j]
 end
 
 -- The decisions' numbers (as strings, read as they are needed).
 local A, a = {}, 0
-for word in gmatch(ARGV[4 * k + 3] or '', '%S+') do
+for word in gmatch(ARGV[2 * k + 4] or '', '%S+') do
   a = a + 1
   A[a] = word
 end

@@ -61,17 +61,9 @@ fn fixed_window_keys_name_their_window_and_repeats_share_an_index() {
     assert_eq!(
         argv(&batch),
         [
-            // grace; per key: end, TTL if created at its first
-            // decision, threshold, demand
+            // grace; per key: threshold, demand; then every key's end
+            // and TTL if created at its first decision (one argument)
             "2",
-            "120000",
-            "120000",
-            "120000",
-            "180000",
-            "59002",
-            "59002",
-            "58002",
-            "60002",
             "99",
             "4",
             "100",
@@ -79,7 +71,9 @@ fn fixed_window_keys_name_their_window_and_repeats_share_an_index() {
             "2",
             "2",
             "1",
-            "1", // the decision count, then every decision in one argument
+            "1",
+            "120000 59002 120000 59002 120000 58002 180000 60002",
+            // the decision count, then every decision (one argument)
             "3",
             "61000 3 1 100 2 5 1 100 62000 2 2 5 3 100 120000 1 4 5"
         ]
