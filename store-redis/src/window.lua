@@ -132,32 +132,25 @@ local function ends(j)
   return E[j]
 end
 
--- The decisions' numbers (as strings, read as they are needed).
-local A, a = {}, 0
-for word in gmatch(ARGV[2 * k + 4] or '', '%S+') do
-  a = a + 1
-  A[a] = word
-end
+-- The decisions' numbers, read one after another.
+local word = gmatch(ARGV[2 * k + 4] or '', '%S+')
 
 local reply, r = { 0 }, 1
-local pos = 1
 local pending = {} -- the current decision's tentative counts per key
 local js = {} -- the current decision's key indices
 local born = {} -- a new key: the now of the decision that created it
 for _ = 1, decisions do
-  local now_at = pos
-  local m = tonumber(A[pos + 1])
+  local now_word = word()
+  local m = tonumber(word())
   if m == nil then return redis.error_reply('ACDARGS malformed decision') end
-  pos = pos + 2
   local best, best_rem, best_j
   local refused, refused_j
   local unreadable
   -- Decide every check against the tentative counts; nothing is kept
   -- unless every check admits.
   for i = 1, m do
-    local j = tonumber(A[pos])
-    local n = tonumber(A[pos + 1])
-    pos = pos + 2
+    local j = tonumber(word())
+    local n = tonumber(word())
     js[i] = j
     if j == nil or C[j] == nil or n == nil or ends(j) == nil then
       return redis.error_reply('ACDARGS malformed check ' .. i)
@@ -198,7 +191,7 @@ for _ = 1, decisions do
       if out1 == 1 then
         add[j] = used - C[j]
         if new[j] and born[j] == nil then
-          local now = tonumber(A[now_at])
+          local now = tonumber(now_word)
           if now == nil then return redis.error_reply('ACDARGS malformed decision') end
           born[j] = now
         end
