@@ -26,6 +26,16 @@ enum Arg<'a> {
     Bytes(&'a [u8]),
 }
 
+impl redis::ToRedisArgs for Arg<'_> {
+    fn write_redis_args<W: ?Sized + redis::RedisWrite>(&self, out: &mut W) {
+        match self {
+            Arg::Int(n) => n.write_redis_args(out),
+            Arg::Text(text) => text.write_redis_args(out),
+            Arg::Bytes(bytes) => bytes.write_redis_args(out),
+        }
+    }
+}
+
 /// Numbers in decimal, separated by one space (one script argument).
 fn spaced<N: std::fmt::Display>(numbers: impl Iterator<Item = N>) -> Vec<u8> {
     let mut all = Vec::with_capacity(256);
@@ -381,16 +391,8 @@ impl Batch {
         for key in &self.keys {
             invocation.key(key.as_slice());
         }
-        self.write_argv(&mut |arg| match arg {
-            Arg::Int(n) => {
-                invocation.arg(n);
-            }
-            Arg::Text(text) => {
-                invocation.arg(text);
-            }
-            Arg::Bytes(bytes) => {
-                invocation.arg(bytes);
-            }
+        self.write_argv(&mut |arg| {
+            invocation.arg(arg);
         });
         invocation
     }
@@ -403,16 +405,8 @@ impl Batch {
         for key in &self.keys {
             cmd.arg(key.as_slice());
         }
-        self.write_argv(&mut |arg| match arg {
-            Arg::Int(n) => {
-                cmd.arg(n);
-            }
-            Arg::Text(text) => {
-                cmd.arg(text);
-            }
-            Arg::Bytes(bytes) => {
-                cmd.arg(bytes);
-            }
+        self.write_argv(&mut |arg| {
+            cmd.arg(arg);
         });
         cmd
     }

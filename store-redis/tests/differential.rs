@@ -273,6 +273,34 @@ enum Seed {
     NearEnd(i64),
 }
 
+/// Request counts at the edges: none, one, a few, any, the largest.
+fn edge_requests() -> impl Strategy<Value = u32> {
+    prop_oneof![
+        Just(0_u32),
+        Just(1_u32),
+        2_u32..10,
+        any::<u32>(),
+        Just(u32::MAX),
+        Just(u32::MAX - 1)
+    ]
+}
+
+/// Windows from 1 ms to the end of the exact range (2^51 ms).
+fn edge_window() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        1_u64..10,
+        1_u64..100_000,
+        1_u64..=MAX_EXACT_MS,
+        Just(MAX_EXACT_MS),
+        Just(60_000_u64)
+    ]
+}
+
+/// Times from the epoch to the end of the exact range.
+fn edge_now() -> impl Strategy<Value = u64> {
+    prop_oneof![0_u64..=MAX_EXACT_MS, Just(MAX_EXACT_MS), 0_u64..100]
+}
+
 /// Quotas, times and states at the edges of the exact range (windows up to
 /// 2^51 ms, up to u32::MAX requests, fractions out of range): one or two
 /// checks from a random stored state.
@@ -280,22 +308,7 @@ fn edges<A: Algorithm>(algorithm: LimitAlgorithm) {
     let (url, _server) = support::shared();
     let redis = limiter(&url, algorithm);
     let con = std::cell::RefCell::new(support::connect(&url));
-    let requests = prop_oneof![
-        Just(0_u32),
-        Just(1_u32),
-        2_u32..10,
-        any::<u32>(),
-        Just(u32::MAX),
-        Just(u32::MAX - 1)
-    ];
-    let window = prop_oneof![
-        1_u64..10,
-        1_u64..100_000,
-        1_u64..=MAX_EXACT_MS,
-        Just(MAX_EXACT_MS),
-        Just(60_000_u64)
-    ];
-    let now = prop_oneof![0_u64..=MAX_EXACT_MS, Just(MAX_EXACT_MS), 0_u64..100];
+    let (requests, window, now) = (edge_requests(), edge_window(), edge_now());
     // A stored time anywhere, or just around `now` or `now + window`, where
     // the admission boundary is.
     let time = prop_oneof![
@@ -388,22 +401,7 @@ fn window_edges() {
     let (url, _server) = support::shared();
     let redis = limiter(&url, LimitAlgorithm::FixedWindow);
     let con = std::cell::RefCell::new(support::connect(&url));
-    let requests = prop_oneof![
-        Just(0_u32),
-        Just(1_u32),
-        2_u32..10,
-        any::<u32>(),
-        Just(u32::MAX),
-        Just(u32::MAX - 1)
-    ];
-    let window = prop_oneof![
-        1_u64..10,
-        1_u64..100_000,
-        1_u64..=MAX_EXACT_MS,
-        Just(MAX_EXACT_MS),
-        Just(60_000_u64)
-    ];
-    let now = prop_oneof![0_u64..=MAX_EXACT_MS, Just(MAX_EXACT_MS), 0_u64..100];
+    let (requests, window, now) = (edge_requests(), edge_window(), edge_now());
     let seeded = prop_oneof![
         Just(0_u32),
         1_u32..10,
