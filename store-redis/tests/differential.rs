@@ -273,6 +273,16 @@ enum Seed {
     NearEnd(i64),
 }
 
+/// The Rust rule's decision about `checks` from `states` at `now`.
+fn in_order<A: Algorithm>(
+    checks: &[LimitCheck<'_>],
+    states: &mut [A::State],
+    now: u64,
+) -> acd_core::limit::StackDecision {
+    let rules: Vec<A::Rule> = checks.iter().map(|c| A::rule(c.quota)).collect();
+    decide_stack::<A>(&rules, &same_keys(checks), states, UnixMillis::new(now))
+}
+
 /// Request counts at the edges: none, one, a few, any, the largest.
 fn edge_requests() -> impl Strategy<Value = u32> {
     prop_oneof![
@@ -363,13 +373,7 @@ fn edges<A: Algorithm>(algorithm: LimitAlgorithm) {
                     .unwrap();
                 states.push(A::State::unpack(time, extra));
             }
-            let rules: Vec<A::Rule> = checks.iter().map(|c| A::rule(c.quota)).collect();
-            let expected = decide_stack::<A>(
-                &rules,
-                &same_keys(&checks),
-                &mut states,
-                UnixMillis::new(now),
-            );
+            let expected = in_order::<A>(&checks, &mut states, now);
             prop_assert_eq!(
                 redis.decide(&checks, UnixMillis::new(now)).unwrap(),
                 expected
@@ -468,13 +472,7 @@ fn window_edges() {
                 }
                 states.push(FixedWindowState::unpack(end, seed));
             }
-            let rules: Vec<_> = checks.iter().map(|c| FixedWindow::rule(c.quota)).collect();
-            let expected = decide_stack::<FixedWindow>(
-                &rules,
-                &same_keys(&checks),
-                &mut states,
-                UnixMillis::new(now),
-            );
+            let expected = in_order::<FixedWindow>(&checks, &mut states, now);
             prop_assert_eq!(
                 redis.decide(&checks, UnixMillis::new(now)).unwrap(),
                 expected
