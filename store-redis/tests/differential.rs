@@ -198,11 +198,7 @@ fn run_timeline<A: Algorithm>(
 
 fn timelines<A: Algorithm>(algorithm: LimitAlgorithm) {
     let (url, _server) = support::shared();
-    let mut runner = TestRunner::new(Config {
-        cases: TIMELINES,
-        failure_persistence: None,
-        ..Config::default()
-    });
+    let mut runner = runner(TIMELINES);
     runner
         .run(&timelines_of(algorithm), |case| {
             run_timeline::<A>(&url, algorithm, &case)
@@ -224,11 +220,7 @@ fn gcra_timelines_agree_with_decide_stack() {
 /// clamp time to the latest seen) and Redis agree too.
 fn monotone_against_in_memory<A: Algorithm>(algorithm: LimitAlgorithm) {
     let (url, _server) = support::shared();
-    let mut runner = TestRunner::new(Config {
-        cases: TIMELINES / 4,
-        failure_persistence: None,
-        ..Config::default()
-    });
+    let mut runner = runner(TIMELINES / 4);
     runner
         .run(&timelines_of(algorithm), |(start, quotas, steps)| {
             let redis = limiter(&url, algorithm);
@@ -271,6 +263,15 @@ enum Seed {
     At(u64),
     NearNow(i64),
     NearEnd(i64),
+}
+
+/// A property runner of `cases` cases that keeps no failure files.
+fn runner(cases: u32) -> TestRunner {
+    TestRunner::new(Config {
+        cases,
+        failure_persistence: None,
+        ..Config::default()
+    })
 }
 
 /// The Rust rule's decision about `checks` from `states` at `now`.
@@ -333,11 +334,7 @@ fn edges<A: Algorithm>(algorithm: LimitAlgorithm) {
         prop::collection::vec(state, 2),
         any::<bool>(),
     );
-    let mut runner = TestRunner::new(Config {
-        cases: EDGE_CASES,
-        failure_persistence: None,
-        ..Config::default()
-    });
+    let mut runner = runner(EDGE_CASES);
     runner
         .run(&case, |(quotas, now, seeds, same)| {
             let mut con = con.borrow_mut();
@@ -420,11 +417,7 @@ fn window_edges() {
         prop::collection::vec(seeded, 2),
         any::<bool>(),
     );
-    let mut runner = TestRunner::new(Config {
-        cases: EDGE_CASES,
-        failure_persistence: None,
-        ..Config::default()
-    });
+    let mut runner = runner(EDGE_CASES);
     runner
         .run(&case, |(requests, windows, now, seeds, same)| {
             let mut con = con.borrow_mut();
