@@ -7,7 +7,10 @@
 //! acd-core (or say which JavaScript argument was wrong); none of them ever
 //! contains a credential.
 
-use acd_core::client::ClientError;
+use acd_core::client::{string_member, ClientError};
+use acd_core::model::ParamProblem;
+use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
 
@@ -73,8 +76,9 @@ pub struct Failure {
     pub code: String,
     /// The sentence (becomes `message`).
     pub message: String,
-    /// Extra members copied onto the error object (a JSON object), if any.
-    pub details: Option<Value>,
+    /// Extra members copied onto the error object: the JSON text of an
+    /// object, if any.
+    pub details: Option<String>,
 }
 
 impl Failure {
@@ -93,8 +97,8 @@ impl Failure {
         Self::new(ErrorClass::Argument, codes::INVALID_ARGUMENT, message)
     }
 
-    /// Attaches extra members (a JSON object).
-    pub fn with_details(mut self, details: Value) -> Self {
+    /// Attaches extra members: the JSON text of an object.
+    pub fn with_details(mut self, details: String) -> Self {
         self.details = Some(details);
         self
     }
@@ -121,16 +125,19 @@ fn innermost(error: &ClientError) -> &ClientError {
     }
 }
 
-/// `value`'s serde JSON form as a [`Value`] (`null` if it cannot be
-/// written, which the core's plain data types never cause). Written as
-/// bytes and read back rather than `serde_json::to_value`: the module then
-/// carries serde_json's byte writer and reader only, not its value
-/// serializer as well, which keeps the .wasm smaller.
-fn json_value<T: serde::Serialize + ?Sized>(value: &T) -> Value {
-    serde_json::to_vec(value)
-        .ok()
-        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
-        .unwrap_or(Value::Null)
+/// The members a client error adds to its JavaScript error, in name order.
+#[derive(Serialize)]
+struct ClientDetails<'a> {
+    /// The core's JSON form of the error (as in the conformance vectors).
+    data: &'a RawValue,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    detail: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    extra: Option<&'a Map<String, Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    problems: Option<&'a [ParamProblem]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    status: Option<u16>,
 }
 
 impl From<&ClientError> for Failure {
@@ -138,37 +145,39 @@ impl From<&ClientError> for Failure {
     /// core's JSON form (as in the conformance vectors); `status`, `detail`,
     /// `extra` and `problems` are copied to the top when the error has them.
     fn from(error: &ClientError) -> Self {
-        let data = json_value(error);
-        let code = data
-            .get("kind")
-            .and_then(Value::as_str)
-            .unwrap_or("client")
+        // Writing the core's plain data types as JSON cannot fail.
+        let data = serde_json::to_string(error).unwrap_or_else(|_| "null".to_owned());
+        let code = string_member(&data, "kind")
+            .unwrap_or_else(|| "client".to_owned())
             .to_ascii_uppercase();
-        let mut details = Map::new();
+        let data = RawValue::from_string(data).ok();
+        let null = RawValue::NULL;
+        let mut details = ClientDetails {
+            data: data.as_deref().unwrap_or(null),
+            detail: None,
+            extra: None,
+            problems: None,
+            status: None,
+        };
         match innermost(error) {
             ClientError::Api {
                 status,
                 detail,
                 extra,
             } => {
-                details.insert("status".into(), Value::from(*status));
-                details.insert("detail".into(), Value::from(detail.as_str()));
-                details.insert("extra".into(), Value::Object(extra.clone()));
+                details.status = Some(*status);
+                details.detail = Some(detail);
+                details.extra = Some(extra);
             }
-            ClientError::Protocol { status, .. } => {
-                details.insert("status".into(), Value::from(*status));
-            }
-            ClientError::InvalidParams { problems, .. } => {
-                details.insert("problems".into(), json_value(problems));
-            }
+            ClientError::Protocol { status, .. } => details.status = Some(*status),
+            ClientError::InvalidParams { problems, .. } => details.problems = Some(problems),
             _ => {}
         }
-        details.insert("data".into(), data);
         Failure {
             class: client_class(error),
             code,
             message: error.to_string(),
-            details: Some(Value::Object(details)),
+            details: serde_json::to_string(&details).ok(),
         }
     }
 }
@@ -188,7 +197,7 @@ impl std::fmt::Display for Failure {
 impl From<Failure> for JsValue {
     fn from(failure: Failure) -> JsValue {
         let details = match &failure.details {
-            Some(value) => crate::js::json_to_js(value),
+            Some(text) => crate::js::parse_json_js(text),
             None => JsValue::UNDEFINED,
         };
         create_acd_error(
@@ -212,7 +221,7 @@ mod tests {
             "AcdArgumentError [INVALID_ARGUMENT]: nowMs must be a number"
         );
         let state = Failure::new(ErrorClass::State, codes::ALREADY_ANSWERED, "twice")
-            .with_details(serde_json::json!({"a": 1}));
+            .with_details(r#"{"a":1}"#.to_owned());
         assert_eq!(state.class.js_name(), "AcdStateError");
         assert!(state.details.is_some());
     }

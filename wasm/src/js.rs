@@ -5,6 +5,7 @@
 //! passed, never the value: a header value or a credential may be a secret.
 
 use crate::error::Failure;
+use crate::member_names::snake_case_json;
 use js_sys::{Array, Object, Reflect, Uint8Array, JSON};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -330,61 +331,10 @@ pub fn from_json_like<T: DeserializeOwned>(
 /// Parses JSON text into `T`; the sentence is serde_json's, which names the
 /// offending member's type and position. Member names may be camelCase
 /// (`baseUrl`) or the shared documents' snake_case (`base_url`): see
-/// [`snake_case_keys`].
+/// [`snake_case_json`].
 pub fn parse_json_text<T: DeserializeOwned>(text: &str, what: &str) -> Result<T, Failure> {
-    let mut value: Value = serde_json::from_slice(text.as_bytes())
-        .map_err(|error| Failure::argument(format!("{what}: {error}")))?;
-    snake_case_keys(&mut value);
-    // Back through bytes, not `from_value` or `from_str`: one deserializer
-    // per type in the module (the byte one, which the core uses for every
-    // body) keeps the .wasm small.
-    serde_json::from_slice(value.to_string().as_bytes())
-        .map_err(|error| Failure::argument(format!("{what}: {error}")))
-}
-
-/// Members whose values are wire documents or caller data, kept verbatim.
-const VERBATIM_MEMBERS: [&str; 3] = ["index", "tables", "connections"];
-
-/// Members whose string values name a variant (`apiKey` for `api_key`).
-const VARIANT_MEMBERS: [&str; 4] = ["kind", "type", "api_key_header", "egress"];
-
-/// Renames every camelCase member name of `value` to snake_case
-/// (`windowMs` to `window_ms`), recursively, except inside wire documents
-/// and caller data ([`VERBATIM_MEMBERS`]), and the variant names of
-/// [`VARIANT_MEMBERS`] (`apiKey` to `api_key`). Snake_case stays as it is.
-pub fn snake_case_keys(value: &mut Value) {
-    match value {
-        Value::Array(items) => items.iter_mut().for_each(snake_case_keys),
-        Value::Object(members) => {
-            let taken = std::mem::take(members);
-            for (name, mut member) in taken {
-                let name = snake_case(&name);
-                if let (true, Value::String(variant)) =
-                    (VARIANT_MEMBERS.contains(&name.as_str()), &member)
-                {
-                    member = Value::String(snake_case(variant));
-                } else if !VERBATIM_MEMBERS.contains(&name.as_str()) {
-                    snake_case_keys(&mut member);
-                }
-                members.insert(name, member);
-            }
-        }
-        _ => {}
-    }
-}
-
-/// `windowMs` as `window_ms`; names without capitals are returned unchanged.
-pub fn snake_case(name: &str) -> String {
-    let mut out = String::with_capacity(name.len() + 4);
-    for character in name.chars() {
-        if character.is_ascii_uppercase() {
-            out.push('_');
-            out.push(character.to_ascii_lowercase());
-        } else {
-            out.push(character);
-        }
-    }
-    out
+    let error = |error: serde_json::Error| Failure::argument(format!("{what}: {error}"));
+    serde_json::from_slice(snake_case_json(text).map_err(error)?.as_bytes()).map_err(error)
 }
 
 #[cfg(test)]
@@ -429,30 +379,6 @@ mod tests {
             error.message
         );
         assert!(parse_json_text::<Outer>(r#"{"limits":{"requests":5}}"#, "config").is_ok());
-    }
-
-    #[test]
-    fn camel_case_members_are_read_as_snake_case_except_wire_documents() {
-        let mut value: Value = serde_json::json!({
-            "baseUrl": "http://x",
-            "limits": {"credential": {"requests": 5, "windowMs": 60000}},
-            "catalogue": [{"extraLimits": []}],
-            "credentials": [{"kind": "apiKey", "user": "someUser"}],
-            "index": {"rateLimits": 1},
-            "already_snake": true
-        });
-        snake_case_keys(&mut value);
-        assert_eq!(
-            value,
-            serde_json::json!({
-                "base_url": "http://x",
-                "limits": {"credential": {"requests": 5, "window_ms": 60000}},
-                "catalogue": [{"extra_limits": []}],
-                "credentials": [{"kind": "api_key", "user": "someUser"}],
-                "index": {"rateLimits": 1},
-                "already_snake": true
-            })
-        );
     }
 
     #[test]

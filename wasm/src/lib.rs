@@ -31,6 +31,7 @@ pub mod gate;
 pub mod js;
 #[cfg(feature = "lowlevel")]
 pub mod lowlevel;
+mod member_names;
 #[cfg(feature = "sim")]
 pub mod sim;
 mod types;

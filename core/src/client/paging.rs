@@ -13,6 +13,7 @@
 //! user, the sixth page waits for the window instead of failing.
 
 use super::error::ClientError;
+use super::member::member;
 use super::request::{EgressMode, RequestSpec};
 use crate::model::catalogue::DEFAULT_PAGE_SIZE;
 use crate::model::ParamRole;
@@ -207,11 +208,12 @@ impl PagerState {
 /// A record's value in `column` as `after` text: a string as is, a number
 /// as written; anything else (missing, null, object…) is unusable.
 fn order_value(record: &RawValue, column: &str) -> Option<String> {
-    let object: serde_json::Map<String, serde_json::Value> =
-        serde_json::from_slice(record.get().as_bytes()).ok()?;
-    match object.get(column)? {
-        serde_json::Value::String(text) if !text.is_empty() => Some(text.clone()),
-        serde_json::Value::Number(number) => Some(number.to_string()),
-        _ => None,
+    let value = member(record.get(), column)?;
+    let value = value.get().as_bytes();
+    match serde_json::from_slice::<String>(value) {
+        Ok(text) => (!text.is_empty()).then_some(text),
+        Err(_) => serde_json::from_slice::<serde_json::Number>(value)
+            .ok()
+            .map(|number| number.to_string()),
     }
 }

@@ -10,6 +10,7 @@
 //! `max_interval_ms`) and halves back with each successful poll.
 
 use super::error::ClientError;
+use super::member::string_member;
 use crate::UnixMillis;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -120,20 +121,14 @@ impl PollerState {
         now: UnixMillis,
         jitter: u64,
     ) -> Result<Answered, ClientError> {
-        let status = serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(
-            run.get().as_bytes(),
-        )
-        .ok()
-        .and_then(|object| match object.get(&self.options.status_field) {
-            Some(serde_json::Value::String(status)) => Some(status.clone()),
-            _ => None,
-        })
-        .ok_or_else(|| ClientError::Protocol {
-            status: 200,
-            problem: format!(
-                "the run object has no string member {:?} holding its status",
-                self.options.status_field
-            ),
+        let status = string_member(run.get(), &self.options.status_field).ok_or_else(|| {
+            ClientError::Protocol {
+                status: 200,
+                problem: format!(
+                    "the run object has no string member {:?} holding its status",
+                    self.options.status_field
+                ),
+            }
         })?;
         let changed = self.last_status.as_ref() != Some(&status);
         self.last_status = Some(status.clone());
