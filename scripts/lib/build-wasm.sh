@@ -3,7 +3,8 @@
 # The package ships two WebAssembly modules, each built the same way:
 #
 #   acd_client  features `client` only, size-first: profile wasm-release
-#               (opt-level "z", fat LTO, one codegen unit) and wasm-opt -Oz.
+#               (opt-level "z", fat LTO, one codegen unit) and wasm-opt -Oz
+#               with the passes that shrink it further (CLIENT_OPT below).
 #               The module a browser dashboard loads (`acd/client`): the
 #               driver, ClientRequest and the easy path, nothing else.
 #   acd_wasm    every feature (client, low-level blocks, gate, simulation),
@@ -66,23 +67,31 @@ fi
 
 tmp="$PKG.tmp"
 rm -rf "$tmp"
-# bindgen_opt RAW NAME WASM-OPT-LEVEL: glue and optimised module NAME in $tmp.
+# wasm-opt passes of the size-first module: -Oz, then flattened and
+# re-relooped control flow (-Oz again twice: 2.5% smaller than -Oz alone),
+# with loads and stores folding constant offsets below 1 KiB
+# (--low-memory-unused: Rust's stack grows down from 1 MiB to address 0, so
+# the low KiB is only reached by a stack about to overflow).
+CLIENT_OPT=(--low-memory-unused -Oz --flatten --rereloop -Oz -Oz)
+
+# bindgen_opt RAW NAME WASM-OPT-PASSES...: glue and optimised module NAME in $tmp.
 bindgen_opt() {
-  local raw="$1" name="$2" level="$3"
+  local raw="$1" name="$2"; shift 2
+  local level="$*"
   log "wasm: wasm-bindgen --target web ($name)"
   "$WB" --target web --out-dir "$tmp" --out-name "$name" "$raw"
   if [ "${WITH_WASM_OPT:-1}" != 0 ]; then
     [ -x "$WASM_OPT" ] || die "wasm-opt missing: run scripts/lib/install-wasm-toolchain.sh"
     log "wasm: wasm-opt $level ($name)"
     # The features Rust enables by default for wasm32-unknown-unknown.
-    "$WASM_OPT" "$level" --strip-debug --strip-producers \
+    "$WASM_OPT" "$@" --strip-debug --strip-producers \
       --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
       --enable-reference-types --enable-multivalue --enable-mutable-globals \
       "$tmp/${name}_bg.wasm" -o "$tmp/${name}_bg.opt.wasm"
     mv "$tmp/${name}_bg.opt.wasm" "$tmp/${name}_bg.wasm"
   fi
 }
-bindgen_opt "$client_raw" acd_client -Oz
+bindgen_opt "$client_raw" acd_client "${CLIENT_OPT[@]}"
 bindgen_opt "$full_raw" acd_wasm -O3
 
 printf '%s\n' "$stamp" >"$tmp/.stamp"
