@@ -43,7 +43,7 @@ fn lock<K>(shard: &Shard<K>) -> MutexGuard<'_, ShardState<K>> {
 }
 
 /// A final mixing step over the hasher's output (a folded 128-bit
-/// multiply), so that the shard (high half), the home slot and the tag (low
+/// multiply), so that the shard (high half) and the home slot (low
 /// half) are independent even for sequential keys.
 #[inline]
 #[allow(
