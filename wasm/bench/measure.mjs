@@ -14,8 +14,8 @@ import { statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Client, Gate } from 'acd';
 import { Client as SizeFirstClient } from 'acd/client';
+import { clientCall, runNative } from './workload.mjs';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
 const wasmFile = fileURLToPath(new URL('../pkg/acd_wasm_bg.wasm', import.meta.url));
 const clientWasmFile = fileURLToPath(new URL('../pkg/acd_client_bg.wasm', import.meta.url));
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -43,9 +43,6 @@ function jsNsPerCall(native, call) {
   return median(rounds);
 }
 
-const runNative = () => JSON.parse(execFileSync('cargo',
-  ['run', '--release', '--quiet', '--locked', '-p', 'acd-wasm', '--example', 'native_bench'],
-  { cwd: root }).toString());
 // Native Rust runs before and after the JavaScript rounds, and its figure is
 // the mean of the two medians, so a change in machine load during the run
 // weighs on both sides alike.
@@ -66,30 +63,9 @@ if (decideAndRespond() !== 200) throw new Error('the gate workload did not take 
 const gateJs = jsNsPerCall(native, decideAndRespond);
 
 const c = native.client;
-const spec = { operation: 'listTableRecords', path: { id: c.table }, params: { limit: c.limit } };
-const response = {
-  status: c.response.status, headers: c.response.headers, body: new TextEncoder().encode(c.response.body),
-};
-/** One whole call through the driver of `Driver` (a module's Client class). */
-const clientCall = (Driver) => {
-  const client = new Driver({ ...c.config, credentials: [c.credential], seed: 1 });
-  let now = c.now;
-  return () => {
-    now += c.step_ms;
-    client.start(spec);
-    const [transmit] = client.pollTransmits(now);
-    client.handle(transmit.id, response, now);
-    transmit.request.free();
-    let records = 0;
-    for (const { event } of client.pollEvents()) {
-      if (event.type === 'response') records += event.response.records.length;
-    }
-    return records;
-  };
-};
 const clientJs = {};
 for (const [name, Driver] of [['acd', Client], ['acd/client', SizeFirstClient]]) {
-  const oneCall = clientCall(Driver);
+  const oneCall = clientCall(Driver, c);
   if (oneCall() !== 2) throw new Error(`the client workload did not read a page of 2 records (${name})`);
   clientJs[name] = jsNsPerCall(native, oneCall);
 }

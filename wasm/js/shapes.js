@@ -3,8 +3,19 @@
 // wasm instead of one crossing per member. No rule lives here: the module
 // decides every value; these functions only put them in place.
 
-/** `{id, event}`: one entry of `Client.pollEvents()`. */
-export function callEvent(id, event) { return { id, event }; }
+/** Appends `{id, event}` (an entry of `Client.pollEvents()`) to `out`. */
+export function pushCallEvent(out, id, event) { out.push({ id, event }); }
+
+/**
+ * Appends the entry of a `response` event of records to `out`; `text` is
+ * the JSON array of the records.
+ */
+export function pushRecordsEvent(out, id, status, text) {
+  out.push({ id, event: { type: 'response', response: { type: 'records', status, records: JSON.parse(text) } } });
+}
+
+/** Appends the entry of a `done` event to `out`. */
+export function pushDoneEvent(out, id) { out.push({ id, event: { type: 'done' } }); }
 
 /** `{id, request}`: one entry of `Client.pollTransmits()`. */
 export function transmit(id, request) { return { id, request }; }

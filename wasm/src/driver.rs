@@ -25,10 +25,14 @@ use wasm_bindgen::JsCast;
 // of one crossing per member.
 #[wasm_bindgen(raw_module = "../js/shapes.js")]
 extern "C" {
-    #[wasm_bindgen(js_name = callEvent)]
-    fn shape_call_event(id: JsValue, event: JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = pushCallEvent)]
+    fn shape_push_call_event(out: &Array, id: f64, event: JsValue);
+    #[wasm_bindgen(js_name = pushRecordsEvent)]
+    fn shape_push_records_event(out: &Array, id: f64, status: u16, text: &str);
+    #[wasm_bindgen(js_name = pushDoneEvent)]
+    fn shape_push_done_event(out: &Array, id: f64);
     #[wasm_bindgen(js_name = transmit)]
-    fn shape_transmit(id: JsValue, request: JsClientRequest) -> JsValue;
+    fn shape_transmit(id: f64, request: JsClientRequest) -> JsValue;
     #[wasm_bindgen(js_name = responseEvent)]
     fn shape_response_event(response: JsValue) -> JsValue;
     #[wasm_bindgen(js_name = recordsResponse)]
@@ -38,7 +42,7 @@ extern "C" {
     #[wasm_bindgen(js_name = doneEvent)]
     fn shape_done_event() -> JsValue;
     #[wasm_bindgen(js_name = oneTransmit)]
-    fn shape_one_transmit(id: JsValue, request: JsClientRequest) -> Array;
+    fn shape_one_transmit(id: f64, request: JsClientRequest) -> Array;
 }
 
 /// The driver of the client role: it owns its calls (single requests,
@@ -89,10 +93,6 @@ fn entropy_from_js(entropy: Option<Uint8Array>) -> Result<Entropy, Failure> {
 
 fn call_id_from_js(id: f64) -> Result<CallId, Failure> {
     js::millis_from_js(id, "call id").map(CallId)
-}
-
-fn call_id_to_js(id: CallId) -> JsValue {
-    js::u64_to_js(id.0)
 }
 
 fn options_from_js<T: serde::de::DeserializeOwned + Default>(
@@ -390,15 +390,12 @@ impl JsClient {
         };
         let Some(second) = self.inner.poll_transmit(now) else {
             // The common case, one request due: one crossing builds the list.
-            return Ok(shape_one_transmit(call_id_to_js(first.id), request(first)));
+            return Ok(shape_one_transmit(id_number(first.id), request(first)));
         };
         let out = Array::new();
         let rest = std::iter::from_fn(|| self.inner.poll_transmit(now));
         for transmit in [first, second].into_iter().chain(rest) {
-            out.push(&shape_transmit(
-                call_id_to_js(transmit.id),
-                request(transmit),
-            ));
+            out.push(&shape_transmit(id_number(transmit.id), request(transmit)));
         }
         Ok(out)
     }
@@ -432,7 +429,15 @@ impl JsClient {
     pub fn poll_events(&mut self) -> Array {
         let out = Array::new();
         while let Some((id, event)) = self.inner.poll_event() {
-            out.push(&shape_call_event(call_id_to_js(id), event_to_js(&event)));
+            // One crossing per event; the common ones built in place.
+            let id = id_number(id);
+            match &event {
+                Event::Response(ApiResponse::Records { status, records }) => {
+                    shape_push_records_event(&out, id, *status, &raw_array_text(records));
+                }
+                Event::Done => shape_push_done_event(&out, id),
+                _ => shape_push_call_event(&out, id, event_to_js(&event)),
+            }
         }
         out
     }
