@@ -3,15 +3,42 @@
 // and prints its inputs, and `clientCall` makes the same call from
 // JavaScript: start, pollTransmits, handle, pollEvents (plan + interpret),
 // counting the records handed to the caller as native_bench does.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
+const NATIVE_BENCH = ['run', '--release', '--quiet', '--locked', '-p', 'acd-wasm', '--example', 'native_bench'];
+
 /** Runs examples/native_bench.rs: its workload and nanoseconds per call. */
-export const runNative = () => JSON.parse(execFileSync('cargo',
-  ['run', '--release', '--quiet', '--locked', '-p', 'acd-wasm', '--example', 'native_bench'],
-  { cwd: root }).toString());
+export const runNative = () => JSON.parse(execFileSync('cargo', NATIVE_BENCH, { cwd: root }).toString());
+
+/**
+ * Starts examples/native_bench.rs with `--serve`: `workload` is what it
+ * prints first; `round("client" | "gate")` runs one round of that workload
+ * natively and resolves to its nanoseconds per call; `close()` ends it.
+ */
+export async function serveNative() {
+  const child = spawn('cargo', [...NATIVE_BENCH, '--', '--serve'], {
+    cwd: root, stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const nextLine = async () => {
+    const { value, done } = await lines.next();
+    if (done) throw new Error('native_bench ended early');
+    return value;
+  };
+  const workload = JSON.parse(await nextLine());
+  return {
+    workload,
+    round: async (name) => {
+      child.stdin.write(`${name}\n`);
+      return Number(await nextLine());
+    },
+    close: () => child.stdin.end(),
+  };
+}
 
 /**
  * One whole client call through `Driver` (a module's Client class) with the
