@@ -112,12 +112,17 @@ npm_local_install() {
   [ "$(npm_local_version "$pkg" || true)" = "$ver" ] && return 0
   need_cmd node npm
   with_lock node
-  [ "$(npm_local_version "$pkg" || true)" = "$ver" ] && return 0
-  mkdir -p "$NODE_PREFIX"
-  [ -f "$NODE_PREFIX/package.json" ] || printf '{ "private": true }\n' >"$NODE_PREFIX/package.json"
-  npm install --prefix "$NODE_PREFIX" --save-exact --no-audit --no-fund \
-    --loglevel=error "$pkg@$ver" >/dev/null
-  [ "$(npm_local_version "$pkg" || true)" = "$ver" ] || die "npm install $pkg@$ver failed"
-  # shellcheck disable=SC2034
-  NPM_INSTALLED=1
+  local node_lock_fd="$LOCK_FD"
+  if [ "$(npm_local_version "$pkg" || true)" != "$ver" ]; then
+    mkdir -p "$NODE_PREFIX"
+    [ -f "$NODE_PREFIX/package.json" ] || printf '{ "private": true }\n' >"$NODE_PREFIX/package.json"
+    npm install --prefix "$NODE_PREFIX" --save-exact --no-audit --no-fund \
+      --loglevel=error "$pkg@$ver" >/dev/null
+    [ "$(npm_local_version "$pkg" || true)" = "$ver" ] || die "npm install $pkg@$ver failed"
+    # shellcheck disable=SC2034
+    NPM_INSTALLED=1
+  fi
+  # Released here, not at exit: a second call from the same shell would
+  # otherwise wait forever on its own lock (flock is per open file).
+  unlock_fd "$node_lock_fd"
 }

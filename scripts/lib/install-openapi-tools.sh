@@ -19,10 +19,7 @@ TOOLS=(
 )
 for tool in "${TOOLS[@]}"; do
   read -r pkg ver <<<"$tool"
-  # A subshell each: npm_local_install holds its lock until its shell exits.
-  (
-    npm_local_install "$pkg" "$ver"
-    if [ "$NPM_INSTALLED" = 1 ]; then log "ok: installed $pkg $ver"; fi
-  )
+  npm_local_install "$pkg" "$ver"
+  if [ "$NPM_INSTALLED" = 1 ]; then log "ok: installed $pkg $ver"; fi
 done
 log "ok: OpenAPI tools ready in $NODE_PREFIX"
