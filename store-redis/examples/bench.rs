@@ -16,11 +16,18 @@
 //! and a per-user limit (two keys, one `EVALSHA`), spread over 1000
 //! credentials and 100 users, with quotas large enough that every request
 //! is admitted (the path that writes both keys). Prints one line:
-//! `decisions/s: <rate> (<mode>, <clients> clients, pipeline <P>, <ops> decisions)`.
+//! `decisions/s: <rate> (<mode>, <clients> clients, pipeline <P>, <ops> decisions)`,
+//! then, for `async`, where the CPU went in the timed part (after the
+//! warm-up): `cpu: server <us> us/decision, script <us> us/decision (<us>
+//! us per EVALSHA, <n> decisions per call), client <us> us/decision`. The
+//! server figures come from Redis's `INFO cpu` and `INFO commandstats`
+//! (reset after the warm-up), the client's from `/proc/self/stat` (the
+//! whole bench process: the store, the Tokio runtime and the bench's own
+//! tasks).
 
 use acd_core::limit::{LimitAlgorithm, LimitCheck, Quota, StackDecision};
 use acd_core::UnixMillis;
-use acd_redis::{parse_reply, AsyncRedisLimiter, RedisConfig, RedisLimiter};
+use acd_redis::{AsyncRedisLimiter, RedisConfig, RedisLimiter};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
@@ -122,18 +129,20 @@ fn pipelined(
         let batch = depth.min(first + ops - i);
         let owned: Vec<(String, String)> = (i..i + batch).map(subjects).collect();
         let mut pipe = redis::pipe();
+        let mut prepared = Vec::with_capacity(batch);
         for (n, (credential, user)) in owned.iter().enumerate() {
-            let prepared = limiter
+            let one = limiter
                 .prepare(
                     &checks(credential, user),
                     UnixMillis::new(NOW + ((i + n) as u64 % 1_000)),
                 )
                 .map_err(|e| e.to_string())?;
-            pipe.add_command(prepared.evalsha(limiter.script()));
+            pipe.add_command(one.evalsha(limiter.script()));
+            prepared.push(one);
         }
         let replies: Vec<redis::Value> = pipe.query(&mut con).map_err(|e| e.to_string())?;
-        for ((credential, user), reply) in owned.iter().zip(&replies) {
-            match parse_reply(reply, &checks(credential, user)) {
+        for (((credential, user), reply), one) in owned.iter().zip(&replies).zip(&prepared) {
+            match one.decision(reply, &checks(credential, user)) {
                 Ok(StackDecision::Admitted { .. }) => {}
                 other => return Err(format!("pipelined decision: {other:?}")),
             }
@@ -141,6 +150,94 @@ fn pipelined(
         i += batch;
     }
     Ok(())
+}
+
+/// Where the CPU goes while decisions run: the Redis server (whole process,
+/// and in `EVALSHA`) and this process.
+struct Meter {
+    con: redis::Connection,
+    server_cpu: f64,
+    client_cpu: f64,
+}
+
+/// A field `name:value` of an `INFO` section, as a number.
+fn info_field(info: &str, name: &str) -> f64 {
+    info.lines()
+        .find_map(|line| line.strip_prefix(name)?.strip_prefix(':'))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0.0)
+}
+
+/// Seconds of CPU this process used so far (Linux; 0 elsewhere).
+fn own_cpu() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command name (which ends with ')'): utime is the
+    // 12th, stime the 13th, in clock ticks (100 per second on Linux).
+    let rest = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or("");
+    let ticks: Vec<f64> = rest
+        .split_whitespace()
+        .skip(11)
+        .take(2)
+        .filter_map(|v| v.parse().ok())
+        .collect();
+    ticks.iter().sum::<f64>() / 100.0
+}
+
+impl Meter {
+    fn start(url: &str) -> Result<Self, String> {
+        let client = redis::Client::open(url).map_err(|e| e.to_string())?;
+        let mut con = client.get_connection().map_err(|e| e.to_string())?;
+        let _: () = redis::cmd("CONFIG")
+            .arg("RESETSTAT")
+            .query(&mut con)
+            .map_err(|e| e.to_string())?;
+        let server_cpu = Self::server_cpu(&mut con)?;
+        Ok(Self {
+            con,
+            server_cpu,
+            client_cpu: own_cpu(),
+        })
+    }
+
+    fn server_cpu(con: &mut redis::Connection) -> Result<f64, String> {
+        let info: String = redis::cmd("INFO")
+            .arg("cpu")
+            .query(con)
+            .map_err(|e| e.to_string())?;
+        Ok(info_field(&info, "used_cpu_sys") + info_field(&info, "used_cpu_user"))
+    }
+
+    /// One line: CPU per decision since `start`.
+    fn report(mut self, decisions: usize) -> Result<String, String> {
+        let client = own_cpu() - self.client_cpu;
+        let server = Self::server_cpu(&mut self.con)? - self.server_cpu;
+        let stats: String = redis::cmd("INFO")
+            .arg("commandstats")
+            .query(&mut self.con)
+            .map_err(|e| e.to_string())?;
+        let evalsha = stats
+            .lines()
+            .find_map(|line| line.strip_prefix("cmdstat_evalsha:"))
+            .unwrap_or("");
+        let field = |name: &str| {
+            evalsha
+                .split(',')
+                .find_map(|kv| kv.strip_prefix(name)?.strip_prefix('='))
+                .and_then(|v| v.parse::<f64>().ok())
+                .unwrap_or(0.0)
+        };
+        let (calls, usec) = (field("calls"), field("usec"));
+        let n = decisions.max(1) as f64;
+        Ok(format!(
+            "cpu: server {:.2} us/decision, script {:.2} us/decision ({:.1} us per EVALSHA, \
+             {:.1} decisions per call), client {:.2} us/decision",
+            server * 1e6 / n,
+            usec / n,
+            if calls > 0.0 { usec / calls } else { 0.0 },
+            if calls > 0.0 { n / calls } else { 0.0 },
+            client * 1e6 / n
+        ))
+    }
 }
 
 /// `ops` decisions through the async store with `inflight` at once, on a
@@ -178,12 +275,17 @@ fn run_async(args: &Args) -> Result<f64, String> {
         }
         let inflight = args.clients;
         let per_task = args.ops / inflight;
+        let meter = Meter::start(&args.url)?;
         let started = Instant::now();
         let tasks: Vec<_> = (0..inflight)
             .map(|t| {
                 let store = store.clone();
                 tokio::spawn(async move {
-                    for i in t * per_task..(t + 1) * per_task {
+                    // Interleaved: the decisions in flight at once are
+                    // consecutive numbers, so they touch distinct keys
+                    // (up to 1000 credentials and 100 users), whatever
+                    // the number in flight.
+                    for i in (t..per_task * inflight).step_by(inflight) {
                         one(store.clone(), i).await?;
                     }
                     Ok::<(), String>(())
@@ -200,11 +302,13 @@ fn run_async(args: &Args) -> Result<f64, String> {
                 "some decisions did not go through Redis: {stats:?}"
             ));
         }
+        let cpu = meter.report(per_task * inflight)?;
         println!(
             "decisions/s: {:.0} (async, {inflight} in flight, {} decisions)",
             (per_task * inflight) as f64 / elapsed,
             per_task * inflight
         );
+        println!("{cpu}");
         Ok(elapsed)
     })
 }

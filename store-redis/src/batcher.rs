@@ -8,7 +8,8 @@
 
 use crate::error::StoreError;
 use crate::link::Link;
-use crate::script::{Batch, Outcome, Prepared};
+use crate::reply::Outcome;
+use crate::script::{Batch, Prepared};
 use acd_core::limit::LimitAlgorithm;
 use redis::Script;
 use std::sync::Arc;
@@ -67,8 +68,10 @@ impl Sender {
 
     async fn send(&self, jobs: Vec<Job>) {
         let mut batch = Batch::new(self.algorithm, self.grace_ms);
-        for job in &jobs {
-            batch.push(&job.prepared);
+        let mut replies = Vec::with_capacity(jobs.len());
+        for job in jobs {
+            batch.push_owned(job.prepared);
+            replies.push(job.reply);
         }
         let mut link = self.link.clone();
         let outcomes = link
@@ -78,14 +81,14 @@ impl Sender {
             .and_then(|reply| batch.outcomes(&reply));
         match outcomes {
             Ok(outcomes) => {
-                for (job, outcome) in jobs.into_iter().zip(outcomes) {
+                for (reply, outcome) in replies.into_iter().zip(outcomes) {
                     // A caller that gave up waiting is gone; nothing to do.
-                    let _ = job.reply.send(batch.readable(outcome));
+                    let _ = reply.send(batch.readable(outcome));
                 }
             }
             Err(error) => {
-                for job in jobs {
-                    let _ = job.reply.send(Err(error.clone()));
+                for reply in replies {
+                    let _ = reply.send(Err(error.clone()));
                 }
             }
         }

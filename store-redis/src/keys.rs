@@ -2,7 +2,10 @@
 //! decision lands in one Redis Cluster slot.
 //!
 //! A key is `{<namespace>}:<algorithm>:<limit>:<subject>`, e.g.
-//! `{acd}:fw:credential:key-ada`. Redis Cluster hashes only the part between
+//! `{acd}:gcra:credential:key-ada`; a fixed-window key also names its
+//! window by the window's end (Unix ms), e.g.
+//! `{acd}:fw:credential:key-ada:1700000040000`, so each window has its own
+//! counter and an older window's is never read. Redis Cluster hashes only the part between
 //! the first `{` and the next `}`, so all of a namespace's keys share a slot
 //! and a multi-key script never meets `CROSSSLOT`.
 //!
@@ -72,7 +75,8 @@ impl KeySpace {
                 .len()
                 .saturating_add(limit.len())
                 .saturating_add(subject.len())
-                .saturating_add(1),
+                // ':' before the subject, and room for a window's end.
+                .saturating_add(1 + 21),
         );
         key.extend_from_slice(self.prefix.as_bytes());
         for byte in limit.bytes() {
@@ -86,6 +90,22 @@ impl KeySpace {
         key.extend_from_slice(subject.as_bytes());
         key
     }
+
+    /// The fixed-window key counting `subject` under `limit` in the window
+    /// that ends at `window_end` (Unix ms): [`KeySpace::key`], `:` and the
+    /// end in decimal. The end is the last part and has no `:`, so names
+    /// stay distinct.
+    pub fn window_key(&self, limit: &str, subject: &str, window_end: u64) -> Vec<u8> {
+        with_window(self.key(limit, subject), window_end)
+    }
+}
+
+/// `key`, `:` and `window_end` in decimal (see [`KeySpace::window_key`]).
+pub fn with_window(mut key: Vec<u8>, window_end: u64) -> Vec<u8> {
+    use std::io::Write;
+    // Writing to a Vec cannot fail.
+    let _ = write!(key, ":{window_end}");
+    key
 }
 
 /// The Redis Cluster slot of `key` (CRC16/XMODEM of its hash tag, mod

@@ -5,7 +5,7 @@
 //!
 //! GCRA states are not merged (see docs/limiter.md for that bound).
 
-use crate::keys::KeySpace;
+use crate::keys::{with_window, KeySpace};
 use acd_core::limit::{LimitAlgorithm, LimitCheck};
 use acd_core::UnixMillis;
 use redis::Script;
@@ -93,7 +93,10 @@ impl Ledger {
         current
             .chunks(PER_CALL)
             .map(|chunk| Merge {
-                keys: chunk.iter().map(|(key, _)| key.clone()).collect(),
+                keys: chunk
+                    .iter()
+                    .map(|(key, counted)| with_window(key.clone(), counted.window_end))
+                    .collect(),
                 args: [now.as_millis(), grace_ms]
                     .into_iter()
                     .chain(chunk.iter().flat_map(|(_, c)| [c.window_end, c.admitted]))
@@ -181,8 +184,8 @@ mod tests {
         assert_eq!(
             pairs,
             [
-                (space.key("credential", "a"), [120_000, 2]),
-                (space.key("credential", "b"), [180_000, 1]),
+                (space.window_key("credential", "a", 120_000), [120_000, 2]),
+                (space.window_key("credential", "b", 180_000), [180_000, 1]),
             ]
         );
         // Taken once; a later take finds nothing, and ended windows go.

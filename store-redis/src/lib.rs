@@ -32,12 +32,16 @@
 //!
 //! # One round trip, atomic, all or none
 //!
-//! A stacked decision (credential + user + IP …) is one `EVALSHA` of
-//! [`script::STACK_LUA`] over all of the request's keys. The script loads
-//! every state, runs the same transition as acd-core (fixed window or GCRA,
-//! written out in `acd_core::limit`'s documentation) and the same
-//! all-or-none rule as `decide_stack`, and writes the states only when every
-//! limit admits: a refused request consumes nothing, exactly as in memory.
+//! A stacked decision (credential + user + IP …) is one `EVALSHA` over all
+//! of the request's keys: [`script::WINDOW_LUA`] for fixed windows (one
+//! integer counter per limit, subject and window, the window's end in the
+//! key's name: a new window is a new key, so nothing is ever reset, and a
+//! counter is added to with one `INCRBY`), [`script::STACK_LUA`] for GCRA
+//! (a `"T:E"` state per key). The script reads every key once, runs the
+//! same transition as acd-core (written out in `acd_core::limit`'s
+//! documentation) and the same all-or-none rule as `decide_stack`, and
+//! writes only when every limit admits: a refused request consumes
+//! nothing, exactly as in memory.
 //! `tests/differential.rs` runs random multi-key timelines through both
 //! engines and requires identical decisions, remaining counts, reset and
 //! retry times, and stored states. Keys share one hash tag per namespace,
@@ -50,13 +54,13 @@
 //! read for a decision, so behaviour is deterministic and testable.
 //! Instances' clocks differ, though:
 //!
-//! * Fixed window: windows are aligned to the epoch in each caller's time.
-//!   A key's stored window only ever moves forward: an instance whose clock
-//!   is behind counts into the newer window another instance opened (the
-//!   transition keeps "time going backwards" in the stored window), so no
-//!   window admits more than its limit; with a skew of `d`, windows may
-//!   start up to `d` early and a slow instance reports a `RateLimit-Reset`
-//!   up to `d` too long.
+//! * Fixed window: windows are aligned to the epoch in each caller's time,
+//!   and each window has its own counter. An instance whose clock is behind
+//!   counts into the window its clock is in, on that window's counter, so
+//!   each window admits at most its limit by the clocks of those counting
+//!   in it; with a skew of `d`, a window's counter is shared for `d` longer
+//!   than the window (the in-memory limiter, with one state per key, would
+//!   count such a request into the newer window instead).
 //! * GCRA: an instance whose clock is ahead by `d` sees `d` more credit, so
 //!   it may admit up to `ceil(d * requests / window)` requests early; one
 //!   behind refuses slightly more.
@@ -67,9 +71,11 @@
 //!
 //! # Expiry without a sweep
 //!
-//! Every write sets a relative TTL, `PX = (expiry - now) + grace`, where
-//! `expiry` is the end of the window (fixed window) or the instant the key
-//! is back to a full burst (GCRA), both in the caller's time: the TTL is a
+//! Every key gets a relative TTL when it is written first (fixed window:
+//! a window's counter keeps it, `INCRBY` does not renew it) or, for GCRA,
+//! at every write: `PX = (expiry - now) + grace`, where `expiry` is the end
+//! of the window (fixed window) or the instant the key is back to a full
+//! burst (GCRA), both in the caller's time: the TTL is a
 //! duration, so it does not matter that Redis's clock reads differently
 //! from the caller's (an absolute `PEXPIREAT` would). A state past its
 //! expiry means the same as no state, so Redis forgets it by itself and
@@ -118,6 +124,7 @@ mod ledger;
 pub mod limiter;
 mod link;
 mod policy;
+mod reply;
 pub mod script;
 
 pub use async_store::AsyncRedisLimiter;
@@ -127,4 +134,5 @@ pub use event::{stderr_sink, EventSink, StoreEvent};
 pub use keys::KeySpace;
 pub use limiter::RedisLimiter;
 pub use policy::{ConfigError, StoreStats};
-pub use script::{parse_reply, Batch, Outcome, Prepared};
+pub use reply::Outcome;
+pub use script::{Batch, Prepared};

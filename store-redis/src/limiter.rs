@@ -19,7 +19,7 @@ type Slot = Option<(u64, Connection)>;
 /// A rate limiter whose per-key states live in Redis, shared by every gate
 /// instance that uses the same Redis and namespace.
 ///
-/// Each stacked decision is one `EVALSHA` of [`crate::script::STACK_LUA`]:
+/// Each stacked decision is one `EVALSHA` of the algorithm's script ([`crate::script::stack_script`]):
 /// atomic and all-or-none across the request's keys. Blocking: a call waits
 /// for Redis at most `connect_timeout + io_timeout`, then the
 /// [`FaultPolicy`](crate::FaultPolicy) answers. Async servers use

@@ -9,7 +9,7 @@ use crate::script::Batch;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::cluster::{ClusterClient, ClusterConfig};
 use redis::cluster_async::ClusterConnection;
-use redis::{Script, Value};
+use redis::{ErrorKind, Script, ServerErrorKind, Value};
 
 /// Where the connection goes: parsed when the store is built, connected on
 /// first use (inside the caller's Tokio runtime).
@@ -77,7 +77,23 @@ impl Link {
         batch: &Batch,
         script: &Script,
     ) -> redis::RedisResult<Value> {
-        self.run(&batch.invocation(script)).await
+        // A plain command (one buffer for every argument) rather than a
+        // `ScriptInvocation`, which copies each argument into its own.
+        let call = batch.evalsha(script);
+        match self.query(&call).await {
+            Err(error) if error.kind() == ErrorKind::Server(ServerErrorKind::NoScript) => {
+                self.load(script).await?;
+                self.query(&call).await
+            }
+            other => other,
+        }
+    }
+
+    async fn query(&mut self, call: &redis::Cmd) -> redis::RedisResult<Value> {
+        match self {
+            Link::Single(manager) => call.query_async(manager).await,
+            Link::Cluster(cluster) => call.query_async(cluster).await,
+        }
     }
 
     /// Any script call (`EVALSHA`, loading the script on `NOSCRIPT`).

@@ -150,7 +150,7 @@ impl Policy {
         let space = KeySpace::new(&config.namespace, config.algorithm)?;
         Ok(Self {
             endpoint: config.endpoint(),
-            script: stack_script(),
+            script: stack_script(config.algorithm),
             merge_script: Script::new(MERGE_LUA),
             space,
             health: Health::new(config.backoff_min, config.backoff_max),

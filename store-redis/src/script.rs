@@ -1,47 +1,99 @@
-//! The stacked-decision script (`stack.lua`) and the two ends of a call:
-//! [`Prepared`] (keys and arguments of one request's checks), [`Batch`]
-//! (several prepared decisions in one call) and [`Batch::outcomes`] /
-//! [`parse_reply`] (the script's integers back into [`StackDecision`]s).
+//! The decision scripts (`window.lua` for fixed windows, `stack.lua` for
+//! GCRA) and the two ends of a call: [`Prepared`] (keys and arguments of
+//! one request's checks), [`Batch`] (several prepared decisions in one
+//! call) and [`Batch::outcomes`] / [`Prepared::decision`] (the script's
+//! integers back into [`StackDecision`]s, in `reply.rs`).
 //!
-//! The script is sent once per connection with `SCRIPT LOAD` and then run
+//! A script is sent once per connection with `SCRIPT LOAD` and then run
 //! with `EVALSHA` (the `redis` crate's [`Script`] reloads it transparently
 //! after a server restart flushed the script cache).
 
 use crate::error::StoreError;
 use crate::keys::KeySpace;
-use acd_core::limit::{LimitAlgorithm, LimitCheck, LimitStatus, StackDecision};
+use crate::reply::{garbage, window_outcomes, BatchCheck, Decided, Outcome};
+use acd_core::limit::{aligned_end, LimitAlgorithm, LimitCheck, StackDecision};
 use acd_core::UnixMillis;
 use redis::{Script, Value};
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
+use std::io::Write;
 
-/// The Lua source of the stacked decision.
+/// One argument of a script call.
+#[derive(Debug, Clone, Copy)]
+enum Arg<'a> {
+    Int(i64),
+    Text(&'a str),
+    Bytes(&'a [u8]),
+}
+
+impl redis::ToRedisArgs for Arg<'_> {
+    fn write_redis_args<W: ?Sized + redis::RedisWrite>(&self, out: &mut W) {
+        match self {
+            Arg::Int(n) => n.write_redis_args(out),
+            Arg::Text(text) => text.write_redis_args(out),
+            Arg::Bytes(bytes) => bytes.write_redis_args(out),
+        }
+    }
+}
+
+/// Numbers in decimal, separated by one space (one script argument).
+fn spaced<N: std::fmt::Display>(numbers: impl Iterator<Item = N>) -> Vec<u8> {
+    let mut all = Vec::with_capacity(256);
+    for (i, n) in numbers.enumerate() {
+        if i > 0 {
+            all.push(b' ');
+        }
+        // Writing to a Vec cannot fail.
+        let _ = write!(all, "{n}");
+    }
+    all
+}
+
+/// A count or time as the scripts' argument (every one is below 2^53, so
+/// the cap never applies).
+fn int<N: TryInto<i64>>(n: N) -> i64 {
+    n.try_into().unwrap_or(i64::MAX)
+}
+
+/// The Lua source of the fixed-window decision (one integer counter per
+/// limit, subject and window).
+pub const WINDOW_LUA: &str = include_str!("window.lua");
+
+/// The Lua source of the GCRA decision (a `"T:E"` state per key).
 pub const STACK_LUA: &str = include_str!("stack.lua");
 
-/// The largest `now` and window (ms) the script accepts: 2^51 ms (about
+/// The largest `now` and window (ms) the scripts accept: 2^51 ms (about
 /// 71 000 years after 1970), so every intermediate value stays an integer
 /// below 2^53, exact in Lua's doubles.
 pub const MAX_EXACT_MS: u64 = 1 << 51;
 
-/// The script, ready to run.
-pub fn stack_script() -> Script {
-    Script::new(STACK_LUA)
+/// The script deciding for `algorithm`, ready to run.
+pub fn stack_script(algorithm: LimitAlgorithm) -> Script {
+    match algorithm {
+        LimitAlgorithm::FixedWindow => Script::new(WINDOW_LUA),
+        LimitAlgorithm::Gcra => Script::new(STACK_LUA),
+    }
 }
 
-fn algorithm_arg(algorithm: LimitAlgorithm) -> &'static str {
-    match algorithm {
-        LimitAlgorithm::FixedWindow => "fw",
-        LimitAlgorithm::Gcra => "gcra",
-    }
+/// One check of a prepared decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Check {
+    /// 0-based index into the decision's keys.
+    key: usize,
+    requests: u32,
+    window: u64,
 }
 
 /// The keys and arguments of one stacked decision.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Prepared {
-    /// The distinct keys, in the order of their first check.
+    /// The distinct keys, in the order of their first check: for a fixed
+    /// window, the key of the window `now` falls in.
     pub keys: Vec<Vec<u8>>,
-    /// The decision's part of `ARGV`: now, check count, then per check its
-    /// key index (1-based, into `keys`), requests and window.
-    pub args: Vec<String>,
+    /// Fixed window: the end of each key's window (Unix ms).
+    ends: Vec<u64>,
+    checks: Vec<Check>,
+    now: u64,
     algorithm: LimitAlgorithm,
     grace_ms: u64,
 }
@@ -61,10 +113,14 @@ impl Prepared {
                 "the time {now} ms is past the Redis store's range (2^51 ms)"
             )));
         }
-        let mut keys: Vec<Vec<u8>> = Vec::with_capacity(checks.len());
-        let mut args = Vec::with_capacity(checks.len().saturating_mul(3).saturating_add(2));
-        args.push(now.to_string());
-        args.push(checks.len().to_string());
+        let mut prepared = Self {
+            keys: Vec::with_capacity(checks.len()),
+            ends: Vec::new(),
+            checks: Vec::with_capacity(checks.len()),
+            now: now.as_millis(),
+            algorithm,
+            grace_ms: grace_ms.min(MAX_EXACT_MS),
+        };
         for check in checks {
             let window = check.quota.window();
             if window > MAX_EXACT_MS {
@@ -74,26 +130,42 @@ impl Prepared {
                     check.name
                 )));
             }
-            // The same (name, subject) is the same key (the escaping is
-            // injective): charged once per check, like `decide_stack`.
-            let key = space.key(check.name, check.subject);
-            let index = match keys.iter().position(|k| *k == key) {
-                Some(index) => index,
-                None => {
-                    keys.push(key);
-                    keys.len().saturating_sub(1)
+            // The same key is charged once per check, like `decide_stack`.
+            let key = match algorithm {
+                LimitAlgorithm::FixedWindow => {
+                    let end = aligned_end(now, window).as_millis();
+                    let key = space.window_key(check.name, check.subject, end);
+                    prepared.key_index(key, end)
                 }
+                LimitAlgorithm::Gcra => prepared.key_index(space.key(check.name, check.subject), 0),
             };
-            args.push(index.saturating_add(1).to_string());
-            args.push(check.quota.requests.to_string());
-            args.push(window.to_string());
+            prepared.checks.push(Check {
+                key,
+                requests: check.quota.requests,
+                window,
+            });
         }
-        Ok(Self {
-            keys,
-            args,
-            algorithm,
-            grace_ms: grace_ms.min(MAX_EXACT_MS),
-        })
+        Ok(prepared)
+    }
+
+    fn key_index(&mut self, key: Vec<u8>, end: u64) -> usize {
+        if let Some(index) = self.keys.iter().position(|k| *k == key) {
+            return index;
+        }
+        self.keys.push(key);
+        if self.algorithm == LimitAlgorithm::FixedWindow {
+            self.ends.push(end);
+        }
+        self.keys.len().saturating_sub(1)
+    }
+
+    /// The decision's part of `ARGV`: now, the check count, then per check
+    /// its key index (1-based, into [`Prepared::keys`]), requests and (GCRA
+    /// only) window.
+    pub fn args(&self) -> Vec<i64> {
+        let mut batch = Batch::new(self.algorithm, self.grace_ms);
+        batch.push(self);
+        batch.args
     }
 
     /// This decision alone as a batch of one.
@@ -113,6 +185,20 @@ impl Prepared {
     pub fn evalsha(&self, script: &Script) -> redis::Cmd {
         self.batch().evalsha(script)
     }
+
+    /// The script's reply to this decision alone (its [`Prepared::evalsha`])
+    /// as the decision about `checks`, the checks it was prepared from;
+    /// anything else is [`StoreError::Garbage`].
+    pub fn decision(
+        &self,
+        reply: &Value,
+        checks: &[LimitCheck<'_>],
+    ) -> Result<StackDecision, StoreError> {
+        let batch = self.batch();
+        let outcomes = batch.outcomes(reply)?;
+        let outcome = outcomes.first().ok_or_else(|| garbage("is empty"))?;
+        batch.decision(outcome, checks)
+    }
 }
 
 /// Several decisions of one key space in one script call: decided in
@@ -120,66 +206,125 @@ impl Prepared {
 /// key is read once and written at most once per call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Batch {
+    algorithm: LimitAlgorithm,
     keys: Vec<Vec<u8>>,
-    index: HashMap<Vec<u8>, usize>,
-    head: [String; 2],
-    args: Vec<String>,
-    decisions: usize,
+    index: HashMap<Vec<u8>, usize, foldhash::fast::RandomState>,
+    /// Fixed window, per key: its window's end, and what the script needs
+    /// to admit every decision at once (see `window.lua`).
+    ends: Vec<u64>,
+    ttls: Vec<u64>,
+    thresholds: Vec<i64>,
+    demands: Vec<u64>,
+    grace_ms: u64,
+    /// The decisions' part of `ARGV`.
+    args: Vec<i64>,
+    decided: Vec<Decided>,
+    checks: Vec<BatchCheck>,
 }
 
 impl Batch {
     /// An empty batch for `algorithm` with `grace_ms` added to every TTL.
     pub fn new(algorithm: LimitAlgorithm, grace_ms: u64) -> Self {
         Self {
+            algorithm,
             keys: Vec::new(),
-            index: HashMap::new(),
-            head: [
-                algorithm_arg(algorithm).to_owned(),
-                grace_ms.min(MAX_EXACT_MS).to_string(),
-            ],
+            index: HashMap::default(),
+            ends: Vec::new(),
+            ttls: Vec::new(),
+            thresholds: Vec::new(),
+            demands: Vec::new(),
+            grace_ms: grace_ms.min(MAX_EXACT_MS),
             args: Vec::new(),
-            decisions: 0,
+            decided: Vec::new(),
+            checks: Vec::new(),
         }
     }
 
     /// Appends one decision (its keys are merged with the batch's).
     pub fn push(&mut self, prepared: &Prepared) {
-        let mut local = Vec::with_capacity(prepared.keys.len());
-        for key in &prepared.keys {
+        self.push_keys(prepared, prepared.keys.iter().cloned());
+    }
+
+    /// As [`Batch::push`], taking the decision's keys instead of copying them.
+    pub fn push_owned(&mut self, mut prepared: Prepared) {
+        let keys = std::mem::take(&mut prepared.keys);
+        self.push_keys(&prepared, keys.into_iter());
+    }
+
+    fn push_keys(&mut self, prepared: &Prepared, keys: impl Iterator<Item = Vec<u8>>) {
+        let mut local = Vec::with_capacity(prepared.checks.len());
+        for (at, key) in keys.enumerate() {
             let next = self.keys.len();
-            let at = *self.index.entry(key.clone()).or_insert(next);
-            if at == next {
-                self.keys.push(key.clone());
+            let global = match self.index.entry(key) {
+                Entry::Occupied(known) => *known.get(),
+                Entry::Vacant(new) => {
+                    self.keys.push(new.key().clone());
+                    new.insert(next);
+                    next
+                }
+            };
+            if global == next {
+                if let Some(&end) = prepared.ends.get(at) {
+                    // Created by its first decision if all are admitted.
+                    let ttl = end
+                        .saturating_sub(prepared.now)
+                        .saturating_add(self.grace_ms)
+                        .max(1);
+                    self.ends.push(end);
+                    self.ttls.push(ttl);
+                    self.thresholds.push(i64::MAX);
+                    self.demands.push(0);
+                }
             }
-            local.push(at.saturating_add(1).to_string());
+            local.push(global);
         }
-        let mut args = prepared.args.iter();
-        self.args.extend(args.by_ref().take(2).cloned());
-        for (position, arg) in args.enumerate() {
-            // The first of each check's three arguments is its key index.
-            if position % 3 == 0 {
-                let global = arg
-                    .parse::<usize>()
-                    .ok()
-                    .and_then(|i| i.checked_sub(1))
-                    .and_then(|i| local.get(i));
-                self.args
-                    .push(global.cloned().unwrap_or_else(|| "0".to_owned()));
-            } else {
-                self.args.push(arg.clone());
+        let first = self.checks.len();
+        self.args.push(int(prepared.now));
+        self.args.push(int(prepared.checks.len()));
+        for check in &prepared.checks {
+            let global = local.get(check.key).copied().unwrap_or(usize::MAX);
+            self.args.push(int(global.saturating_add(1)));
+            self.args.push(i64::from(check.requests));
+            let mut position = 0;
+            match self.algorithm {
+                LimitAlgorithm::FixedWindow => {
+                    // Every decision is admitted if the key's count is
+                    // below requests - position for each of its checks.
+                    if let Some(demand) = self.demands.get_mut(global) {
+                        position = *demand;
+                        *demand = demand.saturating_add(1);
+                    }
+                    if let Some(threshold) = self.thresholds.get_mut(global) {
+                        let room = i64::from(check.requests)
+                            .saturating_sub(i64::try_from(position).unwrap_or(i64::MAX));
+                        *threshold = (*threshold).min(room);
+                    }
+                }
+                LimitAlgorithm::Gcra => self.args.push(int(check.window)),
             }
+            self.checks.push(BatchCheck {
+                key: global,
+                requests: check.requests,
+                window: check.window,
+                end: prepared.ends.get(check.key).copied().unwrap_or(0),
+                position,
+            });
         }
-        self.decisions = self.decisions.saturating_add(1);
+        self.decided.push(Decided {
+            now: prepared.now,
+            first,
+            count: self.checks.len().saturating_sub(first),
+        });
     }
 
     /// How many decisions the batch holds.
     pub fn len(&self) -> usize {
-        self.decisions
+        self.decided.len()
     }
 
     /// Whether the batch holds no decision.
     pub fn is_empty(&self) -> bool {
-        self.decisions == 0
+        self.decided.is_empty()
     }
 
     /// How many distinct keys the batch touches.
@@ -187,13 +332,57 @@ impl Batch {
         self.keys.len()
     }
 
-    /// `ARGV`, in order.
-    fn argv(&self) -> impl Iterator<Item = String> + '_ {
-        self.head
-            .iter()
-            .cloned()
-            .chain(std::iter::once(self.decisions.to_string()))
-            .chain(self.args.iter().cloned())
+    /// `ARGV`, in order: fixed window: grace, each key's threshold, each
+    /// key's demand, every key's window end and TTL (one argument), the
+    /// decision count, the decisions (one argument); GCRA: `"gcra"`,
+    /// grace, the decision count, the decisions.
+    fn write_argv(&self, out: &mut impl FnMut(Arg<'_>)) {
+        match self.algorithm {
+            LimitAlgorithm::FixedWindow => {
+                out(Arg::Int(int(self.grace_ms)));
+                for &n in &self.thresholds {
+                    out(Arg::Int(n));
+                }
+                for &n in &self.demands {
+                    out(Arg::Int(int(n)));
+                }
+                // Read by the script only when a key is new or the call is
+                // decided one decision after another.
+                let windows = self.ends.iter().zip(&self.ttls).flat_map(|(e, t)| [*e, *t]);
+                out(Arg::Bytes(&spaced(windows)));
+            }
+            LimitAlgorithm::Gcra => {
+                out(Arg::Text("gcra"));
+                out(Arg::Int(int(self.grace_ms)));
+            }
+        }
+        out(Arg::Int(int(self.decided.len())));
+        match self.algorithm {
+            LimitAlgorithm::FixedWindow => {
+                // One argument for every decision: the script reads it only
+                // when it decides one decision after another.
+                out(Arg::Bytes(&spaced(self.args.iter().copied())));
+            }
+            LimitAlgorithm::Gcra => {
+                for &n in &self.args {
+                    out(Arg::Int(n));
+                }
+            }
+        }
+    }
+
+    /// `ARGV` as numbers in decimal (the tests' view).
+    #[cfg(test)]
+    pub(crate) fn argv(&self) -> Vec<String> {
+        let mut all = Vec::new();
+        self.write_argv(&mut |arg| {
+            all.push(match arg {
+                Arg::Int(n) => n.to_string(),
+                Arg::Text(text) => text.to_owned(),
+                Arg::Bytes(bytes) => String::from_utf8_lossy(bytes).into_owned(),
+            })
+        });
+        all
     }
 
     /// The call as an invocation of [`stack_script`].
@@ -202,29 +391,35 @@ impl Batch {
         for key in &self.keys {
             invocation.key(key.as_slice());
         }
-        for arg in self.argv() {
+        self.write_argv(&mut |arg| {
             invocation.arg(arg);
-        }
+        });
         invocation
     }
 
-    /// The call as a plain `EVALSHA` command (e.g. for a pipeline).
+    /// The call as a plain `EVALSHA` command (e.g. for a pipeline): one
+    /// buffer for every argument, numbers written in place.
     pub fn evalsha(&self, script: &Script) -> redis::Cmd {
         let mut cmd = redis::cmd("EVALSHA");
         cmd.arg(script.get_hash()).arg(self.keys.len());
         for key in &self.keys {
             cmd.arg(key.as_slice());
         }
-        for arg in self.argv() {
+        self.write_argv(&mut |arg| {
             cmd.arg(arg);
-        }
+        });
         cmd
     }
 
     /// The script's reply as one outcome per decision, in order; a reply
     /// of the wrong shape is [`StoreError::Garbage`] for all of them.
     pub fn outcomes(&self, reply: &Value) -> Result<Vec<Outcome>, StoreError> {
-        outcomes(reply, self.decisions)
+        match self.algorithm {
+            LimitAlgorithm::Gcra => crate::reply::outcomes(reply, self.decided.len()),
+            LimitAlgorithm::FixedWindow => {
+                window_outcomes(reply, &self.decided, &self.checks, self.keys.len())
+            }
+        }
     }
 
     /// The decision about `checks` (the ones this outcome's decision was
@@ -241,8 +436,7 @@ impl Batch {
     /// The outcome, or the error naming the key whose state the script
     /// could not read (when that is why it failed).
     pub(crate) fn readable(&self, outcome: Outcome) -> Result<Outcome, StoreError> {
-        let [admitted, ..] = outcome.0;
-        if admitted != -1 {
+        if !outcome.unreadable() {
             return Ok(outcome);
         }
         let name = |index: i64| {
@@ -258,220 +452,5 @@ impl Batch {
     }
 }
 
-/// One decision's five integers from the script.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Outcome([i64; 5]);
-
-fn garbage(why: &str) -> StoreError {
-    StoreError::Garbage(format!("the decision reply {why}"))
-}
-
-fn outcomes(reply: &Value, decisions: usize) -> Result<Vec<Outcome>, StoreError> {
-    let Value::Array(items) = reply else {
-        return Err(garbage("is not an array"));
-    };
-    if Some(items.len()) != decisions.checked_mul(5) {
-        return Err(garbage("does not have five members per decision"));
-    }
-    items
-        .chunks_exact(5)
-        .map(|chunk| {
-            let mut numbers = [0_i64; 5];
-            for (slot, item) in numbers.iter_mut().zip(chunk) {
-                match item {
-                    Value::Int(n) => *slot = *n,
-                    _ => return Err(garbage("has a member that is not an integer")),
-                }
-            }
-            Ok(Outcome(numbers))
-        })
-        .collect()
-}
-
-impl Outcome {
-    /// The decision about `checks`, the checks this outcome's decision was
-    /// prepared from; `key_name` names a key by its batch index.
-    pub(crate) fn decision(
-        &self,
-        checks: &[LimitCheck<'_>],
-        key_name: impl Fn(i64) -> Option<String>,
-    ) -> Result<StackDecision, StoreError> {
-        let [admitted, index, remaining, reset_at, retry_at] = self.0;
-        if admitted == -1 {
-            let key = key_name(index).unwrap_or_else(|| format!("number {index}"));
-            return Err(StoreError::Garbage(format!(
-                "ACDGARBAGE the state at key {key} is not two integers \"T:E\"; delete the key \
-                 or let it expire"
-            )));
-        }
-        let time = |n: i64| u64::try_from(n).map_err(|_| garbage("has a negative time"));
-        let (reset_at, retry_at) = (
-            UnixMillis::new(time(reset_at)?),
-            UnixMillis::new(time(retry_at)?),
-        );
-        let remaining =
-            u32::try_from(remaining).map_err(|_| garbage("has a bad remaining count"))?;
-        let status = |index: i64| -> Result<LimitStatus, StoreError> {
-            let index = usize::try_from(index).map_err(|_| garbage("names no check"))?;
-            let check = checks.get(index).ok_or_else(|| garbage("names no check"))?;
-            Ok(LimitStatus {
-                index,
-                limit: check.quota.requests,
-                remaining,
-                reset_at,
-            })
-        };
-        match admitted {
-            1 if index == -1 && checks.is_empty() => Ok(StackDecision::Admitted { tightest: None }),
-            1 => Ok(StackDecision::Admitted {
-                tightest: Some(status(index)?),
-            }),
-            0 if remaining == 0 => Ok(StackDecision::Refused {
-                refusing: status(index)?,
-                retry_at,
-            }),
-            _ => Err(garbage("has a bad outcome")),
-        }
-    }
-}
-
-/// The script's reply to a batch of one (`{admitted, index, remaining,
-/// reset_at, retry_at}`) as the decision about `checks`; anything else is
-/// [`StoreError::Garbage`].
-pub fn parse_reply(reply: &Value, checks: &[LimitCheck<'_>]) -> Result<StackDecision, StoreError> {
-    let outcomes = outcomes(reply, 1)?;
-    let outcome = outcomes.first().ok_or_else(|| garbage("is empty"))?;
-    outcome.decision(checks, |_| None)
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use acd_core::limit::Quota;
-
-    fn check<'a>(name: &'a str, subject: &'a str, requests: u32) -> LimitCheck<'a> {
-        LimitCheck {
-            name,
-            quota: Quota::per_seconds(requests, 60),
-            subject,
-        }
-    }
-
-    #[test]
-    fn repeated_keys_share_one_key_index() {
-        let space = KeySpace::new("t", LimitAlgorithm::FixedWindow).unwrap();
-        let checks = [
-            check("credential", "k", 100),
-            check("user", "ada", 5),
-            check("credential", "k", 100),
-        ];
-        let prepared = Prepared::new(
-            &space,
-            LimitAlgorithm::FixedWindow,
-            &checks,
-            UnixMillis::new(1_000),
-            2,
-        )
-        .unwrap();
-        assert_eq!(prepared.keys.len(), 2);
-        assert_eq!(
-            prepared.args,
-            ["1000", "3", "1", "100", "60000", "2", "5", "60000", "1", "100", "60000"]
-        );
-        // In a batch, keys are shared and indices renumbered.
-        let other = [check("user", "ada", 5), check("credential", "bob", 100)];
-        let other = Prepared::new(
-            &space,
-            LimitAlgorithm::FixedWindow,
-            &other,
-            UnixMillis::new(2_000),
-            2,
-        )
-        .unwrap();
-        let mut batch = prepared.batch();
-        batch.push(&other);
-        assert_eq!((batch.len(), batch.key_count()), (2, 3));
-        let argv: Vec<String> = batch.argv().collect();
-        assert_eq!(
-            argv,
-            [
-                "fw", "2", "2", "1000", "3", "1", "100", "60000", "2", "5", "60000", "1", "100",
-                "60000", "2000", "2", "2", "5", "60000", "3", "100", "60000"
-            ]
-        );
-    }
-
-    #[test]
-    fn times_past_the_exact_range_are_refused() {
-        let space = KeySpace::new("t", LimitAlgorithm::Gcra).unwrap();
-        let checks = [check("credential", "k", 1)];
-        assert!(Prepared::new(
-            &space,
-            LimitAlgorithm::Gcra,
-            &checks,
-            UnixMillis::new(MAX_EXACT_MS),
-            0
-        )
-        .is_ok());
-        let late = Prepared::new(
-            &space,
-            LimitAlgorithm::Gcra,
-            &checks,
-            UnixMillis::new(MAX_EXACT_MS + 1),
-            0,
-        );
-        assert!(matches!(late, Err(StoreError::OutOfDomain(_))));
-        let long = [LimitCheck {
-            quota: Quota {
-                requests: 1,
-                window_ms: MAX_EXACT_MS + 1,
-            },
-            ..checks[0]
-        }];
-        let long = Prepared::new(&space, LimitAlgorithm::Gcra, &long, UnixMillis::new(0), 0);
-        assert!(matches!(long, Err(StoreError::OutOfDomain(_))));
-    }
-
-    #[test]
-    fn replies_become_decisions_and_garbage_is_named() {
-        let checks = [check("credential", "k", 100), check("user", "ada", 5)];
-        let ints = |v: [i64; 5]| Value::Array(v.iter().map(|n| Value::Int(*n)).collect());
-        assert_eq!(
-            parse_reply(&ints([1, 1, 4, 60_000, 7]), &checks).unwrap(),
-            StackDecision::Admitted {
-                tightest: Some(LimitStatus {
-                    index: 1,
-                    limit: 5,
-                    remaining: 4,
-                    reset_at: UnixMillis::new(60_000)
-                })
-            }
-        );
-        assert_eq!(
-            parse_reply(&ints([0, 0, 0, 60_000, 60_000]), &checks).unwrap(),
-            StackDecision::Refused {
-                refusing: LimitStatus {
-                    index: 0,
-                    limit: 100,
-                    remaining: 0,
-                    reset_at: UnixMillis::new(60_000)
-                },
-                retry_at: UnixMillis::new(60_000)
-            }
-        );
-        for bad in [
-            ints([1, 2, 0, 0, 0]),
-            ints([1, -1, 0, 0, 0]),
-            ints([2, 0, 0, 0, 0]),
-            ints([0, 0, 3, 0, 0]),
-            ints([1, 0, -1, 0, 0]),
-            ints([1, 0, 0, -5, 0]),
-            Value::Okay,
-            Value::Array(vec![Value::Int(1)]),
-            Value::Array(vec![Value::Nil; 5]),
-        ] {
-            let error = parse_reply(&bad, &checks).unwrap_err();
-            assert!(matches!(error, StoreError::Garbage(_)), "{bad:?}");
-        }
-    }
-}
+mod tests;

@@ -1,15 +1,16 @@
--- acd: stacked rate-limit decisions, each atomic and all or none; several
+-- acd: stacked GCRA decisions, each atomic and all or none; several
 -- decisions of one namespace may share one call (they are decided in
 -- order, exactly as if sent one after the other).
 --
--- The Lua mirror of acd_core::limit::decide_stack over FixedWindow or Gcra;
+-- The Lua mirror of acd_core::limit::decide_stack over Gcra (fixed windows
+-- have their own script, window.lua, with one counter per window);
 -- the arithmetic is the one written out in acd_core::limit's documentation.
 -- A differential test (store-redis/tests/differential.rs) runs random
 -- timelines through both and requires identical answers.
 --
 -- KEYS[1..k]  the distinct state keys of every decision (one hash tag: one
 --             slot)
--- ARGV[1]     algorithm: "fw" (fixed window) or "gcra"
+-- ARGV[1]     algorithm: "gcra"
 -- ARGV[2]     grace, ms added to every TTL (covers clock skew between callers)
 -- ARGV[3]     D, the number of decisions; then per decision:
 --               now (Unix ms, the caller's clock: Redis's is never read),
@@ -19,9 +20,8 @@
 -- The caller keeps now and w at most 2^51 ms, so every number below is an
 -- integer under 2^53 and exact in Lua's doubles.
 --
--- State: a string "T:E" of two decimal integers; absent = "0:0".
---   fixed window: T = end of the window (reset_at), E = requests counted
---   GCRA:         T = TAT whole ms, E = TAT fraction in units of 1/n ms
+-- State: a string "T:E" of two decimal integers; absent = "0:0":
+--   T = TAT whole ms, E = TAT fraction in units of 1/n ms
 -- Every key is read once (one MGET) and every key an admitted decision
 -- changed is written once at the end, with PX = (its expiry - the now of
 -- its last change) + grace; a refused decision changes nothing.
@@ -33,7 +33,7 @@
 -- holds a state this script cannot read (that decision only; delete the key
 -- or let it expire).
 
-local floor, fmod, match, format = math.floor, math.fmod, string.match, string.format
+local floor, match, format = math.floor, string.match, string.format
 local tonumber, call = tonumber, redis.call
 
 local MAX_T = 4503599627370496 -- 2^52: no state written by this script is later
@@ -44,25 +44,6 @@ local algorithm = ARGV[1]
 local grace = tonumber(ARGV[2])
 local decisions = tonumber(ARGV[3])
 local now -- the current decision's time (read by the steps below)
-
--- Fixed window: returns admitted, remaining, reset_at, retry_at, next T, next E.
-local function fixed_window(n, w, t, c)
-  if n == 0 then
-    local e = now - fmod(now, w) + w
-    return false, 0, e, e
-  end
-  local reset, used
-  if now < t then
-    reset, used = t, c -- time going backwards stays in the stored window
-  else
-    local e = now - fmod(now, w) + w
-    if e > t then reset, used = e, 0 else reset, used = t, c end
-  end
-  if used < n then
-    return true, n - used - 1, reset, now, reset, used + 1
-  end
-  return false, 0, reset, reset
-end
 
 -- ceil((k*r + f) / n), exactly, for k, r, f, n < 2^32.
 local function ceil_kr(k, r, f, n)
@@ -125,17 +106,17 @@ local function gcra(n, w, t, e)
   return false, 0, full, xm - w + up
 end
 
-if algorithm ~= 'fw' and algorithm ~= 'gcra' then
+if algorithm ~= 'gcra' then
   return redis.error_reply('ACDARGS unknown algorithm')
 end
-local step = fixed_window
-if algorithm == 'gcra' then step = gcra end
+local step = gcra
 
 -- Load every key's state (one MGET; a key of another type reads as absent
 -- and is replaced on admission: the namespace is this script's). A value
 -- that is not "T:E" marks the key bad: decisions that touch it fail alone.
 local T, E, bad, at = {}, {}, {}, {}
-local values = call('MGET', unpack(KEYS))
+local values = {}
+if #KEYS > 0 then values = call('MGET', unpack(KEYS)) end
 for j = 1, #KEYS do
   local value = values[j]
   local t, e = 0, 0
@@ -218,7 +199,7 @@ for j = 1, #KEYS do
   local changed = at[j]
   if changed then
     local expires = T[j]
-    if algorithm == 'gcra' and E[j] > 0 then expires = expires + 1 end
+    if E[j] > 0 then expires = expires + 1 end
     local ttl = expires - changed + grace
     if ttl < 1 then ttl = 1 end
     call('SET', KEYS[j], format('%d:%d', T[j], E[j]), 'PX', format('%d', ttl))

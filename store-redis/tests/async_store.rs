@@ -196,7 +196,7 @@ fn one_call_decides_a_batch_in_order_and_a_bad_key_fails_only_its_decision() {
     )
     .unwrap();
     let _: () = redis::cmd("SET")
-        .arg(space.key("credential", "rotten"))
+        .arg(space.window_key("credential", "rotten", 1_700_000_040_000))
         .arg("ripe")
         .query(&mut con)
         .unwrap();
@@ -209,7 +209,7 @@ fn one_call_decides_a_batch_in_order_and_a_bad_key_fails_only_its_decision() {
     for checks in [&two[..], &rotten, &two, &two] {
         batch.push(&prepare(checks));
     }
-    let script = redis::Script::new(acd_redis::script::STACK_LUA);
+    let script = redis::Script::new(acd_redis::script::WINDOW_LUA);
     let reply: redis::Value = batch.invocation(&script).invoke(&mut con).unwrap();
     let outcomes = batch.outcomes(&reply).unwrap();
     let decided: Vec<Result<bool, bool>> = outcomes
@@ -224,8 +224,34 @@ fn one_call_decides_a_batch_in_order_and_a_bad_key_fails_only_its_decision() {
     // (charging nothing), third admitted, fourth refused.
     assert_eq!(decided, [Ok(true), Err(true), Ok(true), Ok(false)]);
     let state: String = redis::cmd("GET")
-        .arg(space.key("credential", "ada"))
+        .arg(space.window_key("credential", "ada", 1_700_000_040_000))
         .query(&mut con)
         .unwrap();
-    assert!(state.ends_with(":2"), "{state}");
+    assert_eq!(state, "2");
+}
+
+#[test]
+fn the_async_store_reloads_a_flushed_script_cache() {
+    let (url, _server) = support::shared();
+    let mut con = support::connect(&url);
+    let store = store(&url, FaultPolicy::FailClosed);
+    runtime().block_on(async {
+        let ada = [check("ada", 2)];
+        assert!(matches!(
+            store.try_acquire(&ada, NOW).await,
+            Ok(StackDecision::Admitted { .. })
+        ));
+        // The server forgets every script (as after a restart or a
+        // failover): the next call gets NOSCRIPT, loads it and goes on.
+        let _: () = redis::cmd("SCRIPT").arg("FLUSH").query(&mut con).unwrap();
+        assert!(matches!(
+            store.try_acquire(&ada, NOW).await,
+            Ok(StackDecision::Admitted { .. })
+        ));
+        assert!(matches!(
+            store.try_acquire(&ada, NOW).await,
+            Ok(StackDecision::Refused { .. })
+        ));
+    });
+    assert_eq!(store.stats().redis, 3);
 }

@@ -1,16 +1,23 @@
 //! One rule, two engines, no drift: random multi-key timelines run through
 //! the Rust transition (`decide_stack` over a map of states, and the
-//! in-memory limiter) and through the Lua script on a real redis-server,
+//! in-memory limiter) and through the Lua scripts on a real redis-server,
 //! which must agree on every decision, remaining count, reset and retry
 //! time, and on every stored state. Both algorithms.
+//!
+//! Fixed windows in Redis count per (limit, subject, window), the window in
+//! the key's name, where the in-memory state keeps one window per key: the
+//! two agree whenever a limit keeps one window length and time does not go
+//! back into an earlier window, so the fixed-window timelines keep each
+//! limit's window and a clock that never goes backwards (what an instance
+//! whose clock is behind does instead is tested in `store.rs`).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod support;
 
 use acd_core::limit::same_keys;
 use acd_core::limit::{
-    decide_stack, Algorithm, FixedWindow, Gcra, InMemoryLimiter, LimitAlgorithm, LimitCheck,
-    LimiterConfig, PackedState, Quota, RateLimiter,
+    aligned_end, decide_stack, Algorithm, FixedWindow, FixedWindowState, Gcra, InMemoryLimiter,
+    LimitAlgorithm, LimitCheck, LimiterConfig, PackedState, Quota, RateLimiter,
 };
 use acd_core::UnixMillis;
 use acd_redis::script::MAX_EXACT_MS;
@@ -66,6 +73,39 @@ fn timeline() -> impl Strategy<Value = (u64, [Quota; 4], Vec<Step>)> {
     (start, quotas, prop::collection::vec(step(), 1..=MAX_STEPS))
 }
 
+/// Fixed-window timelines: each limit keeps its window length (an
+/// override changes its request count only) and time never goes back.
+fn window_timeline() -> impl Strategy<Value = (u64, [Quota; 4], Vec<Step>)> {
+    timeline().prop_map(|(start, quotas, steps)| {
+        let steps = steps
+            .into_iter()
+            .map(|step| Step {
+                delta: step.delta.abs(),
+                checks: step
+                    .checks
+                    .into_iter()
+                    .map(|(name, subject, over)| {
+                        let over = over.map(|q| Quota {
+                            requests: q.requests,
+                            window_ms: quotas[name].window_ms,
+                        });
+                        (name, subject, over)
+                    })
+                    .collect(),
+            })
+            .collect();
+        (start, quotas, steps)
+    })
+}
+
+/// The timelines `algorithm` is held to.
+fn timelines_of(algorithm: LimitAlgorithm) -> BoxedStrategy<(u64, [Quota; 4], Vec<Step>)> {
+    match algorithm {
+        LimitAlgorithm::FixedWindow => window_timeline().boxed(),
+        LimitAlgorithm::Gcra => timeline().boxed(),
+    }
+}
+
 fn limiter(url: &str, algorithm: LimitAlgorithm) -> RedisLimiter {
     RedisLimiter::new(RedisConfig {
         namespace: support::unique_namespace("diff"),
@@ -78,7 +118,13 @@ fn limiter(url: &str, algorithm: LimitAlgorithm) -> RedisLimiter {
     .unwrap()
 }
 
-/// The stored state of a key, as two integers (`(0, 0)` when absent).
+/// The stored count of a fixed-window key (`0` when absent).
+fn count(con: &mut redis::Connection, key: &[u8]) -> u32 {
+    let value: Option<String> = redis::cmd("GET").arg(key).query(con).unwrap();
+    value.map_or(0, |v| v.parse().unwrap())
+}
+
+/// The stored state of a GCRA key, as two integers (`(0, 0)` when absent).
 fn stored(con: &mut redis::Connection, key: &[u8]) -> (u64, u32) {
     let value: Option<String> = redis::cmd("GET").arg(key).query(con).unwrap();
     value.map_or((0, 0), |v| {
@@ -125,8 +171,26 @@ fn run_timeline<A: Algorithm>(
         let got = redis.decide(&checks, UnixMillis::new(now)).unwrap();
         prop_assert_eq!(got, expected, "step {} at {}: {:?}", at, now, checks);
         for (&(n, s), state) in &model {
-            let key = redis.key_space().key(NAMES[n], SUBJECTS[s]);
-            prop_assert_eq!(stored(&mut con, &key), state.pack(), "state of {}/{}", n, s);
+            let (time, extra) = state.pack();
+            let space = redis.key_space();
+            match algorithm {
+                LimitAlgorithm::FixedWindow => {
+                    // The count of the window the state is in, under that
+                    // window's key.
+                    let key = space.window_key(NAMES[n], SUBJECTS[s], time);
+                    prop_assert_eq!(count(&mut con, &key), extra, "count of {}/{}", n, s);
+                }
+                LimitAlgorithm::Gcra => {
+                    let key = space.key(NAMES[n], SUBJECTS[s]);
+                    prop_assert_eq!(
+                        stored(&mut con, &key),
+                        (time, extra),
+                        "state of {}/{}",
+                        n,
+                        s
+                    );
+                }
+            }
         }
     }
     Ok(())
@@ -134,13 +198,9 @@ fn run_timeline<A: Algorithm>(
 
 fn timelines<A: Algorithm>(algorithm: LimitAlgorithm) {
     let (url, _server) = support::shared();
-    let mut runner = TestRunner::new(Config {
-        cases: TIMELINES,
-        failure_persistence: None,
-        ..Config::default()
-    });
+    let mut runner = runner(TIMELINES);
     runner
-        .run(&timeline(), |case| {
+        .run(&timelines_of(algorithm), |case| {
             run_timeline::<A>(&url, algorithm, &case)
         })
         .unwrap();
@@ -160,13 +220,9 @@ fn gcra_timelines_agree_with_decide_stack() {
 /// clamp time to the latest seen) and Redis agree too.
 fn monotone_against_in_memory<A: Algorithm>(algorithm: LimitAlgorithm) {
     let (url, _server) = support::shared();
-    let mut runner = TestRunner::new(Config {
-        cases: TIMELINES / 4,
-        failure_persistence: None,
-        ..Config::default()
-    });
+    let mut runner = runner(TIMELINES / 4);
     runner
-        .run(&timeline(), |(start, quotas, steps)| {
+        .run(&timelines_of(algorithm), |(start, quotas, steps)| {
             let redis = limiter(&url, algorithm);
             let memory = InMemoryLimiter::<A>::with_config(LimiterConfig::with_max_keys(1_000));
             let mut now = start;
@@ -209,6 +265,53 @@ enum Seed {
     NearEnd(i64),
 }
 
+/// A property runner of `cases` cases that keeps no failure files.
+fn runner(cases: u32) -> TestRunner {
+    TestRunner::new(Config {
+        cases,
+        failure_persistence: None,
+        ..Config::default()
+    })
+}
+
+/// The Rust rule's decision about `checks` from `states` at `now`.
+fn in_order<A: Algorithm>(
+    checks: &[LimitCheck<'_>],
+    states: &mut [A::State],
+    now: u64,
+) -> acd_core::limit::StackDecision {
+    let rules: Vec<A::Rule> = checks.iter().map(|c| A::rule(c.quota)).collect();
+    decide_stack::<A>(&rules, &same_keys(checks), states, UnixMillis::new(now))
+}
+
+/// Request counts at the edges: none, one, a few, any, the largest.
+fn edge_requests() -> impl Strategy<Value = u32> {
+    prop_oneof![
+        Just(0_u32),
+        Just(1_u32),
+        2_u32..10,
+        any::<u32>(),
+        Just(u32::MAX),
+        Just(u32::MAX - 1)
+    ]
+}
+
+/// Windows from 1 ms to the end of the exact range (2^51 ms).
+fn edge_window() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        1_u64..10,
+        1_u64..100_000,
+        1_u64..=MAX_EXACT_MS,
+        Just(MAX_EXACT_MS),
+        Just(60_000_u64)
+    ]
+}
+
+/// Times from the epoch to the end of the exact range.
+fn edge_now() -> impl Strategy<Value = u64> {
+    prop_oneof![0_u64..=MAX_EXACT_MS, Just(MAX_EXACT_MS), 0_u64..100]
+}
+
 /// Quotas, times and states at the edges of the exact range (windows up to
 /// 2^51 ms, up to u32::MAX requests, fractions out of range): one or two
 /// checks from a random stored state.
@@ -216,22 +319,7 @@ fn edges<A: Algorithm>(algorithm: LimitAlgorithm) {
     let (url, _server) = support::shared();
     let redis = limiter(&url, algorithm);
     let con = std::cell::RefCell::new(support::connect(&url));
-    let requests = prop_oneof![
-        Just(0_u32),
-        Just(1_u32),
-        2_u32..10,
-        any::<u32>(),
-        Just(u32::MAX),
-        Just(u32::MAX - 1)
-    ];
-    let window = prop_oneof![
-        1_u64..10,
-        1_u64..100_000,
-        1_u64..=MAX_EXACT_MS,
-        Just(MAX_EXACT_MS),
-        Just(60_000_u64)
-    ];
-    let now = prop_oneof![0_u64..=MAX_EXACT_MS, Just(MAX_EXACT_MS), 0_u64..100];
+    let (requests, window, now) = (edge_requests(), edge_window(), edge_now());
     // A stored time anywhere, or just around `now` or `now + window`, where
     // the admission boundary is.
     let time = prop_oneof![
@@ -246,11 +334,7 @@ fn edges<A: Algorithm>(algorithm: LimitAlgorithm) {
         prop::collection::vec(state, 2),
         any::<bool>(),
     );
-    let mut runner = TestRunner::new(Config {
-        cases: EDGE_CASES,
-        failure_persistence: None,
-        ..Config::default()
-    });
+    let mut runner = runner(EDGE_CASES);
     runner
         .run(&case, |(quotas, now, seeds, same)| {
             let mut con = con.borrow_mut();
@@ -286,13 +370,7 @@ fn edges<A: Algorithm>(algorithm: LimitAlgorithm) {
                     .unwrap();
                 states.push(A::State::unpack(time, extra));
             }
-            let rules: Vec<A::Rule> = checks.iter().map(|c| A::rule(c.quota)).collect();
-            let expected = decide_stack::<A>(
-                &rules,
-                &same_keys(&checks),
-                &mut states,
-                UnixMillis::new(now),
-            );
+            let expected = in_order::<A>(&checks, &mut states, now);
             prop_assert_eq!(
                 redis.decide(&checks, UnixMillis::new(now)).unwrap(),
                 expected
@@ -308,10 +386,99 @@ fn edges<A: Algorithm>(algorithm: LimitAlgorithm) {
 
 #[test]
 fn fixed_window_edges_agree() {
-    edges::<FixedWindow>(LimitAlgorithm::FixedWindow);
+    window_edges();
 }
 
 #[test]
 fn gcra_edges_agree() {
     edges::<Gcra>(LimitAlgorithm::Gcra);
+}
+
+/// Fixed window at the edges of the exact range: one or two checks (the
+/// same key, or two) against a count seeded in the current window's key
+/// (absent, small, or anything up to u32::MAX), with garbage in the
+/// previous window's key, which must never be read.
+fn window_edges() {
+    let (url, _server) = support::shared();
+    let redis = limiter(&url, LimitAlgorithm::FixedWindow);
+    let con = std::cell::RefCell::new(support::connect(&url));
+    let (requests, window, now) = (edge_requests(), edge_window(), edge_now());
+    let seeded = prop_oneof![
+        Just(0_u32),
+        1_u32..10,
+        any::<u32>(),
+        Just(u32::MAX),
+        Just(u32::MAX - 1)
+    ];
+    let case = (
+        prop::collection::vec(requests, 1..=2),
+        prop::collection::vec(window, 2),
+        now,
+        prop::collection::vec(seeded, 2),
+        any::<bool>(),
+    );
+    let mut runner = runner(EDGE_CASES);
+    runner
+        .run(&case, |(requests, windows, now, seeds, same)| {
+            let mut con = con.borrow_mut();
+            let subjects = if same { ["s", "s"] } else { ["s", "t"] };
+            // One key keeps one window length.
+            let checks: Vec<LimitCheck<'_>> = requests
+                .iter()
+                .zip(subjects)
+                .enumerate()
+                .map(|(i, (&requests, subject))| LimitCheck {
+                    name: "edge",
+                    quota: Quota {
+                        requests,
+                        window_ms: if same { windows[0] } else { windows[i] },
+                    },
+                    subject,
+                })
+                .collect();
+            let mut states: Vec<FixedWindowState> = Vec::new();
+            for (i, check) in checks.iter().enumerate() {
+                let seed = if same { seeds[0] } else { seeds[i] };
+                let window = check.quota.window();
+                let end = aligned_end(UnixMillis::new(now), window).as_millis();
+                let space = redis.key_space();
+                let key = space.window_key(check.name, check.subject, end);
+                let _: () = redis::cmd("DEL").arg(&key).query(&mut *con).unwrap();
+                if seed > 0 {
+                    let _: () = redis::cmd("SET")
+                        .arg(&key)
+                        .arg(seed)
+                        .arg("PX")
+                        .arg(600_000)
+                        .query(&mut *con)
+                        .unwrap();
+                }
+                if end > window {
+                    let previous = space.window_key(check.name, check.subject, end - window);
+                    let _: () = redis::cmd("SET")
+                        .arg(&previous)
+                        .arg("garbage")
+                        .arg("PX")
+                        .arg(600_000)
+                        .query(&mut *con)
+                        .unwrap();
+                }
+                states.push(FixedWindowState::unpack(end, seed));
+            }
+            let expected = in_order::<FixedWindow>(&checks, &mut states, now);
+            prop_assert_eq!(
+                redis.decide(&checks, UnixMillis::new(now)).unwrap(),
+                expected
+            );
+            for (check, state) in checks.iter().zip(&states) {
+                let key = redis.key_space().window_key(
+                    check.name,
+                    check.subject,
+                    state.reset_at.as_millis(),
+                );
+                prop_assert_eq!(count(&mut con, &key), state.count);
+            }
+            Ok(())
+        })
+        .unwrap();
 }

@@ -76,7 +76,9 @@ fn a_frozen_server_that_kept_its_counts_ends_the_window_at_exactly_the_limit() {
     let mut server = support::RedisServer::start();
     let limiter =
         Arc::new(RedisLimiter::with_events(config(&server.url()), Arc::new(|_| {})).unwrap());
-    let key = limiter.key_space().key("credential", "ada");
+    let key = limiter
+        .key_space()
+        .window_key("credential", "ada", 1_700_000_040_000);
     assert_eq!(tally(&limiter, 3), (3, 0));
     server.pause();
     // Calls time out; the in-memory fallback admits 4 more on its own.
@@ -85,7 +87,7 @@ fn a_frozen_server_that_kept_its_counts_ends_the_window_at_exactly_the_limit() {
     server.resume();
     until_back(&limiter);
     // Redis now holds 3 + 4: three more, then refused. 10 in the window.
-    assert_eq!(state(&server, &key).as_deref(), Some("1700000040000:7"));
+    assert_eq!(state(&server, &key).as_deref(), Some("7"));
     assert_eq!(tally(&limiter, 5), (3, 2));
 }
 
@@ -93,7 +95,9 @@ fn a_frozen_server_that_kept_its_counts_ends_the_window_at_exactly_the_limit() {
 fn a_restarted_empty_server_gets_the_fallback_counts() {
     let mut server = support::RedisServer::start();
     let limiter = RedisLimiter::with_events(config(&server.url()), Arc::new(|_| {})).unwrap();
-    let key = limiter.key_space().key("credential", "ada");
+    let key = limiter
+        .key_space()
+        .window_key("credential", "ada", 1_700_000_040_000);
     assert_eq!(tally(&limiter, 3), (3, 0));
     server.stop();
     assert_eq!(tally(&limiter, 4), (4, 0));
@@ -101,7 +105,7 @@ fn a_restarted_empty_server_gets_the_fallback_counts() {
     until_back(&limiter);
     // The restart lost Redis's 3; the instance's 4 are counted again:
     // 6 more, 13 in the window (17 without the merge).
-    assert_eq!(state(&server, &key).as_deref(), Some("1700000040000:4"));
+    assert_eq!(state(&server, &key).as_deref(), Some("4"));
     assert_eq!(tally(&limiter, 8), (6, 2));
 }
 
@@ -109,7 +113,9 @@ fn a_restarted_empty_server_gets_the_fallback_counts() {
 fn the_async_store_merges_too() {
     let mut server = support::RedisServer::start();
     let store = AsyncRedisLimiter::with_events(config(&server.url()), Arc::new(|_| {})).unwrap();
-    let key = store.key_space().key("credential", "ada");
+    let key = store
+        .key_space()
+        .window_key("credential", "ada", 1_700_000_040_000);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -149,6 +155,6 @@ fn the_async_store_merges_too() {
         }
     });
     // The restart lost Redis's 2; the fallback's 5 are counted again.
-    assert_eq!(state(&server, &key).as_deref(), Some("1700000040000:5"));
+    assert_eq!(state(&server, &key).as_deref(), Some("5"));
     assert_eq!(tally(7), (5, 2));
 }

@@ -15,6 +15,8 @@ use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
 const NOW: u64 = 1_700_000_001_000;
+/// The end of the 60 s window `NOW` falls in.
+const END: u64 = 1_700_000_040_000;
 
 fn limiter(url: &str, namespace: &str, algorithm: LimitAlgorithm) -> RedisLimiter {
     RedisLimiter::new(RedisConfig {
@@ -69,11 +71,10 @@ fn a_refused_stack_consumes_nothing() {
             StackDecision::Admitted { .. }
         ));
     }
-    let credential = redis.key_space().key("credential", "key-ada");
-    assert_eq!(
-        get(&mut con, &credential).as_deref(),
-        Some("1700000040000:2")
-    );
+    let credential = redis
+        .key_space()
+        .window_key("credential", "key-ada", 1_700_000_040_000);
+    assert_eq!(get(&mut con, &credential).as_deref(), Some("2"));
     for _ in 0..5 {
         match redis.decide(&checks, UnixMillis::new(NOW)).unwrap() {
             StackDecision::Refused { refusing, retry_at } => {
@@ -86,10 +87,7 @@ fn a_refused_stack_consumes_nothing() {
         }
     }
     // The credential limit admitted each time but was charged nothing.
-    assert_eq!(
-        get(&mut con, &credential).as_deref(),
-        Some("1700000040000:2")
-    );
+    assert_eq!(get(&mut con, &credential).as_deref(), Some("2"));
     // The next window admits again.
     assert!(matches!(
         redis
@@ -114,7 +112,11 @@ fn every_key_carries_a_ttl_just_past_its_window() {
             LimitAlgorithm::Gcra => 60_000 + grace,
         };
         for (name, subject) in [("credential", "k"), ("ip", "203.0.113.7")] {
-            let ttl = pttl(&mut con, &redis.key_space().key(name, subject));
+            let key = match algorithm {
+                LimitAlgorithm::FixedWindow => redis.key_space().window_key(name, subject, END),
+                LimitAlgorithm::Gcra => redis.key_space().key(name, subject),
+            };
+            let ttl = pttl(&mut con, &key);
             // Set relative to the caller's now, not Redis's clock (which reads
             // whatever the machine says): at most `expected`,
             // and far more than the grace alone.
@@ -166,7 +168,10 @@ fn expired_keys_leave_redis_without_a_sweep() {
         ));
         // Written with a TTL of the 50 ms left in the window plus 1 ms of
         // grace (or already gone on a slow machine); never without one.
-        let ttl = pttl(&mut con, &redis.key_space().key("ip", &subject));
+        let ttl = pttl(
+            &mut con,
+            &redis.key_space().window_key("ip", &subject, 1_050),
+        );
         assert!(ttl == -2 || (1..=51).contains(&ttl), "{ttl}");
     }
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -200,7 +205,7 @@ fn one_decision_touches_one_cluster_slot() {
     ];
     let mut slots = Vec::new();
     for c in &checks {
-        let key = redis.key_space().key(c.name, c.subject);
+        let key = redis.key_space().window_key(c.name, c.subject, END);
         let slot: u16 = redis::cmd("CLUSTER")
             .arg("KEYSLOT")
             .arg(&key)
@@ -217,12 +222,12 @@ fn one_decision_touches_one_cluster_slot() {
     ));
     // Control: the same script over untagged keys is refused by the cluster.
     let untagged: redis::RedisResult<redis::Value> =
-        redis::Script::new(acd_redis::script::STACK_LUA)
-            .key("credential:key-ada")
-            .key("user:ada")
-            .arg("fw")
-            .arg(NOW)
+        redis::Script::new(acd_redis::script::WINDOW_LUA)
+            .key("credential:key-ada:1700000040000")
+            .key("user:ada:1700000040000")
             .arg(0)
+            .arg(END)
+            .arg(END)
             .arg(0)
             .invoke(&mut con);
     let error = untagged.unwrap_err();
@@ -332,4 +337,119 @@ fn a_flushed_script_cache_is_reloaded() {
             .decide(&[check("credential", "k", 1)], UnixMillis::new(NOW))
             .unwrap()
     ));
+}
+
+#[test]
+fn each_window_has_its_own_counter_and_a_new_one_always_gets_a_ttl() {
+    let (url, _server) = support::shared();
+    let mut con = support::connect(&url);
+    let redis = RedisLimiter::new(RedisConfig {
+        namespace: support::unique_namespace("turnover"),
+        ttl_grace: Duration::from_secs(2),
+        ..RedisConfig::new(&url)
+    })
+    .unwrap();
+    let space = redis.key_space().clone();
+    let checks = [check("credential", "k", 2)];
+    let decide = |now: u64| redis.decide(&checks, UnixMillis::new(now)).unwrap();
+    // Window [..., END): 2 admitted, the third refused until END.
+    assert!(admitted(&decide(NOW)));
+    assert!(admitted(&decide(NOW + 1_000)));
+    assert_eq!(
+        decide(NOW + 2_000),
+        StackDecision::Refused {
+            refusing: acd_core::limit::LimitStatus {
+                index: 0,
+                limit: 2,
+                remaining: 0,
+                reset_at: UnixMillis::new(END),
+            },
+            retry_at: UnixMillis::new(END),
+        }
+    );
+    let first = space.window_key("credential", "k", END);
+    assert_eq!(get(&mut con, &first).as_deref(), Some("2"));
+    // Written at NOW (39 s before END) with 2 s of grace: at most 41 s,
+    // and the INCRBY of the second decision did not renew it.
+    let ttl = pttl(&mut con, &first);
+    assert!((30_000..=41_000).contains(&ttl), "{ttl}");
+
+    // The old window's key is never read again: garbage there harms no one.
+    let _: () = redis::cmd("SET")
+        .arg(&first)
+        .arg("not a count")
+        .arg("KEEPTTL")
+        .query(&mut con)
+        .unwrap();
+    let next = END + 60_000;
+    let second = space.window_key("credential", "k", next);
+    assert_eq!(get(&mut con, &second), None);
+    // The next window starts from zero at its first instant: 2 more.
+    assert!(admitted(&decide(END)));
+    assert!(admitted(&decide(END + 59_999)));
+    assert!(!admitted(&decide(END + 59_999)));
+    assert_eq!(get(&mut con, &second).as_deref(), Some("2"));
+    assert_eq!(get(&mut con, &first).as_deref(), Some("not a count"));
+    // Created at END, a full window before its end: 60 s + 2 s at most,
+    // and never without a TTL (PTTL -1).
+    let ttl = pttl(&mut con, &second);
+    assert!((50_000..=62_000).contains(&ttl), "{ttl}");
+    // A window whose key has expired (here: deleted) starts afresh too.
+    let _: () = redis::cmd("DEL").arg(&second).query(&mut con).unwrap();
+    assert!(admitted(&decide(END + 30_000)));
+    assert_eq!(get(&mut con, &second).as_deref(), Some("1"));
+    let ttl = pttl(&mut con, &second);
+    assert!((20_000..=32_000).contains(&ttl), "{ttl}");
+}
+
+#[test]
+fn a_batch_adds_to_each_window_counter_once() {
+    let (url, _server) = support::shared();
+    let mut con = support::connect(&url);
+    let space = acd_redis::KeySpace::new(
+        &support::unique_namespace("once"),
+        LimitAlgorithm::FixedWindow,
+    )
+    .unwrap();
+    let key = space.window_key("credential", "k", END);
+    let _: () = redis::cmd("SET")
+        .arg(&key)
+        .arg(3)
+        .arg("PX")
+        .arg(100_000)
+        .query(&mut con)
+        .unwrap();
+    // Seven decisions of one key, limit 8, in one call: 5 admitted (3 were
+    // already counted), 2 refused; the counter ends at 8, its TTL kept.
+    let checks = [check("credential", "k", 8)];
+    let mut batch = acd_redis::Batch::new(LimitAlgorithm::FixedWindow, 0);
+    for i in 0..7 {
+        let prepared = acd_redis::Prepared::new(
+            &space,
+            LimitAlgorithm::FixedWindow,
+            &checks,
+            UnixMillis::new(NOW + i),
+            0,
+        )
+        .unwrap();
+        batch.push(&prepared);
+    }
+    let script = redis::Script::new(acd_redis::script::WINDOW_LUA);
+    let reply: redis::Value = batch.invocation(&script).invoke(&mut con).unwrap();
+    let remaining: Vec<Option<u32>> = batch
+        .outcomes(&reply)
+        .unwrap()
+        .iter()
+        .map(|outcome| match batch.decision(outcome, &checks).unwrap() {
+            StackDecision::Admitted { tightest } => tightest.map(|t| t.remaining),
+            StackDecision::Refused { .. } => None,
+        })
+        .collect();
+    assert_eq!(
+        remaining,
+        [Some(4), Some(3), Some(2), Some(1), Some(0), None, None]
+    );
+    assert_eq!(get(&mut con, &key).as_deref(), Some("8"));
+    let ttl = pttl(&mut con, &key);
+    assert!((90_000..=100_000).contains(&ttl), "{ttl}");
 }
