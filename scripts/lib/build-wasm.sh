@@ -16,7 +16,8 @@
 #   1. Debian's rustc builds std and the crate for wasm32-unknown-unknown
 #      (target dirs of their own), with panic=immediate-abort (the
 #      crates never panic by design: clippy denies unwrap/expect/panic;
-#      dropping panic formatting saves ~25 KiB) and std's optimize_for_size;
+#      dropping panic formatting saves ~25 KiB) and, for acd_client only,
+#      std's optimize_for_size (smaller, slower string and memory routines);
 #   2. wasm-bindgen --target web writes the JS glue and .d.ts (one build,
 #      used by browsers, bundlers and Node: the node entries instantiate it
 #      on import);
@@ -39,22 +40,22 @@ WASM_OPT="$CACHE_DIR/node/node_modules/.bin/wasm-opt"
 # The size goal applies to the module a browser loads for the client role.
 GOAL_KIB=300
 
-# cargo_build TARGET-DIR FEATURE-ARGS...: prints the raw .wasm's path.
+# cargo_build TARGET-DIR STD-FEATURES FEATURE-ARGS...: prints the raw .wasm's path.
 cargo_build() {
-  local dir="$1"; shift
+  local dir="$1" std_features="$2"; shift 2
   log "wasm: cargo build -p acd-wasm $* (Debian rustc, wasm32, in ${dir#"$ROOT/"})" >&2
   (cd "$ROOT" && CARGO_TARGET_DIR="$dir" RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 \
     RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort" \
     /usr/bin/cargo build --quiet --locked --profile wasm-release \
-    -Zbuild-std=std,panic_abort -Zbuild-std-features=optimize_for_size \
+    -Zbuild-std=std,panic_abort -Zbuild-std-features="$std_features" \
     --target wasm32-unknown-unknown -p acd-wasm "$@") >&2
   local raw="$dir/wasm32-unknown-unknown/wasm-release/acd_wasm.wasm"
   [ -f "$raw" ] || die "build produced no $raw"
   printf '%s\n' "$raw"
 }
 
-client_raw="$(cargo_build "$TARGET_DIR" --no-default-features --features client)"
-full_raw="$(CARGO_PROFILE_WASM_RELEASE_OPT_LEVEL=3 cargo_build "$SPEED_TARGET_DIR")"
+client_raw="$(cargo_build "$TARGET_DIR" optimize_for_size --no-default-features --features client)"
+full_raw="$(CARGO_PROFILE_WASM_RELEASE_OPT_LEVEL=3 cargo_build "$SPEED_TARGET_DIR" "")"
 
 # Skip the rest when neither module nor the package sources changed.
 stamp="$( { cat "$client_raw" "$full_raw" "${BASH_SOURCE[0]}"; echo "opt=${WITH_WASM_OPT:-1}"; } \

@@ -6,16 +6,20 @@
 //    handle, pollEvents: plan + interpret) from JavaScript through the
 //    package vs the same call in native Rust (examples/native_bench.rs, run
 //    by this script), and of one gate decision, as ratios. Both sides run
-//    the same workload in the same script run. The client call is measured
-//    through both modules: "acd" (speed-first) and "acd/client" (size-first).
+//    the same workload in the same script run, in paired rounds: each
+//    JavaScript round runs between two native rounds, its ratio is against
+//    their mean, and the figure printed is the median of the rounds'
+//    ratios, so a change in machine load weighs on both sides alike. The
+//    client call is measured through both modules: "acd" (speed-first) and
+//    "acd/client" (size-first).
 // Usage: node wasm/bench/measure.mjs   (after scripts/lib/build-wasm.sh)
 import { execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Client, Gate } from 'acd';
 import { Client as SizeFirstClient } from 'acd/client';
+import { clientCall, serveNative } from './workload.mjs';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
 const wasmFile = fileURLToPath(new URL('../pkg/acd_wasm_bg.wasm', import.meta.url));
 const clientWasmFile = fileURLToPath(new URL('../pkg/acd_client_bg.wasm', import.meta.url));
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -33,25 +37,16 @@ function instantiateMs() {
   return median(runs);
 }
 
-function jsNsPerCall(native, call) {
-  const rounds = [];
-  for (let round = 0; round < native.rounds; round += 1) {
-    const start = process.hrtime.bigint();
-    for (let i = 0; i < native.iterations; i += 1) call();
-    rounds.push(Number(process.hrtime.bigint() - start) / native.iterations);
-  }
-  return median(rounds);
+const native = await serveNative();
+const { iterations, rounds } = native.workload;
+/** One JavaScript round: `iterations` calls, nanoseconds per call. */
+function jsRound(call) {
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < iterations; i += 1) call();
+  return Number(process.hrtime.bigint() - start) / iterations;
 }
 
-const runNative = () => JSON.parse(execFileSync('cargo',
-  ['run', '--release', '--quiet', '--locked', '-p', 'acd-wasm', '--example', 'native_bench'],
-  { cwd: root }).toString());
-// Native Rust runs before and after the JavaScript rounds, and its figure is
-// the mean of the two medians, so a change in machine load during the run
-// weighs on both sides alike.
-const native = runNative();
-
-const g = native.gate;
+const g = native.workload.gate;
 const gate = Gate.demo(g.config);
 const request = { target: g.target, headers: [['X-API-Key', g.api_key]], clientIp: '203.0.113.7' };
 const decideAndRespond = () => {
@@ -63,49 +58,47 @@ const decideAndRespond = () => {
   return status;
 };
 if (decideAndRespond() !== 200) throw new Error('the gate workload did not take the 200 path');
-const gateJs = jsNsPerCall(native, decideAndRespond);
 
-const c = native.client;
-const spec = { operation: 'listTableRecords', path: { id: c.table }, params: { limit: c.limit } };
-const response = {
-  status: c.response.status, headers: c.response.headers, body: new TextEncoder().encode(c.response.body),
-};
-/** One whole call through the driver of `Driver` (a module's Client class). */
-const clientCall = (Driver) => {
-  const client = new Driver({ ...c.config, credentials: [c.credential], seed: 1 });
-  let now = c.now;
-  return () => {
-    now += c.step_ms;
-    client.start(spec);
-    const [transmit] = client.pollTransmits(now);
-    client.handle(transmit.id, response, now);
-    transmit.request.free();
-    let records = 0;
-    for (const { event } of client.pollEvents()) {
-      if (event.type === 'response') records += event.response.records.length;
-    }
-    return records;
-  };
-};
-const clientJs = {};
+const c = native.workload.client;
+const clientCalls = {};
 for (const [name, Driver] of [['acd', Client], ['acd/client', SizeFirstClient]]) {
-  const oneCall = clientCall(Driver);
-  if (oneCall() !== 2) throw new Error(`the client workload did not read a page of 2 records (${name})`);
-  clientJs[name] = jsNsPerCall(native, oneCall);
+  clientCalls[name] = clientCall(Driver, c);
+  if (clientCalls[name]() !== 2) throw new Error(`the client workload did not read a page of 2 records (${name})`);
 }
 
-const after = runNative();
-c.ns_per_call = (c.ns_per_call + after.client.ns_per_call) / 2;
-g.ns_per_call = (g.ns_per_call + after.gate.ns_per_call) / 2;
+// Per round: the JavaScript figures, the native ones they are set against
+// (the mean of the native rounds just before and after), and their ratios.
+const series = (...names) => Object.fromEntries(names.map((name) => [name, { js: [], native: [], ratio: [] }]));
+const figures = series('acd', 'acd/client', 'gate');
+const record = (name, js, native) => {
+  figures[name].js.push(js);
+  figures[name].native.push(native);
+  figures[name].ratio.push(js / native);
+};
+for (let round = 0; round < rounds; round += 1) {
+  const before = await native.round('client');
+  const js = Object.fromEntries(Object.entries(clientCalls).map(([name, call]) => [name, jsRound(call)]));
+  const nativeClient = (before + await native.round('client')) / 2;
+  for (const [name, ns] of Object.entries(js)) record(name, ns, nativeClient);
+  const gateBefore = await native.round('gate');
+  const gateJs = jsRound(decideAndRespond);
+  record('gate', gateJs, (gateBefore + await native.round('gate')) / 2);
+}
+native.close();
 
 const kib = (file) => `${(statSync(file).size / 1024).toFixed(1)} KiB`;
-const call = (name, figure) =>
-  `client call through the driver (plan + send + interpret + events) via "${name}": JS->wasm ${(figure / 1000).toFixed(2)} us, native Rust ${(c.ns_per_call / 1000).toFixed(2)} us, ratio ${(figure / c.ns_per_call).toFixed(2)}x`;
+const us = (values) => `${(median(values) / 1000).toFixed(2)} us`;
+const figure = (what, name) => {
+  const { js, native: nativeNs, ratio } = figures[name];
+  return `${what}: JS->wasm ${us(js)}, native Rust ${us(nativeNs)}, ratio ${median(ratio).toFixed(2)}x `
+    + `(medians of ${rounds} paired rounds; ratios min ${Math.min(...ratio).toFixed(2)}x, max ${Math.max(...ratio).toFixed(2)}x)`;
+};
+const call = (name) => figure(`client call through the driver (plan + send + interpret + events) via "${name}"`, name);
 const lines = [
   `wasm sizes: acd_client_bg.wasm ${kib(clientWasmFile)} (acd/client), acd_wasm_bg.wasm ${kib(wasmFile)} (acd)`,
   `instantiate acd_wasm_bg.wasm in Node (compile + instantiate, median of 7 fresh processes): ${instantiateMs().toFixed(1)} ms`,
-  `${call('acd', clientJs.acd)} (goal <= 2x)`,
-  call('acd/client', clientJs['acd/client']),
-  `gate decide + respond: JS->wasm ${(gateJs / 1000).toFixed(2)} us, native Rust ${(g.ns_per_call / 1000).toFixed(2)} us, ratio ${(gateJs / g.ns_per_call).toFixed(2)}x`,
+  `${call('acd')} (goal <= 2x)`,
+  call('acd/client'),
+  figure('gate decide + respond', 'gate'),
 ];
 console.log(lines.join('\n'));

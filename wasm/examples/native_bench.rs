@@ -2,7 +2,13 @@
 //! JavaScript half makes through the wasm package, here as plain Rust, and
 //! prints one JSON object (the workload it used and nanoseconds per call).
 //!
-//! `cargo run --release -p acd-wasm --example native_bench`
+//! `cargo run --release -p acd-wasm --example native_bench [--serve]`
+//!
+//! With `--serve`, it then reads lines from standard input, `client` or
+//! `gate`, and for each runs one round of that workload and prints its
+//! nanoseconds per call on a line: `wasm/bench/measure.mjs` interleaves
+//! these rounds with its own, so a change in machine load weighs on both
+//! sides alike.
 //!
 //! A measurement, not a test: nothing here asserts a duration.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -13,6 +19,7 @@ use acd_core::client::{
 use acd_core::gate::{Decision, Gate, GateConfig, GateRequest, ResourceAnswer};
 use acd_core::model::ParamRole;
 use std::hint::black_box;
+use std::io::Write;
 use std::time::Instant;
 
 /// Iterations per round and rounds; the median round is reported.
@@ -49,16 +56,17 @@ fn decide_and_respond(gate: &Gate, request: &GateRequest) -> u16 {
     }
 }
 
+/// One round: ITERATIONS calls, nanoseconds per call.
+fn round_ns_per_call(call: &mut impl FnMut() -> u16) -> f64 {
+    let start = Instant::now();
+    for _ in 0..ITERATIONS {
+        black_box(call());
+    }
+    start.elapsed().as_nanos() as f64 / f64::from(ITERATIONS)
+}
+
 fn median_ns_per_call(mut call: impl FnMut() -> u16) -> f64 {
-    let mut rounds: Vec<f64> = (0..ROUNDS)
-        .map(|_| {
-            let start = Instant::now();
-            for _ in 0..ITERATIONS {
-                black_box(call());
-            }
-            start.elapsed().as_nanos() as f64 / f64::from(ITERATIONS)
-        })
-        .collect();
+    let mut rounds: Vec<f64> = (0..ROUNDS).map(|_| round_ns_per_call(&mut call)).collect();
     rounds.sort_by(f64::total_cmp);
     rounds[ROUNDS / 2]
 }
@@ -70,7 +78,8 @@ fn main() {
     let request = GateRequest::get(TARGET, "203.0.113.7")
         .with_header("X-API-Key", acd_core::gate::demo::ADA_KEY);
     assert_eq!(decide_and_respond(&gate, &request), 200);
-    let gate_ns = median_ns_per_call(|| decide_and_respond(&gate, black_box(&request)));
+    let mut gate_call = || decide_and_respond(&gate, black_box(&request));
+    let gate_ns = median_ns_per_call(&mut gate_call);
     // The client workload: one whole call through the driver, as the
     // JavaScript half makes it (start, pollTransmits, handle, pollEvents),
     // and no call ever waits: the clock moves CLIENT_STEP_MS per call, so
@@ -114,7 +123,7 @@ fn main() {
         u16::try_from(records).unwrap()
     };
     assert_eq!(one_call(), 2);
-    let client_ns = median_ns_per_call(one_call);
+    let client_ns = median_ns_per_call(&mut one_call);
     let report = serde_json::json!({
         "iterations": ITERATIONS,
         "rounds": ROUNDS,
@@ -142,4 +151,16 @@ fn main() {
         },
     });
     println!("{report}");
+    if std::env::args().any(|arg| arg == "--serve") {
+        let mut out = std::io::stdout().lock();
+        for line in std::io::stdin().lines() {
+            let ns = match line.unwrap().trim() {
+                "client" => round_ns_per_call(&mut one_call),
+                "gate" => round_ns_per_call(&mut gate_call),
+                other => panic!("unknown workload {other:?}: client or gate"),
+            };
+            writeln!(out, "{ns}").unwrap();
+            out.flush().unwrap();
+        }
+    }
 }

@@ -3,11 +3,26 @@
 // wasm instead of one crossing per member. No rule lives here: the module
 // decides every value; these functions only put them in place.
 
-/** `{id, event}`: one entry of `Client.pollEvents()`. */
-export function callEvent(id, event) { return { id, event }; }
+/** Appends `{id, event}` (an entry of `Client.pollEvents()`) to `out`. */
+export function pushCallEvent(out, id, event) { out.push({ id, event }); }
+
+/**
+ * Appends the entry of a `response` event of records to `out`; `text` is
+ * the JSON array of the records.
+ */
+export function pushRecordsEvent(out, id, status, text) {
+  out.push({ id, event: { type: 'response', response: { type: 'records', status, records: JSON.parse(text) } } });
+}
+
+/** Appends the entry of a `done` event to `out`. */
+export function pushDoneEvent(out, id) { out.push({ id, event: { type: 'done' } }); }
 
 /** `{id, request}`: one entry of `Client.pollTransmits()`. */
 export function transmit(id, request) { return { id, request }; }
+
+/** `Client.pollTransmits()` when one request is due. */
+export function oneTransmit(id, request) { return [{ id, request }]; }
+
 
 /** A `response` event. */
 export function responseEvent(response) { return { type: 'response', response }; }
@@ -32,20 +47,48 @@ export function pairsText(pairs) {
   let text = '';
   for (const pair of pairs) {
     if (!Array.isArray(pair) || pair.length !== 2) return undefined;
-    const [name, value] = pair;
+    const name = pair[0];
+    const value = pair[1];
     if (!isText(name) || !isText(value)) return undefined;
     text += `${name}\0${value}\0`;
   }
   return text;
 }
 
-/** `[name, value]` entries of a plain object or an array of pairs, else undefined. */
-function plainEntries(value) {
-  if (value === undefined || value === null) return [];
-  if (Array.isArray(value)) return value.every((pair) => Array.isArray(pair) && pair.length === 2) ? value : undefined;
-  if (typeof value !== 'object') return undefined;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null ? Object.entries(value) : undefined;
+/**
+ * The fields `\0{tag}{name}\0{value}` of `members`: a plain object or an
+ * array of pairs, of string names and string or number values (none: '');
+ * `undefined` for any other shape. Builds no intermediate arrays.
+ */
+function membersText(tag, members) {
+  if (members === undefined || members === null) return '';
+  let text = '';
+  if (Array.isArray(members)) {
+    for (const pair of members) {
+      if (!Array.isArray(pair) || pair.length !== 2) return undefined;
+      const name = pair[0];
+      const value = pair[1];
+      if (!isText(name) || !isValue(value)) return undefined;
+      text += `\0${tag}${name}\0${value}`;
+    }
+    return text;
+  }
+  if (typeof members !== 'object') return undefined;
+  const proto = Object.getPrototypeOf(members);
+  if (proto !== Object.prototype && proto !== null) return undefined;
+  for (const name in members) {
+    if (!Object.hasOwn(members, name)) continue;
+    const value = members[name];
+    if (!isText(name) || !isValue(value)) return undefined;
+    text += `\0${tag}${name}\0${value}`;
+  }
+  return text;
+}
+
+/** The field `\0{tag}{value}` of an optional string (none: ''), else undefined. */
+function optionText(tag, value) {
+  if (value === undefined || value === null) return '';
+  return isText(value) ? `\0${tag}${value}` : undefined;
 }
 
 /**
@@ -59,21 +102,20 @@ function plainEntries(value) {
 export function specText(spec) {
   if (spec === null || typeof spec !== 'object' || !isText(spec.operation)) return undefined;
   if (spec.body !== undefined && spec.body !== null) return undefined;
-  let text = spec.operation;
-  for (const [tag, value] of [['c', spec.credential], ['e', spec.egress], ['k', spec.idempotencyKey]]) {
-    if (value === undefined || value === null) continue;
-    if (!isText(value)) return undefined;
-    text += `\0${tag}${value}`;
-  }
-  for (const [tag, members] of [['p', spec.path], ['q', spec.query], ['r', spec.params]]) {
-    const entries = plainEntries(members);
-    if (entries === undefined) return undefined;
-    for (const [name, value] of entries) {
-      if (!isText(name) || !(isText(value) || typeof value === 'number')) return undefined;
-      text += `\0${tag}${name}\0${value}`;
-    }
-  }
-  return text;
+  const credential = optionText('c', spec.credential);
+  const egress = optionText('e', spec.egress);
+  const key = optionText('k', spec.idempotencyKey);
+  const path = membersText('p', spec.path);
+  const query = membersText('q', spec.query);
+  const params = membersText('r', spec.params);
+  if (credential === undefined || egress === undefined || key === undefined
+    || path === undefined || query === undefined || params === undefined) return undefined;
+  return spec.operation + credential + egress + key + path + query + params;
+}
+
+/** A string or a number, the values a spec's members may hold. */
+function isValue(value) {
+  return typeof value === 'number' || isText(value);
 }
 
 /** A string without NUL (the separator of the texts above). */

@@ -14,9 +14,10 @@ use crate::js::{self, object};
 use acd_core::client::{
     build_request, ApiResponse, AttemptState, CallId, Client, ClientConfig, ConnectionPagerOptions,
     Entropy, Event, HttpResponse, KeyStream, LimitInfo, Outcome, PollOptions, TablePagerOptions,
-    WaitReason,
+    Transmit, WaitReason,
 };
 use js_sys::{Array, Reflect, Uint8Array};
+use serde_json::value::RawValue;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -24,10 +25,14 @@ use wasm_bindgen::JsCast;
 // of one crossing per member.
 #[wasm_bindgen(raw_module = "../js/shapes.js")]
 extern "C" {
-    #[wasm_bindgen(js_name = callEvent)]
-    fn shape_call_event(id: JsValue, event: JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = pushCallEvent)]
+    fn shape_push_call_event(out: &Array, id: f64, event: JsValue);
+    #[wasm_bindgen(js_name = pushRecordsEvent)]
+    fn shape_push_records_event(out: &Array, id: f64, status: u16, text: &str);
+    #[wasm_bindgen(js_name = pushDoneEvent)]
+    fn shape_push_done_event(out: &Array, id: f64);
     #[wasm_bindgen(js_name = transmit)]
-    fn shape_transmit(id: JsValue, request: JsClientRequest) -> JsValue;
+    fn shape_transmit(id: f64, request: JsClientRequest) -> JsValue;
     #[wasm_bindgen(js_name = responseEvent)]
     fn shape_response_event(response: JsValue) -> JsValue;
     #[wasm_bindgen(js_name = recordsResponse)]
@@ -36,6 +41,8 @@ extern "C" {
     fn shape_page_event(text: &str, page: JsValue, last: bool) -> JsValue;
     #[wasm_bindgen(js_name = doneEvent)]
     fn shape_done_event() -> JsValue;
+    #[wasm_bindgen(js_name = oneTransmit)]
+    fn shape_one_transmit(id: f64, request: JsClientRequest) -> Array;
 }
 
 /// The driver of the client role: it owns its calls (single requests,
@@ -88,10 +95,6 @@ fn call_id_from_js(id: f64) -> Result<CallId, Failure> {
     js::millis_from_js(id, "call id").map(CallId)
 }
 
-fn call_id_to_js(id: CallId) -> JsValue {
-    js::u64_to_js(id.0)
-}
-
 fn options_from_js<T: serde::de::DeserializeOwned + Default>(
     value: Option<JsValue>,
     what: &str,
@@ -100,27 +103,30 @@ fn options_from_js<T: serde::de::DeserializeOwned + Default>(
 }
 
 /// The JSON text of an array of raw records.
-fn raw_array_text<'a>(records: impl ExactSizeIterator<Item = &'a str>) -> String {
-    let mut text = String::with_capacity(2 + records.len() * 64);
+fn raw_array_text(records: &[Box<RawValue>]) -> String {
+    let mut text =
+        String::with_capacity(2 + records.iter().map(|r| r.get().len() + 1).sum::<usize>());
+    push_records_json(&mut text, records);
+    text
+}
+
+/// `records` as a JSON array, appended to `text`.
+fn push_records_json(text: &mut String, records: &[Box<RawValue>]) {
     text.push('[');
-    for (index, record) in records.enumerate() {
+    for (index, record) in records.iter().enumerate() {
         if index > 0 {
             text.push(',');
         }
-        text.push_str(record);
+        text.push_str(record.get());
     }
     text.push(']');
-    text
 }
 
 /// An interpreted response as `{type, status, ...}`.
 pub fn response_to_js(response: &ApiResponse) -> JsValue {
     match response {
         ApiResponse::Records { status, records } => {
-            return shape_records_response(
-                *status,
-                &raw_array_text(records.iter().map(|record| record.get())),
-            )
+            return shape_records_response(*status, &raw_array_text(records))
         }
         ApiResponse::Index { status, index } => object(&[
             ("type", "index".into()),
@@ -169,13 +175,7 @@ pub fn event_to_js(event: &Event) -> JsValue {
             records,
             page,
             last,
-        } => {
-            return shape_page_event(
-                &raw_array_text(records.iter().map(|record| record.get())),
-                js::u64_to_js(*page),
-                *last,
-            )
-        }
+        } => return shape_page_event(&raw_array_text(records), js::u64_to_js(*page), *last),
         Event::RunStatus {
             status,
             terminal,
@@ -381,15 +381,21 @@ impl JsClient {
         #[wasm_bindgen(js_name = nowMs)] now_ms: f64,
     ) -> Result<Array, JsValue> {
         let now = js::millis_from_js(now_ms, "nowMs")?;
+        let Some(first) = self.inner.poll_transmit(now) else {
+            return Ok(Array::new());
+        };
+        let request = |transmit: Transmit| JsClientRequest {
+            inner: transmit.request,
+            attempt: AttemptState::default(),
+        };
+        let Some(second) = self.inner.poll_transmit(now) else {
+            // The common case, one request due: one crossing builds the list.
+            return Ok(shape_one_transmit(id_number(first.id), request(first)));
+        };
         let out = Array::new();
-        while let Some(transmit) = self.inner.poll_transmit(now) {
-            out.push(&shape_transmit(
-                call_id_to_js(transmit.id),
-                JsClientRequest {
-                    inner: transmit.request,
-                    attempt: AttemptState::default(),
-                },
-            ));
+        let rest = std::iter::from_fn(|| self.inner.poll_transmit(now));
+        for transmit in [first, second].into_iter().chain(rest) {
+            out.push(&shape_transmit(id_number(transmit.id), request(transmit)));
         }
         Ok(out)
     }
@@ -423,7 +429,15 @@ impl JsClient {
     pub fn poll_events(&mut self) -> Array {
         let out = Array::new();
         while let Some((id, event)) = self.inner.poll_event() {
-            out.push(&shape_call_event(call_id_to_js(id), event_to_js(&event)));
+            // One crossing per event; the common ones built in place.
+            let id = id_number(id);
+            match &event {
+                Event::Response(ApiResponse::Records { status, records }) => {
+                    shape_push_records_event(&out, id, *status, &raw_array_text(records));
+                }
+                Event::Done => shape_push_done_event(&out, id),
+                _ => shape_push_call_event(&out, id, event_to_js(&event)),
+            }
         }
         out
     }

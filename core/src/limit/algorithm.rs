@@ -46,7 +46,8 @@ impl Verdict {
 /// a time (Unix ms) and a 32-bit companion.
 ///
 /// Both built-in states have this shape, which is what lets the in-memory
-/// table keep 16 bytes per key besides the key and lets an external store
+/// table keep most states in 56 bits of one 8-byte word (a time relative to
+/// the shard's epoch and a 23-bit companion) and lets an external store
 /// keep two integers per key.
 pub trait PackedState: Copy + Default + PartialEq + Debug + Send + Sync + 'static {
     /// The two integers `(time, extra)`.

@@ -7,7 +7,7 @@ pub use super::config::{LimiterConfig, LimiterConfigError, WhenFull};
 use super::fixed_window::FixedWindow;
 use super::key::KeyRef;
 use super::sync::{Mutex, MutexGuard};
-use super::table::Table;
+use super::table::{Rehash, Table};
 use crate::UnixMillis;
 use std::marker::PhantomData;
 use std::sync::PoisonError;
@@ -22,7 +22,7 @@ pub struct StoreFull {
 }
 
 struct ShardState<K> {
-    table: Table<K>,
+    table: Table<K, KeyHasher>,
     latest: UnixMillis,
 }
 
@@ -43,7 +43,7 @@ fn lock<K>(shard: &Shard<K>) -> MutexGuard<'_, ShardState<K>> {
 }
 
 /// A final mixing step over the hasher's output (a folded 128-bit
-/// multiply), so that the shard (high half), the home slot and the tag (low
+/// multiply), so that the shard (high half) and the home slot (low
 /// half) are independent even for sequential keys.
 #[inline]
 #[allow(
@@ -53,6 +53,26 @@ fn lock<K>(shard: &Shard<K>) -> MutexGuard<'_, ShardState<K>> {
 fn mix(hash: u64) -> u64 {
     let product = u128::from(hash) * 0x9E37_79B9_7F4A_7C15;
     (product as u64) ^ ((product >> 64) as u64)
+}
+
+/// The limiter's key hash (seeded foldhash, then [`mix`]); each shard's
+/// table keeps a copy to place stored keys again when it grows.
+#[derive(Debug, Clone)]
+pub(crate) struct KeyHasher(foldhash::fast::FixedState);
+
+impl KeyHasher {
+    /// The hash of a borrowed key.
+    #[inline]
+    fn hash<K, Q: KeyRef<K> + ?Sized>(&self, key: &Q) -> u64 {
+        mix(key.hash_with(&self.0))
+    }
+}
+
+impl<K: KeyRef<K>> Rehash<K> for KeyHasher {
+    #[inline]
+    fn rehash(&self, key: &K) -> u64 {
+        self.hash::<K, K>(key)
+    }
 }
 
 fn expiry<A: Algorithm>(time: u64, extra: u32) -> u64 {
@@ -73,8 +93,9 @@ fn unpack<A: Algorithm>(packed: Option<(u64, u32)>) -> A::State {
 /// * **Shards**: `N` mutex-protected `Table`s; a key's shard comes from the
 ///   high half of its (randomly seeded) hash. A stacked check locks the
 ///   shards it needs in ascending order, so it cannot deadlock.
-/// * **Bounded**: each shard holds at most `ceil(max_keys / N)` keys, 16
-///   bytes of state each besides the key, at a load of at most 4/5.
+/// * **Bounded**: each shard holds at most `ceil(max_keys / N)` keys, 8
+///   bytes of state and probe distance each besides the key, at a load of
+///   at most 7/8 (tables grow by a quarter, so at least 7/10 once grown).
 /// * **Swept incrementally**: every call examines `sweep_per_call` slots of
 ///   each shard it locked and forgets expired states (up to four rounds while
 ///   half of a round was expired); a shard that is full
@@ -109,7 +130,7 @@ fn unpack<A: Algorithm>(packed: Option<(u64, u32)>) -> A::State {
 /// ```
 pub struct KeyedLimiter<K, A: Algorithm = FixedWindow> {
     shards: Box<[Shard<K>]>,
-    hasher: foldhash::fast::FixedState,
+    hasher: KeyHasher,
     config: LimiterConfig,
     algorithm: PhantomData<A>,
 }
@@ -144,16 +165,17 @@ impl<K: Default, A: Algorithm> KeyedLimiter<K, A> {
     pub fn new(config: LimiterConfig) -> Self {
         let count = config.shard_count();
         let cap = config.max_keys.div_ceil(count);
+        let hasher = KeyHasher(foldhash::fast::FixedState::with_seed(config.hash_seed));
         Self {
             shards: (0..count)
                 .map(|_| {
                     Shard(Mutex::new(ShardState {
-                        table: Table::new(cap),
+                        table: Table::new(cap, hasher.clone()),
                         latest: UnixMillis::ZERO,
                     }))
                 })
                 .collect(),
-            hasher: foldhash::fast::FixedState::with_seed(config.hash_seed),
+            hasher,
             config,
             algorithm: PhantomData,
         }
@@ -173,7 +195,9 @@ impl<K: Default, A: Algorithm> KeyedLimiter<K, A> {
     fn shard_of(&self, hash: u64) -> usize {
         (((hash >> 32) * self.shards.len() as u64) >> 32) as usize
     }
+}
 
+impl<K: Default + KeyRef<K>, A: Algorithm> KeyedLimiter<K, A> {
     /// Checks one request against `key` at `now`, counting it if admitted.
     #[inline]
     pub fn check<Q: KeyRef<K> + ?Sized>(
@@ -182,7 +206,7 @@ impl<K: Default, A: Algorithm> KeyedLimiter<K, A> {
         rule: &A::Rule,
         now: UnixMillis,
     ) -> Verdict {
-        let hash = mix(key.hash_with(&self.hasher));
+        let hash = self.hasher.hash::<K, Q>(key);
         let Some(shard) = self.shards.get(self.shard_of(hash)) else {
             return Verdict::refused(now, now);
         };
@@ -190,13 +214,13 @@ impl<K: Default, A: Algorithm> KeyedLimiter<K, A> {
         let shard = &mut *guard;
         let now = shard.clock(now);
         let verdict = match shard.table.lookup(hash, key) {
-            Ok(at) => {
-                let (verdict, next) = A::decide(rule, unpack::<A>(shard.table.state_at(at)), now);
-                if verdict.admitted {
-                    shard.table.set_at(at, next.pack());
-                }
-                verdict
-            }
+            Ok(at) => shard
+                .table
+                .update(at, |packed| {
+                    let (verdict, next) = A::decide(rule, unpack::<A>(Some(packed)), now);
+                    (verdict, verdict.admitted.then(|| next.pack()))
+                })
+                .unwrap_or_else(|| Verdict::refused(now, now)),
             Err(vacancy) => {
                 let (verdict, next) = A::decide(rule, A::State::default(), now);
                 if verdict.admitted {
@@ -229,7 +253,7 @@ impl<K: Default, A: Algorithm> KeyedLimiter<K, A> {
     /// carries the retry hint when there is none.
     fn make_room(
         &self,
-        table: &mut Table<K>,
+        table: &mut Table<K, KeyHasher>,
         now: UnixMillis,
         needed: usize,
         keep: &impl Fn(&K) -> bool,
@@ -277,7 +301,7 @@ impl<K: Default, A: Algorithm> KeyedLimiter<K, A> {
     /// The stored state of `key`, if any (expired states may linger until
     /// swept).
     pub fn state<Q: KeyRef<K> + ?Sized>(&self, key: &Q) -> Option<A::State> {
-        let hash = mix(key.hash_with(&self.hasher));
+        let hash = self.hasher.hash::<K, Q>(key);
         let shard = lock(self.shards.get(self.shard_of(hash))?);
         let at = shard.table.find(hash, key)?;
         shard
@@ -285,7 +309,9 @@ impl<K: Default, A: Algorithm> KeyedLimiter<K, A> {
             .state_at(at)
             .map(|packed| unpack::<A>(Some(packed)))
     }
+}
 
+impl<K: Default, A: Algorithm> KeyedLimiter<K, A> {
     /// Keys held (expired ones included until swept). Locks every shard.
     pub fn len(&self) -> usize {
         self.shards.iter().map(|s| lock(s).table.len()).sum()
@@ -321,14 +347,14 @@ impl<K: Default, A: Algorithm> KeyedLimiter<K, A> {
     clippy::indexing_slicing,
     reason = "places, hashes, found and states hold one entry per key; i < keys.len()"
 )]
-pub(crate) fn transact_across<K: Default, A: Algorithm, Q: KeyRef<K> + ?Sized>(
+pub(crate) fn transact_across<K: Default + KeyRef<K>, A: Algorithm, Q: KeyRef<K> + ?Sized>(
     keys: &[(&KeyedLimiter<K, A>, &Q)],
     now: UnixMillis,
     step: &mut dyn FnMut(&mut [A::State], UnixMillis) -> bool,
 ) -> Result<(), StoreFull> {
     let hashes: Vec<u64> = keys
         .iter()
-        .map(|(limiter, key)| mix(key.hash_with(&limiter.hasher)))
+        .map(|(limiter, key)| limiter.hasher.hash::<K, Q>(*key))
         .collect();
     let places: Vec<(usize, usize)> = keys
         .iter()

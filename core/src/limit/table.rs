@@ -1,33 +1,43 @@
 //! One shard's key table: open addressing with Robin Hood linear probing,
 //! backward-shift deletion (no tombstones, so no rehash pauses under churn),
-//! any number of slots (not only powers of two), a load of at most 4/5 and
-//! a hard cap on entries.
+//! any number of slots (not only powers of two), a load of at most 7/8,
+//! growth by a quarter (so the load stays above 7/10 once grown) and a hard
+//! cap on entries.
 //!
-//! A slot is the key plus 16 bytes: the packed state `(time, extra)` and a
-//! 32-bit tag from the key's hash (`0` marks an empty slot). The tag picks the
-//! home slot (`tag · slots / 2³²`), so an entry's probe distance is known
-//! without hashing its key again, and it filters key comparisons.
+//! A slot is the key plus one 8-byte word: the entry's probe distance in
+//! the top byte (`0` marks an empty slot, so new slots are zeroed memory)
+//! and its packed state in the rest ([`word`]). The distance byte tells a
+//! lookup where to stop and which slots can hold its key without hashing
+//! any resident; only growth, and distances of 254 or more (which only a
+//! flood of colliding keys makes), hash a stored key again, with the
+//! table's [`Rehash`].
 
 use super::algorithm::is_expired;
 use super::key::KeyRef;
+use word::{at_distance, ctrl, FAR, STATE_MASK};
 
-/// One slot: a key and its packed state, or empty (`tag == 0`).
+/// The hash a table places a stored key by: the same its limiter looks the
+/// key up with.
+pub(crate) trait Rehash<K> {
+    /// The hash of `key`.
+    fn rehash(&self, key: &K) -> u64;
+}
+
+/// One slot: a key and its word (distance and state), or empty (word `0`).
 #[derive(Debug, Default)]
 pub(crate) struct Slot<K> {
     pub(crate) key: K,
-    pub(crate) time: u64,
-    pub(crate) extra: u32,
-    tag: u32,
+    word: u64,
 }
 
 /// The table of one shard.
 #[derive(Debug)]
-pub(crate) struct Table<K> {
+pub(crate) struct Table<K, H> {
     slots: Vec<Slot<K>>,
     len: usize,
     /// Most entries ever held.
     cap: usize,
-    /// Slots at full size: `ceil(cap · 5 / 4)` (load at most 4/5).
+    /// Slots at full size: `ceil(cap · 8 / 7)` (load at most 7/8).
     max_slots: usize,
     /// Where the incremental sweep goes on.
     cursor: usize,
@@ -46,29 +56,30 @@ pub(crate) struct Table<K> {
     /// of the cursor into the part behind it (so the lap may miss it); such
     /// a lap only lowers the bound.
     lap_exact: bool,
+    /// Inline times are offsets from this instant (Unix ms).
+    epoch: u64,
+    /// When the shard's clock passes this instant the epoch moves forward.
+    rebase_at: u64,
+    /// States that do not fit inline.
+    side: Vec<(u64, u32)>,
+    /// Free entries of `side`.
+    free: Vec<usize>,
+    /// How stored keys are hashed again.
+    hasher: H,
 }
 
 /// Most rounds of one incremental sweep.
 pub(crate) const SWEEP_ROUNDS: usize = 4;
 
-/// The tag of a hash: its low 32 bits, never zero.
-#[inline]
-#[allow(
-    clippy::cast_possible_truncation,
-    reason = "the low 32 bits are the tag"
-)]
-pub(crate) const fn tag_of(hash: u64) -> u32 {
-    (hash as u32) | 1
-}
-
+/// The home slot of `hash` among `slots`: multiply-shift of its low 32 bits.
 #[inline]
 #[allow(
     clippy::arithmetic_side_effects,
     clippy::cast_possible_truncation,
-    reason = "tag < 2^32, so the 128-bit product fits and (tag * slots) >> 32 < slots"
+    reason = "the low 32 bits times slots fits 128 bits and (h * slots) >> 32 < slots"
 )]
-fn home(tag: u32, slots: usize) -> usize {
-    ((u128::from(tag) * slots as u128) >> 32) as usize
+fn home(hash: u64, slots: usize) -> usize {
+    ((u128::from(hash as u32) * slots as u128) >> 32) as usize
 }
 
 #[inline]
@@ -76,8 +87,7 @@ fn home(tag: u32, slots: usize) -> usize {
     clippy::arithmetic_side_effects,
     reason = "home < slots and at < slots, so neither side goes below 0 or past 2 * slots"
 )]
-fn distance(tag: u32, at: usize, slots: usize) -> usize {
-    let home = home(tag, slots);
+fn distance(home: usize, at: usize, slots: usize) -> usize {
     if at >= home {
         at - home
     } else {
@@ -104,10 +114,11 @@ pub(crate) struct Scan {
     pub(crate) soonest: Option<(usize, u64)>,
 }
 
-impl<K: Default> Table<K> {
-    /// An empty table that will hold at most `cap` entries.
-    pub(crate) fn new(cap: usize) -> Self {
-        let max_slots = cap.saturating_mul(5).div_ceil(4).max(8);
+impl<K: Default, H> Table<K, H> {
+    /// An empty table that will hold at most `cap` entries, placing keys by
+    /// `hasher`.
+    pub(crate) fn new(cap: usize, hasher: H) -> Self {
+        let max_slots = cap.saturating_mul(8).div_ceil(7).max(8);
         Self {
             slots: Vec::new(),
             len: 0,
@@ -119,6 +130,11 @@ impl<K: Default> Table<K> {
             lap_left: 0,
             lap_start: 0,
             lap_exact: true,
+            epoch: 0,
+            rebase_at: u64::MAX,
+            side: Vec::new(),
+            free: Vec::new(),
+            hasher,
         }
     }
 
@@ -169,11 +185,90 @@ impl<K: Default> Table<K> {
         self.len.saturating_add(more) <= self.cap
     }
 
-    /// Bytes of slot storage allocated.
+    /// Bytes of slot storage allocated (the side list included).
     pub(crate) fn slot_bytes(&self) -> usize {
         self.slots
             .capacity()
             .saturating_mul(std::mem::size_of::<Slot<K>>())
+            .saturating_add(
+                self.side
+                    .capacity()
+                    .saturating_mul(std::mem::size_of::<(u64, u32)>()),
+            )
+            .saturating_add(
+                self.free
+                    .capacity()
+                    .saturating_mul(std::mem::size_of::<usize>()),
+            )
+    }
+
+    /// The packed state at `at`.
+    #[inline]
+    pub(crate) fn state_at(&self, at: usize) -> Option<(u64, u32)> {
+        let word = self.slots.get(at)?.word;
+        (ctrl(word) != 0).then(|| self.decode(word))
+    }
+
+    /// Overwrites the packed state at `at`. The new state must not expire
+    /// before the one it replaces (see [`super::Algorithm::decide`]), so the
+    /// sweep's bound stays a bound.
+    #[inline]
+    pub(crate) fn set_at(&mut self, at: usize, state: (u64, u32)) {
+        let Some(old) = self.slots.get(at).map(|slot| slot.word) else {
+            return;
+        };
+        if ctrl(old) == 0 {
+            return;
+        }
+        self.release(old);
+        let code = self.encode(state);
+        if let Some(slot) = self.slots.get_mut(at) {
+            slot.word = (old & !STATE_MASK) | code;
+        }
+    }
+
+    /// Reads the state at `at`, lets `f` decide, and stores the next state
+    /// `f` gives, if any; `None` when `at` holds no entry.
+    #[inline]
+    pub(crate) fn update<R>(
+        &mut self,
+        at: usize,
+        f: impl FnOnce((u64, u32)) -> (R, Option<(u64, u32)>),
+    ) -> Option<R> {
+        self.update_inline(at, f)
+    }
+
+    /// Clocks the table at `now`: once the clock passes the epoch's
+    /// half-life the epoch moves forward (see [`word`]).
+    #[inline]
+    pub(crate) fn tick(&mut self, now: u64) {
+        if now > self.rebase_at {
+            self.rebase(now);
+        }
+    }
+}
+
+impl<K: Default, H: Rehash<K>> Table<K, H> {
+    /// The probe distance of the entry at `at` whose word is `word`.
+    #[inline]
+    #[allow(
+        clippy::arithmetic_side_effects,
+        reason = "an occupied slot's distance byte is at least 1"
+    )]
+    fn distance_at(&self, at: usize, word: u64, key: &K) -> usize {
+        let c = ctrl(word);
+        if c < FAR {
+            usize::from(c) - 1
+        } else {
+            self.far_distance(at, key)
+        }
+    }
+
+    /// The distance of a key at `at` from its home, from its hash.
+    #[cold]
+    fn far_distance(&self, at: usize, key: &K) -> usize {
+        let n = self.slots.len();
+        distance(home(self.hasher.rehash(key), n), at, n)
     }
 
     /// The slot holding `key`, if any.
@@ -199,19 +294,35 @@ impl<K: Default> Table<K> {
         if n == 0 {
             return Err(None);
         }
-        let tag = tag_of(hash);
-        let mut at = home(tag, n);
+        let mut at = home(hash, n);
         let mut probed = 0;
         loop {
             let Some(slot) = self.slots.get(at) else {
                 return Err(None);
             };
-            if slot.tag == tag && key.matches(&slot.key) {
-                return Ok(at);
-            }
+            let c = ctrl(slot.word);
             // Empty, or a resident closer to its home than we are to ours:
             // the key would have been placed here.
-            if slot.tag == 0 || distance(slot.tag, at, n) < probed {
+            let stop = if c == 0 {
+                true
+            } else if usize::from(c) == probed + 1 {
+                if key.matches(&slot.key) {
+                    return Ok(at);
+                }
+                false
+            } else if c < FAR {
+                usize::from(c) <= probed
+            } else if probed < usize::from(FAR) {
+                // The resident is at least 254 slots from its home.
+                false
+            } else {
+                let resident = self.distance_at(at, slot.word, &slot.key);
+                if resident == probed && key.matches(&slot.key) {
+                    return Ok(at);
+                }
+                resident < probed
+            };
+            if stop {
                 return Err(Some(Vacancy {
                     at,
                     probed,
@@ -230,132 +341,6 @@ impl<K: Default> Table<K> {
         }
     }
 
-    /// The packed state at `at`.
-    #[inline]
-    pub(crate) fn state_at(&self, at: usize) -> Option<(u64, u32)> {
-        self.slots.get(at).map(|slot| (slot.time, slot.extra))
-    }
-
-    /// Overwrites the packed state at `at`. The new state must not expire
-    /// before the one it replaces (see [`super::Algorithm::decide`]), so the
-    /// sweep's bound stays a bound.
-    #[inline]
-    pub(crate) fn set_at(&mut self, at: usize, (time, extra): (u64, u32)) {
-        if let Some(slot) = self.slots.get_mut(at) {
-            slot.time = time;
-            slot.extra = extra;
-        }
-    }
-
-    /// Inserts a key known to be absent, with a state expiring at
-    /// `expires_at`. The caller has checked [`Self::has_room`]; without room
-    /// nothing is inserted.
-    pub(crate) fn insert(&mut self, hash: u64, key: K, state: (u64, u32), expires_at: u64) {
-        self.insert_vacant(None, hash, key, state, expires_at);
-    }
-
-    /// [`Self::insert`] starting at the slot [`Self::lookup`] found for the
-    /// key. A vacancy the table has changed since (another entry inserted
-    /// or removed, or the table grown) is ignored: the probe starts over.
-    #[allow(
-        clippy::arithmetic_side_effects,
-        reason = "len <= cap and slot counts are Vec lengths of 24-byte slots: the products fit"
-    )]
-    pub(crate) fn insert_vacant(
-        &mut self,
-        vacancy: Option<Vacancy>,
-        hash: u64,
-        key: K,
-        (time, extra): (u64, u32),
-        expires_at: u64,
-    ) {
-        if !self.has_room(1) {
-            return;
-        }
-        let mut vacancy = vacancy.filter(|v| v.slots == self.slots.len() && v.len == self.len);
-        // Grow (doubling up to full size) past a 4/5 load.
-        if (self.len + 1) * 5 > self.slots.len() * 4 {
-            let grown = (self.slots.len() * 2).clamp(8, self.max_slots);
-            if grown > self.slots.len() {
-                self.resize(grown);
-                vacancy = None;
-            }
-        }
-        let mut carried = Slot {
-            key,
-            time,
-            extra,
-            tag: tag_of(hash),
-        };
-        self.place::<true>(&mut carried, vacancy);
-        self.note_expiry(expires_at);
-        self.len += 1;
-    }
-
-    /// Robin Hood placement of `carried` into the current slots, from its
-    /// home or from where a lookup's probe stopped; `LAP`: whether a lap is
-    /// under way (not during a resize, which starts one).
-    #[inline]
-    #[allow(
-        clippy::arithmetic_side_effects,
-        reason = "probes and slot indices stay below the slot count"
-    )]
-    fn place<const LAP: bool>(&mut self, carried: &mut Slot<K>, from: Option<Vacancy>) {
-        let n = self.slots.len();
-        if n == 0 {
-            return;
-        }
-        // The slots a lookup passed hold residents at least as far from
-        // their homes as the key: placement would pass them too.
-        let (mut at, mut probed) = from
-            .filter(|v| v.at < n)
-            .map_or((home(carried.tag, n), 0), |v| (v.at, v.probed));
-        let mut displaced = false;
-        for _ in 0..n {
-            let Some(slot) = self.slots.get_mut(at) else {
-                return;
-            };
-            if slot.tag == 0 {
-                std::mem::swap(slot, carried);
-                return;
-            }
-            let resident = distance(slot.tag, at, n);
-            if resident < probed {
-                std::mem::swap(slot, carried);
-                probed = resident;
-                displaced = true;
-            }
-            probed += 1;
-            at += 1;
-            if at == n {
-                at = 0;
-            }
-            if LAP && displaced && at == self.lap_start {
-                // A resident moves past the lap's end into its start.
-                self.lap_exact = false;
-            }
-        }
-    }
-
-    fn resize(&mut self, slots: usize) {
-        let old = std::mem::replace(
-            &mut self.slots,
-            (0..slots).map(|_| Slot::default()).collect(),
-        );
-        for mut slot in old {
-            if slot.tag != 0 {
-                self.place::<false>(&mut slot, None);
-            }
-        }
-        // Slot positions changed: the cursor starts a new lap; `earliest`
-        // still bounds every entry.
-        self.cursor = 0;
-        self.lap_min = u64::MAX;
-        self.lap_left = slots;
-        self.lap_start = 0;
-        self.lap_exact = true;
-    }
-
     /// Removes the entry at `at`, shifting its followers back. Returns the
     /// last slot the shift reached: the entries that were in the slots after
     /// `at` up to it (going round) now sit one slot earlier.
@@ -365,29 +350,37 @@ impl<K: Default> Table<K> {
     )]
     pub(crate) fn remove_at(&mut self, at: usize) -> usize {
         let n = self.slots.len();
-        match self.slots.get_mut(at) {
-            Some(slot) if slot.tag != 0 => *slot = Slot::default(),
+        let old = match self.slots.get_mut(at) {
+            Some(slot) if ctrl(slot.word) != 0 => std::mem::take(slot),
             _ => return at,
-        }
+        };
+        self.release(old.word);
         self.len -= 1;
         let mut hole = at;
         loop {
             let next = if hole + 1 == n { 0 } else { hole + 1 };
-            match self.slots.get(next) {
-                Some(slot) if slot.tag != 0 && distance(slot.tag, next, n) > 0 => {
-                    if next == self.cursor {
-                        // The entry under the cursor moves behind it.
-                        self.lap_exact = false;
-                    }
-                    self.slots.swap(hole, next);
-                    hole = next;
-                }
-                _ => return hole,
+            let Some(slot) = self.slots.get(next) else {
+                return hole;
+            };
+            if ctrl(slot.word) <= 1 {
+                return hole;
             }
+            let moved = self.distance_at(next, slot.word, &slot.key) - 1;
+            if next == self.cursor {
+                // The entry under the cursor moves behind it.
+                self.lap_exact = false;
+            }
+            self.slots.swap(hole, next);
+            if let Some(slot) = self.slots.get_mut(hole) {
+                slot.word = at_distance(slot.word, moved);
+            }
+            hole = next;
         }
     }
 }
 
 mod expiry;
+mod grow;
 #[cfg(test)]
 mod tests;
+mod word;

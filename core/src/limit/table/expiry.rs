@@ -1,10 +1,11 @@
 //! The table's expiry work: the incremental sweep that reclaims expired
 //! entries a budget at a time, and the full scan that is never gated.
 
-use super::{is_expired, Scan, Table, SWEEP_ROUNDS};
+use super::word::ctrl;
+use super::{is_expired, Rehash, Scan, Table, SWEEP_ROUNDS};
 use crate::UnixMillis;
 
-impl<K: Default> Table<K> {
+impl<K: Default, H: Rehash<K>> Table<K, H> {
     /// The incremental sweep: once the table is at least half full and
     /// `now` has reached the lower bound of the entries' expiries, examines
     /// `budget` slots from the cursor and removes entries expired at `now`;
@@ -20,7 +21,7 @@ impl<K: Default> Table<K> {
     #[inline]
     #[allow(
         clippy::arithmetic_side_effects,
-        reason = "len <= slot count, a Vec length of 24-byte slots: len * 2 fits"
+        reason = "len <= slot count, a Vec length of 16-byte slots: len * 2 fits"
     )]
     pub(crate) fn sweep(
         &mut self,
@@ -28,6 +29,7 @@ impl<K: Default> Table<K> {
         now: u64,
         expires: impl Fn(u64, u32) -> u64,
     ) -> usize {
+        self.tick(now);
         let n = self.slots.len();
         if budget == 0 || self.len * 2 < n || now < self.earliest {
             return 0;
@@ -46,8 +48,11 @@ impl<K: Default> Table<K> {
         self.cursor = at;
         let (mut removed, mut in_round, mut left_in_round) = (0, 0, budget);
         let mut rounds = SWEEP_ROUNDS;
-        while let Some(slot) = self.slots.get(at) {
-            let expiry = (slot.tag != 0).then(|| expires(slot.time, slot.extra));
+        while let Some(word) = self.slots.get(at).map(|slot| slot.word) {
+            let expiry = (ctrl(word) != 0).then(|| {
+                let (time, extra) = self.decode(word);
+                expires(time, extra)
+            });
             match expiry {
                 Some(expiry) if is_expired(UnixMillis::new(expiry), UnixMillis::new(now)) => {
                     // The follower shifted into `at` is examined next.
@@ -109,8 +114,10 @@ impl<K: Default> Table<K> {
             let Some(slot) = self.slots.get(at) else {
                 return found;
             };
-            if slot.tag != 0 && !keep(&slot.key) {
-                let expiry = expires(slot.time, slot.extra);
+            let word = slot.word;
+            if ctrl(word) != 0 && !keep(&slot.key) {
+                let (time, extra) = self.decode(word);
+                let expiry = expires(time, extra);
                 if is_expired(UnixMillis::new(expiry), UnixMillis::new(now)) {
                     // The follower shifted into `at` is examined next.
                     let last = self.remove_at(at);
@@ -129,9 +136,10 @@ impl<K: Default> Table<K> {
                 if found.soonest.is_none_or(|(_, best)| expiry < best) {
                     found.soonest = Some((at, expiry));
                 }
-            } else if let Some(slot) = self.slots.get(at).filter(|slot| slot.tag != 0) {
+            } else if ctrl(word) != 0 {
                 // A kept key still counts towards the lap's bound.
-                let expiry = expires(slot.time, slot.extra);
+                let (time, extra) = self.decode(word);
+                let expiry = expires(time, extra);
                 self.lap_min = self.lap_min.min(expiry);
             }
             self.cursor = at + 1;

@@ -1,0 +1,67 @@
+// The client workload both bench scripts time (measure.mjs) or profile
+// (profile.mjs): the native half (examples/native_bench.rs) runs it in Rust
+// and prints its inputs, and `clientCall` makes the same call from
+// JavaScript: start, pollTransmits, handle, pollEvents (plan + interpret),
+// counting the records handed to the caller as native_bench does.
+import { execFileSync, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+const NATIVE_BENCH = ['run', '--release', '--quiet', '--locked', '-p', 'acd-wasm', '--example', 'native_bench'];
+
+/** Runs examples/native_bench.rs: its workload and nanoseconds per call. */
+export const runNative = () => JSON.parse(execFileSync('cargo', NATIVE_BENCH, { cwd: root }).toString());
+
+/**
+ * Starts examples/native_bench.rs with `--serve`: `workload` is what it
+ * prints first; `round("client" | "gate")` runs one round of that workload
+ * natively and resolves to its nanoseconds per call; `close()` ends it.
+ */
+export async function serveNative() {
+  const child = spawn('cargo', [...NATIVE_BENCH, '--', '--serve'], {
+    cwd: root, stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const nextLine = async () => {
+    const { value, done } = await lines.next();
+    if (done) throw new Error('native_bench ended early');
+    return value;
+  };
+  const workload = JSON.parse(await nextLine());
+  return {
+    workload,
+    round: async (name) => {
+      child.stdin.write(`${name}\n`);
+      return Number(await nextLine());
+    },
+    close: () => child.stdin.end(),
+  };
+}
+
+/**
+ * One whole client call through `Driver` (a module's Client class) with the
+ * inputs `c` of native_bench's client workload; the returned function makes
+ * one call per invocation and returns the number of records read.
+ */
+export function clientCall(Driver, c) {
+  const spec = { operation: 'listTableRecords', path: { id: c.table }, params: { limit: c.limit } };
+  const response = {
+    status: c.response.status, headers: c.response.headers, body: new TextEncoder().encode(c.response.body),
+  };
+  const client = new Driver({ ...c.config, credentials: [c.credential], seed: 1 });
+  let now = c.now;
+  return () => {
+    now += c.step_ms;
+    client.start(spec);
+    const [transmit] = client.pollTransmits(now);
+    client.handle(transmit.id, response, now);
+    transmit.request.free();
+    let records = 0;
+    for (const { event } of client.pollEvents()) {
+      if (event.type === 'response') records += event.response.records.length;
+    }
+    return records;
+  };
+}
