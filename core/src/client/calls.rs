@@ -10,6 +10,7 @@ use super::retry::AttemptState;
 use super::throttle::WaitReason;
 use crate::UnixMillis;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// Opaque id of one logical call (single request, table pager, connection
 /// pager, run poller). `Display` shows `call-7`.
@@ -46,8 +47,9 @@ pub(crate) struct Wait {
 #[derive(Debug, Clone)]
 pub(crate) struct CallState {
     pub(crate) kind: Kind,
-    /// The request of the current attempt (the current page or poll).
-    pub(crate) request: ClientRequest,
+    /// The request of the current attempt (the current page or poll),
+    /// shared so that handling its outcome needs no copy.
+    pub(crate) request: Arc<ClientRequest>,
     pub(crate) attempt: AttemptState,
     pub(crate) in_flight: bool,
     /// No send before this (retry backoff, Retry-After, poll interval).
@@ -73,7 +75,7 @@ impl CallState {
     pub(crate) fn new(kind: Kind, request: ClientRequest) -> Self {
         Self {
             kind,
-            request,
+            request: Arc::new(request),
             attempt: AttemptState::default(),
             in_flight: false,
             not_before: UnixMillis::ZERO,
@@ -91,11 +93,11 @@ impl CallState {
     /// may not be sent before `not_before`.
     pub(crate) fn next_request(
         &mut self,
-        request: ClientRequest,
+        request: impl Into<Arc<ClientRequest>>,
         not_before: UnixMillis,
         reason: WaitReason,
     ) {
-        self.request = request;
+        self.request = request.into();
         self.attempt = AttemptState::default();
         self.not_before = not_before;
         self.not_before_reason = reason;

@@ -10,6 +10,7 @@ use super::random::uniform_inclusive;
 use super::response::ApiResponse;
 use super::throttle::WaitReason;
 use crate::UnixMillis;
+use std::sync::Arc;
 
 impl Client {
     pub(super) fn announce(&mut self, id: CallId, wait: Wait) {
@@ -122,7 +123,7 @@ impl Client {
                 let Some(call) = self.calls.get_mut(&id) else {
                     return;
                 };
-                let request = call.request.clone();
+                let request = Arc::clone(&call.request);
                 call.next_request(request, answered.next_poll_at, WaitReason::PollInterval);
                 self.announce(
                     id,

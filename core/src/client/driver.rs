@@ -29,6 +29,7 @@ use crate::model::ids::GET_RUN;
 use crate::time::ceil_seconds;
 use crate::UnixMillis;
 use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
 
 /// The next request to send, and the call it belongs to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,7 +51,7 @@ pub struct Client {
     pub(super) calls: BTreeMap<CallId, CallState>,
     /// Cancelled calls whose request is still in flight: their outcome only
     /// updates the throttle.
-    orphans: BTreeMap<CallId, ClientRequest>,
+    orphans: BTreeMap<CallId, Arc<ClientRequest>>,
     next_id: u64,
     pub(super) events: VecDeque<(CallId, Event)>,
 }
@@ -283,7 +284,7 @@ impl Client {
                 self.throttle.on_sent(&call.request.limits, now);
                 Some(Transmit {
                     id,
-                    request: call.request.clone(),
+                    request: ClientRequest::clone(&call.request),
                 })
             }
         }
@@ -332,7 +333,7 @@ impl Client {
             return Err(ClientError::NothingInFlight { call: id.0 });
         }
         call.in_flight = false;
-        let request = call.request.clone();
+        let request = Arc::clone(&call.request);
         self.observe(id, &request, &outcome, now);
         let Some(call) = self.calls.get_mut(&id) else {
             return Ok(());
