@@ -117,7 +117,7 @@ mod tests {
         let api = ClientError::Api {
             status: 404,
             detail: "No table \"x\".".into(),
-            extra: serde_json::Map::new(),
+            extra: acd_core::client::ExtraMembers::empty(),
         };
         assert_eq!(code_of(&api), 1);
         assert_eq!(line_of(&api), "error: 404 No table \"x\".");

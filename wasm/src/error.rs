@@ -11,7 +11,6 @@ use acd_core::client::{string_member, ClientError};
 use acd_core::model::ParamProblem;
 use serde::Serialize;
 use serde_json::value::RawValue;
-use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(raw_module = "../js/errors.js")]
@@ -133,7 +132,7 @@ struct ClientDetails<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     detail: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    extra: Option<&'a Map<String, Value>>,
+    extra: Option<&'a RawValue>,
     #[serde(skip_serializing_if = "Option::is_none")]
     problems: Option<&'a [ParamProblem]>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -167,7 +166,7 @@ impl From<&ClientError> for Failure {
             } => {
                 details.status = Some(*status);
                 details.detail = Some(detail);
-                details.extra = Some(extra);
+                details.extra = Some(extra.as_raw());
             }
             ClientError::Protocol { status, .. } => details.status = Some(*status),
             ClientError::InvalidParams { problems, .. } => details.problems = Some(problems),

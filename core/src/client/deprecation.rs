@@ -10,8 +10,8 @@
 
 use crate::http_date::parse_http_date;
 use crate::model::header_names::all_values;
+use litemap::LiteMap;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 /// What the `Deprecation` header said.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -153,7 +153,7 @@ fn parse_links(value: &str) -> Vec<(String, String)> {
 /// Remembers what was reported per operation, so each is reported once.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DeprecationTracker {
-    reported: BTreeMap<String, DeprecationWarning>,
+    reported: LiteMap<String, DeprecationWarning>,
 }
 
 impl DeprecationTracker {

@@ -28,7 +28,8 @@ use super::throttle::{Plan, Throttle, WaitReason};
 use crate::model::ids::GET_RUN;
 use crate::time::ceil_seconds;
 use crate::UnixMillis;
-use std::collections::{BTreeMap, VecDeque};
+use litemap::LiteMap;
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 /// The next request to send, and the call it belongs to.
@@ -48,10 +49,10 @@ pub struct Client {
     pub(super) planner: RetryPlanner,
     pub(super) keys: KeyStream,
     deprecations: DeprecationTracker,
-    pub(super) calls: BTreeMap<CallId, CallState>,
+    pub(super) calls: LiteMap<CallId, CallState>,
     /// Cancelled calls whose request is still in flight: their outcome only
     /// updates the throttle.
-    orphans: BTreeMap<CallId, Arc<ClientRequest>>,
+    orphans: LiteMap<CallId, Arc<ClientRequest>>,
     next_id: u64,
     pub(super) events: VecDeque<(CallId, Event)>,
 }
@@ -89,8 +90,8 @@ impl Client {
             config,
             throttle: Throttle::new(),
             deprecations: DeprecationTracker::new(),
-            calls: BTreeMap::new(),
-            orphans: BTreeMap::new(),
+            calls: LiteMap::new_vec(),
+            orphans: LiteMap::new_vec(),
             next_id: 0,
             events: VecDeque::new(),
         })

@@ -5,11 +5,11 @@
 //! and the language bindings see exactly the same values) and its message is a
 //! sentence a person can act on. Secrets never appear in either.
 
+use super::error_members::ExtraMembers;
 use super::http::TransportFailure;
 use crate::model::ParamProblem;
 use crate::UnixMillis;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
 
 /// Why the retry planner stopped retrying a logical call.
 #[non_exhaustive]
@@ -165,7 +165,7 @@ pub enum ClientError {
         /// The body's `detail` sentence.
         detail: String,
         /// Every other member of the body (e.g. the 400 `errors` array).
-        extra: Map<String, Value>,
+        extra: ExtraMembers,
     },
     /// The response broke the API's contract (wrong envelope, bad JSON…).
     #[error("the response (status {status}) broke the API contract: {problem}")]

@@ -9,8 +9,9 @@
 //!   error body, a redirect) is a [`ClientError::Protocol`], never a panic.
 
 use super::error::ClientError;
+use super::error_members::ErrorReply;
 use super::http::HttpResponse;
-use crate::model::{ApiIndex, Envelope, ErrorBody, Operation, ParamRole};
+use crate::model::{ApiIndex, Envelope, Operation, ParamRole};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
@@ -134,7 +135,7 @@ pub fn interpret(
     match status {
         200..=299 => {}
         400..=599 => {
-            return match ErrorBody::from_slice(&response.body) {
+            return match ErrorReply::from_slice(&response.body) {
                 Ok(body) => Err(ClientError::Api {
                     status,
                     detail: body.detail,
@@ -281,6 +282,6 @@ mod tests {
             panic!("expected an API error")
         };
         assert_eq!((status, detail.as_str()), (400, "bad"));
-        assert_eq!(extra["errors"][0]["parameter"], "limit");
+        assert_eq!(extra.to_map()["errors"][0]["parameter"], "limit");
     }
 }

@@ -19,8 +19,8 @@ use super::request::{ClientRequest, LimitRef};
 use crate::limit::Quota;
 use crate::model::index::RateLimits;
 use crate::UnixMillis;
+use litemap::LiteMap;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 /// Models kept before idle ones (window over, nothing in flight, no block)
 /// are dropped; a dropped model starts again from its assumed quota.
@@ -145,8 +145,8 @@ pub enum Plan {
 /// Models of every limit seen, keyed by [`LimitRef::key`].
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Throttle {
-    models: BTreeMap<String, LimitModel>,
-    learned: BTreeMap<String, Quota>,
+    models: LiteMap<String, LimitModel>,
+    learned: LiteMap<String, Quota>,
 }
 
 impl Throttle {
@@ -196,7 +196,7 @@ impl Throttle {
                 .unwrap_or(u64::MAX / 1_000)
                 .saturating_mul(1_000),
         };
-        for model in self.models.values_mut() {
+        for (_, model) in self.models.iter_mut() {
             if model.name == name && model.source == LimitSource::Assumed {
                 let used = model.limit.saturating_sub(model.remaining);
                 model.limit = quota.requests;

@@ -4,8 +4,8 @@
 //! and by the client when it builds one, so a bad page size is refused with
 //! the same sentence before any I/O as after it.
 
+use litemap::LiteMap;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 /// Largest text value (in bytes) echoed back in a problem sentence.
 const ECHO_LIMIT: usize = 64;
@@ -116,8 +116,8 @@ impl ParamProblem {
 /// The validated parameters of one request, defaults applied.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Params {
-    values: BTreeMap<String, ParamValue>,
-    roles: BTreeMap<ParamRole, String>,
+    values: LiteMap<String, ParamValue>,
+    roles: LiteMap<ParamRole, String>,
 }
 
 impl Params {
