@@ -11,8 +11,8 @@ use crate::model::limits::{check_quota, LimitSettings, CREDENTIAL_LIMIT_NAME};
 use crate::model::operation::DeprecationNotice;
 use crate::model::url::HttpUrl;
 use crate::model::{Catalogue, IndexError};
-use litemap::LiteMap;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// Everything the gate needs besides credentials and a limiter.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -255,7 +255,7 @@ impl GateConfig {
     pub fn build_index(&self) -> Result<ApiIndex, GateConfigError> {
         let settings = &self.index;
         let api_root = format!("{}/api/{}", self.base_url, self.version);
-        let mut resources = LiteMap::new_vec();
+        let mut resources = BTreeMap::new();
         for operation in self.catalogue.operations() {
             let path = operation.path.to_string();
             if let Some(name) = path.trim_start_matches('/').split('/').next() {

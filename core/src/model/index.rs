@@ -6,8 +6,8 @@
 //! checks a value built in code. Errors name the offending field path.
 
 use super::wire_enum::wire_enum;
-use litemap::LiteMap;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// The only value of `account_access`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,9 +80,8 @@ pub struct ApiIndex {
     pub rate_limits: RateLimits,
     /// Versioning policy.
     pub versioning: Versioning,
-    /// Top-level resource name → absolute URL (path templates allowed),
-    /// in name order.
-    pub resources: LiteMap<String, String>,
+    /// Top-level resource name → absolute URL (path templates allowed).
+    pub resources: BTreeMap<String, String>,
     /// Official clients.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clients: Option<Clients>,
