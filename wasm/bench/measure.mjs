@@ -5,7 +5,11 @@
 //  - the cost of one client call through the driver (start, pollTransmits,
 //    handle, pollEvents: plan + interpret) from JavaScript through the
 //    package vs the same call in native Rust (examples/native_bench.rs, run
-//    by this script), and of one gate decision, as ratios. Both sides run
+//    by this script), and of one gate decision, as ratios. The records are
+//    left as each side hands them over (native: raw JSON per record; JS:
+//    the array one JSON.parse of the page made); a second figure also
+//    parses every record natively (a serde_json::Value each) and reads the
+//    array in JS. Both sides run
 //    the same workload in the same script run, in paired rounds: each
 //    JavaScript round runs between two native rounds, its ratio is against
 //    their mean, and the figure printed is the median of the rounds'
@@ -62,14 +66,19 @@ if (decideAndRespond() !== 200) throw new Error('the gate workload did not take 
 const c = native.workload.client;
 const clientCalls = {};
 for (const [name, Driver] of [['acd', Client], ['acd/client', SizeFirstClient]]) {
+  // Outside the timed rounds: each call reads a page of 2 records.
+  if (clientCall(Driver, c, { readRecords: true })() !== 2) {
+    throw new Error(`the client workload did not read a page of 2 records (${name})`);
+  }
   clientCalls[name] = clientCall(Driver, c);
-  if (clientCalls[name]() !== 2) throw new Error(`the client workload did not read a page of 2 records (${name})`);
+  if (clientCalls[name]() !== 1) throw new Error(`the client workload did not end in one page (${name})`);
 }
+const readingCall = clientCall(Client, c, { readRecords: true });
 
 // Per round: the JavaScript figures, the native ones they are set against
 // (the mean of the native rounds just before and after), and their ratios.
 const series = (...names) => Object.fromEntries(names.map((name) => [name, { js: [], native: [], ratio: [] }]));
-const figures = series('acd', 'acd/client', 'gate');
+const figures = series('acd', 'acd/client', 'acd, records read', 'gate');
 const record = (name, js, native) => {
   figures[name].js.push(js);
   figures[name].native.push(native);
@@ -80,6 +89,9 @@ for (let round = 0; round < rounds; round += 1) {
   const js = Object.fromEntries(Object.entries(clientCalls).map(([name, call]) => [name, jsRound(call)]));
   const nativeClient = (before + await native.round('client')) / 2;
   for (const [name, ns] of Object.entries(js)) record(name, ns, nativeClient);
+  const readBefore = await native.round('client-read');
+  const readJs = jsRound(readingCall);
+  record('acd, records read', readJs, (readBefore + await native.round('client-read')) / 2);
   const gateBefore = await native.round('gate');
   const gateJs = jsRound(decideAndRespond);
   record('gate', gateJs, (gateBefore + await native.round('gate')) / 2);
@@ -99,6 +111,8 @@ const lines = [
   `instantiate acd_wasm_bg.wasm in Node (compile + instantiate, median of 7 fresh processes): ${instantiateMs().toFixed(1)} ms`,
   `${call('acd')} (goal <= 2x)`,
   call('acd/client'),
+  figure('the same via "acd", then every record read (JS: the `records` array; native: a serde_json::Value each)',
+    'acd, records read'),
   figure('gate decide + respond', 'gate'),
 ];
 console.log(lines.join('\n'));

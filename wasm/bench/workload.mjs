@@ -2,7 +2,7 @@
 // (profile.mjs): the native half (examples/native_bench.rs) runs it in Rust
 // and prints its inputs, and `clientCall` makes the same call from
 // JavaScript: start, pollTransmits, handle, pollEvents (plan + interpret),
-// counting the records handed to the caller as native_bench does.
+// with the records left as handed over (or, `readRecords`, every one read).
 import { execFileSync, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +16,7 @@ export const runNative = () => JSON.parse(execFileSync('cargo', NATIVE_BENCH, { 
 
 /**
  * Starts examples/native_bench.rs with `--serve`: `workload` is what it
- * prints first; `round("client" | "gate")` runs one round of that workload
+ * prints first; `round("client" | "client-read" | "gate")` runs one round of that workload
  * natively and resolves to its nanoseconds per call; `close()` ends it.
  */
 export async function serveNative() {
@@ -43,9 +43,13 @@ export async function serveNative() {
 /**
  * One whole client call through `Driver` (a module's Client class) with the
  * inputs `c` of native_bench's client workload; the returned function makes
- * one call per invocation and returns the number of records read.
+ * one call per invocation. It returns the number of records responses seen
+ * (the native side leaves the records raw, as `RawValue`s); with
+ * `readRecords`, it reads every record and returns how many it read, as
+ * native_bench's `client-read` round parses each into a `serde_json::Value`
+ * (the package parses a page's records with one `JSON.parse` either way).
  */
-export function clientCall(Driver, c) {
+export function clientCall(Driver, c, { readRecords = false } = {}) {
   const spec = { operation: 'listTableRecords', path: { id: c.table }, params: { limit: c.limit } };
   const response = {
     status: c.response.status, headers: c.response.headers, body: new TextEncoder().encode(c.response.body),
@@ -58,10 +62,12 @@ export function clientCall(Driver, c) {
     const [transmit] = client.pollTransmits(now);
     client.handle(transmit.id, response, now);
     transmit.request.free();
-    let records = 0;
+    let seen = 0;
     for (const { event } of client.pollEvents()) {
-      if (event.type === 'response') records += event.response.records.length;
+      if (event.type === 'response' && event.response.type === 'records') {
+        seen += readRecords ? event.response.records.length : 1;
+      }
     }
-    return records;
+    return seen;
   };
 }

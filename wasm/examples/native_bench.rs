@@ -4,8 +4,9 @@
 //!
 //! `cargo run --release -p acd-wasm --example native_bench [--serve]`
 //!
-//! With `--serve`, it then reads lines from standard input, `client` or
-//! `gate`, and for each runs one round of that workload and prints its
+//! With `--serve`, it then reads lines from standard input, `client`,
+//! `client-read` (the client call, then every record parsed) or `gate`,
+//! and for each runs one round of that workload and prints its
 //! nanoseconds per call on a line: `wasm/bench/measure.mjs` interleaves
 //! these rounds with its own, so a change in machine load weighs on both
 //! sides alike.
@@ -103,7 +104,11 @@ fn main() {
         .with_header("RateLimit-Remaining", "999999")
         .with_header("RateLimit-Reset", "60");
     let mut now = NOW;
-    let mut one_call = || {
+    // `read_records`: parse every record into a `serde_json::Value` and
+    // count them (the JavaScript half then reads `records`); otherwise count
+    // the records responses and leave the records raw (`RawValue`s). The
+    // JavaScript half's records are parsed (one `JSON.parse`) either way.
+    let mut one_call = |read_records: bool| {
         now += CLIENT_STEP_MS;
         client.start(black_box(spec.clone())).unwrap();
         let transmit = client.poll_transmit(now).unwrap();
@@ -114,16 +119,28 @@ fn main() {
                 now,
             )
             .unwrap();
-        let mut records = 0;
+        let mut seen = 0;
         while let Some((_, event)) = client.poll_event() {
             if let Event::Response(result) = event {
-                records += result.records().map_or(0, <[_]>::len);
+                let Some(records) = result.records() else {
+                    continue;
+                };
+                if !read_records {
+                    seen += 1;
+                    continue;
+                }
+                for record in records {
+                    let value: serde_json::Value = serde_json::from_str(record.get()).unwrap();
+                    seen += u16::from(!black_box(value).is_null());
+                }
             }
         }
-        u16::try_from(records).unwrap()
+        seen
     };
-    assert_eq!(one_call(), 2);
-    let client_ns = median_ns_per_call(&mut one_call);
+    // Outside the timed rounds: the call reads a page of 2 records.
+    assert_eq!(one_call(true), 2);
+    assert_eq!(one_call(false), 1);
+    let client_ns = median_ns_per_call(|| one_call(false));
     let report = serde_json::json!({
         "iterations": ITERATIONS,
         "rounds": ROUNDS,
@@ -155,9 +172,10 @@ fn main() {
         let mut out = std::io::stdout().lock();
         for line in std::io::stdin().lines() {
             let ns = match line.unwrap().trim() {
-                "client" => round_ns_per_call(&mut one_call),
+                "client" => round_ns_per_call(&mut || one_call(false)),
+                "client-read" => round_ns_per_call(&mut || one_call(true)),
                 "gate" => round_ns_per_call(&mut gate_call),
-                other => panic!("unknown workload {other:?}: client or gate"),
+                other => panic!("unknown workload {other:?}: client, client-read or gate"),
             };
             writeln!(out, "{ns}").unwrap();
             out.flush().unwrap();

@@ -52,7 +52,14 @@ pub struct JsClient {
     pub(crate) inner: Client,
     /// Idempotency keys for `build` (advanced use), from the same entropy.
     keys: KeyStream,
+    /// Bytes the package's `Client` class writes a spec or a response into
+    /// (through `scratchView`) before `startScratch` or `handleScratch`
+    /// reads them: no allocation and no copy loop per string on the way in.
+    scratch: Vec<u8>,
 }
+
+/// The scratch buffer's first size, in bytes; it grows to what a call needs.
+const SCRATCH_BYTES: usize = 1024;
 
 /// 32 bytes from `crypto.getRandomValues` (the platform's generator).
 fn platform_entropy() -> Result<[u8; 32], Failure> {
@@ -247,7 +254,11 @@ impl JsClient {
         };
         let keys = entropy.key_stream();
         Client::new(config, entropy)
-            .map(|inner| JsClient { inner, keys })
+            .map(|inner| JsClient {
+                inner,
+                keys,
+                scratch: Vec::new(),
+            })
             .map_err(|error| client_error(&error))
     }
 
@@ -286,11 +297,24 @@ impl JsClient {
         Ok(id_number(id))
     }
 
-    /// `start` for a spec already written as one string by `specText`
-    /// (`js/shapes.js`); the `Client` class of the package calls it.
-    #[wasm_bindgen(js_name = startText, skip_typescript)]
-    pub fn start_text(&mut self, text: &str) -> Result<f64, JsValue> {
-        let spec = spec_from_text(text)?;
+    /// A view of the scratch buffer, at least `atLeast` bytes long (the
+    /// buffer grows when it is shorter). The view stays valid until the
+    /// next `scratchView` or until the module's memory grows (its length
+    /// then reads 0). For the package's `Client` class.
+    #[wasm_bindgen(js_name = scratchView, skip_typescript)]
+    pub fn scratch_view(&mut self, at_least: u32) -> Uint8Array {
+        let wanted = usize::try_from(at_least).unwrap_or(usize::MAX);
+        if self.scratch.len() < wanted.max(SCRATCH_BYTES) {
+            self.scratch = vec![0; wanted.max(SCRATCH_BYTES).next_power_of_two()];
+        }
+        js::memory_view(&self.scratch)
+    }
+
+    /// `start` for a spec written by `specText` as `length` UTF-8 bytes at
+    /// the start of the scratch buffer.
+    #[wasm_bindgen(js_name = startScratch, skip_typescript)]
+    pub fn start_scratch(&mut self, length: u32) -> Result<f64, JsValue> {
+        let spec = spec_from_text(scratch_text(&self.scratch, 0, length)?)?;
         let id = self
             .inner
             .start(spec)
@@ -298,22 +322,25 @@ impl JsClient {
         Ok(id_number(id))
     }
 
-    /// `handle` for a response whose headers are already the one string of
-    /// `pairsText` (`js/shapes.js`); the `Client` class of the package calls it.
-    #[wasm_bindgen(js_name = handleResponseText, skip_typescript)]
-    pub fn handle_response_text(
+    /// `handle` for a response written to the scratch buffer: the
+    /// `pairsText` of its headers (`headersLength` UTF-8 bytes), then its
+    /// body (`bodyLength` bytes).
+    #[wasm_bindgen(js_name = handleScratch, skip_typescript)]
+    pub fn handle_scratch(
         &mut self,
         id: f64,
         status: f64,
-        headers: &str,
-        body: Vec<u8>,
+        headers_length: u32,
+        body_length: u32,
         now_ms: f64,
     ) -> Result<(), JsValue> {
         let id = call_id_from_js(id)?;
         let now = js::millis_from_js(now_ms, "nowMs")?;
+        let headers = js::pairs_from_text(scratch_text(&self.scratch, 0, headers_length)?);
+        let body = scratch_bytes(&self.scratch, headers_length, body_length)?.to_vec();
         let response = HttpResponse {
             status: status_from_js(Some(status), "outcome")?,
-            headers: js::pairs_from_text(headers),
+            headers,
             body,
         };
         self.inner
@@ -474,6 +501,25 @@ impl JsClient {
             })
             .collect())
     }
+}
+
+/// `length` bytes of `scratch` from `start`; a failure when the package
+/// asked for more than the buffer holds.
+fn scratch_bytes(scratch: &[u8], start: u32, length: u32) -> Result<&[u8], Failure> {
+    let start = usize::try_from(start).unwrap_or(usize::MAX);
+    let length = usize::try_from(length).unwrap_or(usize::MAX);
+    start
+        .checked_add(length)
+        .and_then(|end| scratch.get(start..end))
+        .ok_or_else(|| {
+            Failure::argument("the scratch buffer holds fewer bytes than were announced")
+        })
+}
+
+/// `scratch_bytes` as UTF-8 text.
+fn scratch_text(scratch: &[u8], start: u32, length: u32) -> Result<&str, Failure> {
+    std::str::from_utf8(scratch_bytes(scratch, start, length)?)
+        .map_err(|_| Failure::argument("the scratch buffer does not hold UTF-8 text"))
 }
 
 /// A call id as a JavaScript number (ids count up from 1, far below 2^53).

@@ -204,6 +204,16 @@ extern "C" {
     fn pairs_text(pairs: &JsValue) -> Option<String>;
 }
 
+/// A `Uint8Array` over `bytes` in the module's own memory: valid while
+/// `bytes` stays where it is and the memory does not grow.
+pub fn memory_view(bytes: &[u8]) -> js_sys::Uint8Array {
+    let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
+    // wasm32 addresses and lengths fit in u32.
+    let offset = u32::try_from(bytes.as_ptr() as usize).unwrap_or(0);
+    let length = u32::try_from(bytes.len()).unwrap_or(0);
+    js_sys::Uint8Array::new_with_byte_offset_and_length(&memory.buffer(), offset, length)
+}
+
 /// Pairs from the NUL-separated text of `pairsText`.
 pub fn pairs_from_text(text: &str) -> Vec<(String, String)> {
     let mut parts = text.split('\0');
