@@ -14,6 +14,17 @@ export function pushRecordsEvent(out, id, status, text) {
   out.push({ id, event: { type: 'response', response: { type: 'records', status, records: JSON.parse(text) } } });
 }
 
+/**
+ * `Client.pollEvents()` when call `id` has a `response` event of records
+ * (`text`: their JSON array) and then its `done` event, and nothing else.
+ */
+export function recordsThenDone(id, status, text) {
+  return [
+    { id, event: { type: 'response', response: { type: 'records', status, records: JSON.parse(text) } } },
+    { id, event: { type: 'done' } },
+  ];
+}
+
 /** Appends the entry of a `done` event to `out`. */
 export function pushDoneEvent(out, id) { out.push({ id, event: { type: 'done' } }); }
 

@@ -62,7 +62,7 @@ pub fn spec_from_js(value: &JsValue) -> Result<RequestSpec, Failure> {
 /// A spec from the text of `specText`: the operation, then fields led by
 /// a tag (`c`, `e`, `k`; `p`, `q`, `r` with the value as the next field).
 pub fn spec_from_text(text: &str) -> Result<RequestSpec, Failure> {
-    let mut fields = text.split('\0');
+    let mut fields = js::nul_fields(text);
     let mut spec = RequestSpec::new(fields.next().unwrap_or_default());
     let mut egress = None;
     while let Some(field) = fields.next() {

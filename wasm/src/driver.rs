@@ -3,21 +3,22 @@
 //! request: `pollTransmits(nowMs)` (every request due, at once), `handle`,
 //! `pollEvents()` (every event, at once) and `pollTimeout()`.
 //!
-//! Events are plain objects tagged by `type` with camelCase members; a
-//! page's records arrive parsed by one `JSON.parse` of the page.
+//! Events are plain objects tagged by `type` with camelCase members (see
+//! [`crate::events`]). Specs and responses in their common shapes are
+//! written by the package into a scratch buffer the driver owns and read
+//! there (`startScratch`, `handleScratch`).
 
 use crate::client::{
     client_error, outcome_from_js, spec_from_js, spec_from_text, status_from_js, JsClientRequest,
 };
 use crate::error::{ErrorClass, Failure};
+use crate::events::{event_to_js, raw_array_text};
 use crate::js::{self, object};
 use acd_core::client::{
     build_request, ApiResponse, AttemptState, CallId, Client, ClientConfig, ConnectionPagerOptions,
-    Entropy, Event, HttpResponse, KeyStream, LimitInfo, Outcome, PollOptions, TablePagerOptions,
-    Transmit, WaitReason,
+    Entropy, Event, HttpResponse, KeyStream, Outcome, PollOptions, TablePagerOptions, Transmit,
 };
 use js_sys::{Array, Reflect, Uint8Array};
-use serde_json::value::RawValue;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -33,14 +34,8 @@ extern "C" {
     fn shape_push_done_event(out: &Array, id: f64);
     #[wasm_bindgen(js_name = transmit)]
     fn shape_transmit(id: f64, request: JsClientRequest) -> JsValue;
-    #[wasm_bindgen(js_name = responseEvent)]
-    fn shape_response_event(response: JsValue) -> JsValue;
-    #[wasm_bindgen(js_name = recordsResponse)]
-    fn shape_records_response(status: u16, text: &str) -> JsValue;
-    #[wasm_bindgen(js_name = pageEvent)]
-    fn shape_page_event(text: &str, page: JsValue, last: bool) -> JsValue;
-    #[wasm_bindgen(js_name = doneEvent)]
-    fn shape_done_event() -> JsValue;
+    #[wasm_bindgen(js_name = recordsThenDone)]
+    fn shape_records_then_done(id: f64, status: u16, text: &str) -> Array;
     #[wasm_bindgen(js_name = oneTransmit)]
     fn shape_one_transmit(id: f64, request: JsClientRequest) -> Array;
 }
@@ -107,125 +102,6 @@ fn options_from_js<T: serde::de::DeserializeOwned + Default>(
     what: &str,
 ) -> Result<T, Failure> {
     Ok(js::from_json_like(&value.unwrap_or(JsValue::UNDEFINED), what)?.unwrap_or_default())
-}
-
-/// The JSON text of an array of raw records.
-fn raw_array_text(records: &[Box<RawValue>]) -> String {
-    let mut text =
-        String::with_capacity(2 + records.iter().map(|r| r.get().len() + 1).sum::<usize>());
-    push_records_json(&mut text, records);
-    text
-}
-
-/// `records` as a JSON array, appended to `text`.
-fn push_records_json(text: &mut String, records: &[Box<RawValue>]) {
-    text.push('[');
-    for (index, record) in records.iter().enumerate() {
-        if index > 0 {
-            text.push(',');
-        }
-        text.push_str(record.get());
-    }
-    text.push(']');
-}
-
-/// An interpreted response as `{type, status, ...}`.
-pub fn response_to_js(response: &ApiResponse) -> JsValue {
-    match response {
-        ApiResponse::Records { status, records } => {
-            return shape_records_response(*status, &raw_array_text(records))
-        }
-        ApiResponse::Index { status, index } => object(&[
-            ("type", "index".into()),
-            ("status", (*status).into()),
-            ("index", js::serde_to_js(index)),
-        ]),
-        ApiResponse::Object { status, value } => object(&[
-            ("type", "object".into()),
-            ("status", (*status).into()),
-            ("value", js::parse_json_js(value.get())),
-        ]),
-    }
-    .into()
-}
-
-fn limit_to_js(limit: &LimitInfo) -> JsValue {
-    object(&[
-        ("name", limit.name.as_str().into()),
-        ("requests", js::u64_to_js(limit.requests)),
-        (
-            "windowSeconds",
-            js::u64_to_js(limit.window_seconds.as_secs()),
-        ),
-    ])
-    .into()
-}
-
-fn reason_to_js(reason: &WaitReason) -> JsValue {
-    match reason {
-        WaitReason::Quota => object(&[("type", "quota".into())]),
-        WaitReason::RetryAfter => object(&[("type", "retryAfter".into())]),
-        WaitReason::Backoff { attempt } => {
-            object(&[("type", "backoff".into()), ("attempt", (*attempt).into())])
-        }
-        WaitReason::PollInterval => object(&[("type", "pollInterval".into())]),
-        _ => object(&[("type", "other".into())]),
-    }
-    .into()
-}
-
-/// An event as `{type, ...}` (camelCase members).
-pub fn event_to_js(event: &Event) -> JsValue {
-    match event {
-        Event::Response(response) => return shape_response_event(response_to_js(response)),
-        Event::Page {
-            records,
-            page,
-            last,
-        } => return shape_page_event(&raw_array_text(records), js::u64_to_js(*page), *last),
-        Event::RunStatus {
-            status,
-            terminal,
-            run,
-        } => object(&[
-            ("type", "runStatus".into()),
-            ("status", status.as_str().into()),
-            ("terminal", (*terminal).into()),
-            ("run", js::parse_json_js(run.get())),
-        ]),
-        Event::Waiting {
-            until,
-            limit,
-            reason,
-        } => object(&[
-            ("type", "waiting".into()),
-            ("until", js::u64_to_js(until.as_millis())),
-            (
-                "limit",
-                limit.as_ref().map_or(JsValue::UNDEFINED, limit_to_js),
-            ),
-            ("reason", reason_to_js(reason)),
-        ]),
-        Event::Deprecation(warning) => object(&[
-            ("type", "deprecation".into()),
-            ("operationId", warning.operation_id.as_str().into()),
-            (
-                "sunsetAt",
-                js::optional_u64_to_js(
-                    warning
-                        .sunset_at
-                        .and_then(|seconds| seconds.checked_mul(1000)),
-                ),
-            ),
-            ("warning", js::serde_to_js(warning)),
-        ]),
-        Event::Done => return shape_done_event(),
-        Event::Failed(error) => {
-            object(&[("type", "failed".into()), ("error", client_error(error))])
-        }
-        _ => object(&[("type", "other".into())]),
-    }
-    .into()
 }
 
 #[wasm_bindgen(js_class = Client)]
@@ -454,8 +330,28 @@ impl JsClient {
     /// Every event so far, in order, as `{id, event}`.
     #[wasm_bindgen(js_name = pollEvents, unchecked_return_type = "CallEvent[]")]
     pub fn poll_events(&mut self) -> Array {
+        let Some((first_id, first)) = self.inner.poll_event() else {
+            return Array::new();
+        };
+        let next = self.inner.poll_event();
+        let third = next.as_ref().and_then(|_| self.inner.poll_event());
+        // The common case, a page of records and then the call's end, and
+        // nothing else: one crossing builds the whole list.
+        if let (
+            Event::Response(ApiResponse::Records { status, records }),
+            Some((id, Event::Done)),
+            None,
+        ) = (&first, &next, &third)
+        {
+            if *id == first_id {
+                let text = raw_array_text(records);
+                return shape_records_then_done(id_number(first_id), *status, &text);
+            }
+        }
         let out = Array::new();
-        while let Some((id, event)) = self.inner.poll_event() {
+        let rest = std::iter::from_fn(|| self.inner.poll_event());
+        let events = std::iter::once((first_id, first)).chain(next).chain(third);
+        for (id, event) in events.chain(rest) {
             // One crossing per event; the common ones built in place.
             let id = id_number(id);
             match &event {

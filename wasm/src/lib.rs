@@ -6,6 +6,7 @@
 //!
 //! * [`driver`]: the client role's one driver (`Client`): start calls,
 //!   `pollTransmits`, `handle`, `pollEvents`, `pollTimeout`.
+//! * [`events`]: its events and interpreted responses as plain objects.
 //! * [`client`]: the values it reads and hands out (`ClientRequest`).
 //! * [`lowlevel`]: `Throttle`, `RetryPlanner` and the header parsers.
 //! * [`sim`]: the virtual-time simulation (`simulate`).
@@ -28,6 +29,8 @@ pub mod client;
 #[cfg(feature = "client")]
 pub mod driver;
 pub mod error;
+#[cfg(feature = "client")]
+pub mod events;
 #[cfg(feature = "gate")]
 pub mod gate;
 pub mod js;
@@ -41,14 +44,26 @@ mod types;
 
 use wasm_bindgen::prelude::*;
 
-// The modules' allocator: freed small blocks are kept for reuse
-// (`small_blocks`) in front of talc, which is faster and smaller than the
-// default of wasm32 (dlmalloc). Allocation was a fifth of a client call's
-// time in wasm with talc alone.
-#[cfg(all(target_family = "wasm", not(target_feature = "atomics")))]
+// The modules' allocator: talc, which is faster and smaller than the
+// default of wasm32 (dlmalloc). The speed-first module keeps freed small
+// blocks for reuse in front of it (`small_blocks`, feature `block-cache`):
+// allocation was a fifth of a client call's time in wasm with talc alone.
+// The size-first client module does without the cache (about 500 bytes).
+#[cfg(all(
+    target_family = "wasm",
+    not(target_feature = "atomics"),
+    feature = "block-cache"
+))]
 #[global_allocator]
 static ALLOCATOR: small_blocks::SmallBlocks<talc::wasm::WasmDynamicTalc> =
     small_blocks::SmallBlocks::new(talc::wasm::new_wasm_dynamic_allocator());
+#[cfg(all(
+    target_family = "wasm",
+    not(target_feature = "atomics"),
+    not(feature = "block-cache")
+))]
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
 
 /// The current time in Unix milliseconds (`Date.now()`), for callers that
 /// want the clock read at the edge.
