@@ -20,6 +20,7 @@ use crate::limit::Quota;
 use crate::model::index::RateLimits;
 use crate::UnixMillis;
 use litemap::LiteMap;
+use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 
 /// Models kept before idle ones (window over, nothing in flight, no block)
@@ -172,14 +173,15 @@ impl Throttle {
         }
     }
 
-    fn entry(&mut self, reference: &LimitRef) -> &mut LimitModel {
-        let learned = self.learned.get(&reference.name).copied();
-        self.models
-            .entry(reference.key.clone())
-            .or_insert_with(|| match learned {
-                Some(quota) => LimitModel::new(reference, quota, LimitSource::Index),
-                None => LimitModel::new(reference, reference.quota, LimitSource::Assumed),
-            })
+    /// The model of `reference`, made from what is known when the client
+    /// has not used it yet. The key is copied only then: this runs several
+    /// times per request. (`None` cannot happen: the model is there.)
+    fn entry(&mut self, reference: &LimitRef) -> Option<&mut LimitModel> {
+        if !self.models.contains_key(reference.key.as_str()) {
+            let fresh = self.fresh(reference);
+            self.models.insert(reference.key.clone(), fresh);
+        }
+        self.models.get_mut(reference.key.as_str())
     }
 
     /// Learns the index's advertised limit (`scope` names the limit; the
@@ -264,7 +266,9 @@ impl Throttle {
             });
         }
         for reference in limits {
-            let model = self.entry(reference);
+            let Some(model) = self.entry(reference) else {
+                continue;
+            };
             model.roll(now);
             if model.window_end.is_none() {
                 model.window_end = Some(now.saturating_add(model.window_ms));
@@ -284,7 +288,9 @@ impl Throttle {
     ) {
         let now = now.into();
         for reference in limits {
-            let model = self.entry(reference);
+            let Some(model) = self.entry(reference) else {
+                continue;
+            };
             model.in_flight = model.in_flight.saturating_sub(1);
             model.roll(now);
         }
@@ -296,7 +302,9 @@ impl Throttle {
             else {
                 continue;
             };
-            let model = self.entry(reference);
+            let Some(model) = self.entry(reference) else {
+                continue;
+            };
             if let Some(limit) = observation.limit {
                 model.limit = limit;
             }
@@ -318,8 +326,7 @@ impl Throttle {
                     // The refusing limit admits again at `until`: its window
                     // is spent until then.
                     Some(index) => {
-                        if let Some(reference) = limits.get(index) {
-                            let model = self.entry(reference);
+                        if let Some(model) = limits.get(index).and_then(|r| self.entry(r)) {
                             model.blocked_until = model.blocked_until.max(until);
                             model.remaining = 0;
                             model.window_end = Some(until);
@@ -329,8 +336,9 @@ impl Throttle {
                     // request until then, keeping what is known about each.
                     None => {
                         for reference in limits {
-                            let model = self.entry(reference);
-                            model.blocked_until = model.blocked_until.max(until);
+                            if let Some(model) = self.entry(reference) {
+                                model.blocked_until = model.blocked_until.max(until);
+                            }
                         }
                     }
                 }
@@ -348,7 +356,9 @@ impl Throttle {
     ) {
         let now = now.into();
         for reference in limits {
-            let model = self.entry(reference);
+            let Some(model) = self.entry(reference) else {
+                continue;
+            };
             model.in_flight = model.in_flight.saturating_sub(1);
             model.roll(now);
             if never_sent && model.window_end.is_some() {
@@ -369,25 +379,28 @@ impl Throttle {
                 return Some(index);
             }
         }
-        let models: Vec<LimitModel> = limits
+        let models: Vec<Cow<'_, LimitModel>> = limits
             .iter()
-            .map(|r| {
-                self.models
-                    .get(&r.key)
-                    .cloned()
-                    .unwrap_or_else(|| self.fresh(r))
+            .map(|r| match self.models.get(r.key.as_str()) {
+                Some(model) => Cow::Borrowed(model),
+                None => Cow::Owned(self.fresh(r)),
             })
             .collect();
         let matching: Vec<(usize, &LimitModel)> = models
             .iter()
             .enumerate()
+            .map(|(index, model)| (index, &**model))
             .filter(|(_, model)| observation.limit == Some(model.limit))
             .collect();
         if matching.len() == 1 {
             return matching.first().map(|&(index, _)| index);
         }
         let pool: Vec<(usize, &LimitModel)> = if matching.is_empty() {
-            models.iter().enumerate().collect()
+            models
+                .iter()
+                .enumerate()
+                .map(|(index, model)| (index, &**model))
+                .collect()
         } else {
             matching
         };
