@@ -20,8 +20,8 @@ use crate::limit::Quota;
 use crate::model::index::RateLimits;
 use crate::UnixMillis;
 use litemap::LiteMap;
-use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 
 /// Models kept before idle ones (window over, nothing in flight, no block)
 /// are dropped; a dropped model starts again from its assumed quota.
