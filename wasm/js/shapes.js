@@ -6,27 +6,26 @@
 /** Appends `{id, event}` (an entry of `Client.pollEvents()`) to `out`. */
 export function pushCallEvent(out, id, event) { out.push({ id, event }); }
 
+/** The `Client.pollEvents()` entry of a `response` event of records. */
+function recordsEntry(id, status, text) { return { id, event: responseEvent(recordsResponse(status, text)) }; }
+
+/** The `Client.pollEvents()` entry of a `done` event. */
+function doneEntry(id) { return { id, event: doneEvent() }; }
+
 /**
  * Appends the entry of a `response` event of records to `out`; `text` is
  * the JSON array of the records.
  */
-export function pushRecordsEvent(out, id, status, text) {
-  out.push({ id, event: { type: 'response', response: { type: 'records', status, records: JSON.parse(text) } } });
-}
+export function pushRecordsEvent(out, id, status, text) { out.push(recordsEntry(id, status, text)); }
 
 /**
  * `Client.pollEvents()` when call `id` has a `response` event of records
  * (`text`: their JSON array) and then its `done` event, and nothing else.
  */
-export function recordsThenDone(id, status, text) {
-  return [
-    { id, event: { type: 'response', response: { type: 'records', status, records: JSON.parse(text) } } },
-    { id, event: { type: 'done' } },
-  ];
-}
+export function recordsThenDone(id, status, text) { return [recordsEntry(id, status, text), doneEntry(id)]; }
 
 /** Appends the entry of a `done` event to `out`. */
-export function pushDoneEvent(out, id) { out.push({ id, event: { type: 'done' } }); }
+export function pushDoneEvent(out, id) { out.push(doneEntry(id)); }
 
 /** `{id, request}`: one entry of `Client.pollTransmits()`. */
 export function transmit(id, request) { return { id, request }; }

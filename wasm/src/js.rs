@@ -366,6 +366,8 @@ pub fn parse_json_text<T: DeserializeOwned>(text: &str, what: &str) -> Result<T,
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn nul_fields_split_like_str_split() {
         for text in [
@@ -378,13 +380,11 @@ mod tests {
             "é\0ü\0\0x",
             "\0\0",
         ] {
-            let ours: Vec<&str> = super::nul_fields(text).collect();
+            let ours: Vec<&str> = nul_fields(text).collect();
             let std: Vec<&str> = text.split('\0').collect();
             assert_eq!(ours, std, "{text:?}");
         }
     }
-
-    use super::*;
 
     #[test]
     fn millis_accept_whole_non_negative_safe_numbers_only() {

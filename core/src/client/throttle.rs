@@ -386,24 +386,17 @@ impl Throttle {
                 None => Cow::Owned(self.fresh(r)),
             })
             .collect();
-        let matching: Vec<(usize, &LimitModel)> = models
+        let all: Vec<(usize, &LimitModel)> =
+            models.iter().map(|model| &**model).enumerate().collect();
+        let matching: Vec<(usize, &LimitModel)> = all
             .iter()
-            .enumerate()
-            .map(|(index, model)| (index, &**model))
+            .copied()
             .filter(|(_, model)| observation.limit == Some(model.limit))
             .collect();
         if matching.len() == 1 {
             return matching.first().map(|&(index, _)| index);
         }
-        let pool: Vec<(usize, &LimitModel)> = if matching.is_empty() {
-            models
-                .iter()
-                .enumerate()
-                .map(|(index, model)| (index, &**model))
-                .collect()
-        } else {
-            matching
-        };
+        let pool = if matching.is_empty() { all } else { matching };
         // The gate reports the tightest: least remaining, then latest reset.
         pool.into_iter()
             .min_by_key(|&(_, model)| {
