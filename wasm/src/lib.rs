@@ -19,8 +19,9 @@
 //! Names are camelCase in JavaScript, configuration included (the
 //! snake_case of the documents shared with the sandbox and the vectors is
 //! accepted too); every discriminated union is tagged by `type`.
-// The one module with `unsafe` is the allocator (`small_blocks`), and it
-// says why each step is sound; everything else is safe code.
+// The modules with `unsafe` are the allocator (`small_blocks`) and the
+// `memcmp` of the speed-first module (`word_memcmp`), and they say why each
+// step is sound; everything else is safe code.
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -41,6 +42,7 @@ mod member_names;
 pub mod sim;
 pub mod small_blocks;
 mod types;
+pub mod word_memcmp;
 
 use wasm_bindgen::prelude::*;
 
