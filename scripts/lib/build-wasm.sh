@@ -9,8 +9,12 @@
 #               driver, ClientRequest and the easy path, nothing else.
 #   acd_wasm    every feature (client, low-level blocks, gate, simulation),
 #               speed-first: the same profile with opt-level 3 (in its own
-#               target dir, target/wasm-speed) and wasm-opt -O3. Loaded by
-#               `acd` and `acd/testing` (Node, tests, tools).
+#               target dir, target/wasm-speed), no bulk memory (copies and
+#               fills of run-time length call the eight-bytes-per-step
+#               routines of crate acd-wasm-mem instead of V8's out-of-module
+#               memory.copy/memory.fill: about a hundred per client call)
+#               and wasm-opt -O3. Loaded by `acd` and `acd/testing` (Node,
+#               tests, tools).
 #
 # For each:
 #   1. Debian's rustc builds std and the crate for wasm32-unknown-unknown
@@ -40,12 +44,12 @@ WASM_OPT="$CACHE_DIR/node/node_modules/.bin/wasm-opt"
 # The size goal applies to the module a browser loads for the client role.
 GOAL_KIB=300
 
-# cargo_build TARGET-DIR STD-FEATURES FEATURE-ARGS...: prints the raw .wasm's path.
+# cargo_build TARGET-DIR STD-FEATURES RUSTFLAGS FEATURE-ARGS...: prints the raw .wasm's path.
 cargo_build() {
-  local dir="$1" std_features="$2"; shift 2
+  local dir="$1" std_features="$2" flags="$3"; shift 3
   log "wasm: cargo build -p acd-wasm $* (Debian rustc, wasm32, in ${dir#"$ROOT/"})" >&2
   (cd "$ROOT" && CARGO_TARGET_DIR="$dir" RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 \
-    RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort" \
+    RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort $flags" \
     /usr/bin/cargo build --quiet --locked --profile wasm-release \
     -Zbuild-std=std,panic_abort -Zbuild-std-features="$std_features" \
     --target wasm32-unknown-unknown -p acd-wasm "$@") >&2
@@ -54,8 +58,9 @@ cargo_build() {
   printf '%s\n' "$raw"
 }
 
-client_raw="$(cargo_build "$TARGET_DIR" optimize_for_size --no-default-features --features client)"
-full_raw="$(CARGO_PROFILE_WASM_RELEASE_OPT_LEVEL=3 cargo_build "$SPEED_TARGET_DIR" "")"
+client_raw="$(cargo_build "$TARGET_DIR" optimize_for_size "" --no-default-features --features client)"
+full_raw="$(CARGO_PROFILE_WASM_RELEASE_OPT_LEVEL=3 cargo_build "$SPEED_TARGET_DIR" "" \
+  "-Ctarget-feature=-bulk-memory,-bulk-memory-opt")"
 
 # Skip the rest when neither module nor the package sources changed.
 stamp="$( { cat "$client_raw" "$full_raw" "${BASH_SOURCE[0]}"; echo "opt=${WITH_WASM_OPT:-1}"; } \

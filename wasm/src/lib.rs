@@ -19,9 +19,9 @@
 //! Names are camelCase in JavaScript, configuration included (the
 //! snake_case of the documents shared with the sandbox and the vectors is
 //! accepted too); every discriminated union is tagged by `type`.
-// The modules with `unsafe` are the allocator (`small_blocks`) and the
-// `memcmp` of the speed-first module (`word_memcmp`), and they say why each
-// step is sound; everything else is safe code.
+// The one module with `unsafe` is the allocator (`small_blocks`), and it
+// says why each step is sound; everything else is safe code. (The memory
+// routines of the speed-first module are crate acd-wasm-mem.)
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -42,7 +42,11 @@ mod member_names;
 pub mod sim;
 pub mod small_blocks;
 mod types;
-pub mod word_memcmp;
+
+// The speed-first module's memcpy, memmove, memset and memcmp (linked for
+// their C symbols; nothing here calls them by name).
+#[cfg(all(target_family = "wasm", feature = "mem-routines"))]
+use acd_wasm_mem as _;
 
 use wasm_bindgen::prelude::*;
 
