@@ -1,5 +1,5 @@
 //! [`compare`]: `memcmp` eight bytes per step.
-use crate::load8;
+use crate::load;
 use core::cmp::Ordering;
 
 /// Compares the `n` bytes at `a` and `b` as C's `memcmp` does: by the first
@@ -13,7 +13,7 @@ pub unsafe fn compare(a: *const u8, b: *const u8, n: usize) -> Ordering {
     // SAFETY: every read lies within `[0, n)` of both regions.
     unsafe {
         while at + 8 <= n {
-            let (x, y) = (load8(a.add(at)), load8(b.add(at)));
+            let (x, y) = (load::<u64>(a.add(at)), load::<u64>(b.add(at)));
             if x != y {
                 // Memory order is little-endian: as big-endian numbers, the
                 // words order by their first differing byte.

@@ -1,5 +1,5 @@
 //! [`copy`]: `memmove` (and so `memcpy`) eight bytes per step.
-use crate::{load4, load8, store4, store8};
+use crate::{load, store};
 
 /// Copies `n` bytes from `src` to `dst`; the regions may overlap (C's
 /// `memmove`). Up to 32 bytes are read whole before any is written; longer
@@ -19,22 +19,22 @@ pub unsafe fn copy(dst: *mut u8, src: *const u8, n: usize) {
             // Forwards: the write of each word ends at or before the end of
             // the word just read, so the words still to read are intact. The
             // last word is read first: the loop may overwrite its source.
-            let last = load8(src.add(n - 8));
+            let last = load::<u64>(src.add(n - 8));
             let mut at = 0;
             while at + 8 <= n {
-                store8(dst.add(at), load8(src.add(at)));
+                store(dst.add(at), load::<u64>(src.add(at)));
                 at += 8;
             }
-            store8(dst.add(n - 8), last);
+            store(dst.add(n - 8), last);
         } else {
             // Backwards, mirrored: the first word is read first.
-            let first = load8(src);
+            let first = load::<u64>(src);
             let mut end = n;
             while end >= 8 {
-                store8(dst.add(end - 8), load8(src.add(end - 8)));
+                store(dst.add(end - 8), load::<u64>(src.add(end - 8)));
                 end -= 8;
             }
-            store8(dst, first);
+            store(dst, first);
         }
     }
 }
@@ -59,22 +59,22 @@ unsafe fn copy_short(dst: *mut u8, src: *const u8, n: usize) {
                 *dst.add(n - 1) = last;
             }
             4..=8 => {
-                let (head, tail) = (load4(src), load4(src.add(n - 4)));
-                store4(dst, head);
-                store4(dst.add(n - 4), tail);
+                let (head, tail) = (load::<u32>(src), load::<u32>(src.add(n - 4)));
+                store(dst, head);
+                store(dst.add(n - 4), tail);
             }
             9..=16 => {
-                let (head, tail) = (load8(src), load8(src.add(n - 8)));
-                store8(dst, head);
-                store8(dst.add(n - 8), tail);
+                let (head, tail) = (load::<u64>(src), load::<u64>(src.add(n - 8)));
+                store(dst, head);
+                store(dst.add(n - 8), tail);
             }
             _ => {
-                let (a, b) = (load8(src), load8(src.add(8)));
-                let (c, d) = (load8(src.add(n - 16)), load8(src.add(n - 8)));
-                store8(dst, a);
-                store8(dst.add(8), b);
-                store8(dst.add(n - 16), c);
-                store8(dst.add(n - 8), d);
+                let (a, b) = (load::<u64>(src), load::<u64>(src.add(8)));
+                let (c, d) = (load::<u64>(src.add(n - 16)), load::<u64>(src.add(n - 8)));
+                store(dst, a);
+                store(dst.add(8), b);
+                store(dst.add(n - 16), c);
+                store(dst.add(n - 8), d);
             }
         }
     }

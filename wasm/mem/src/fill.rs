@@ -1,5 +1,5 @@
 //! [`fill`]: `memset` eight bytes per step.
-use crate::{store4, store8};
+use crate::store;
 
 /// Sets `n` bytes at `dst` to `byte` (C's `memset`). Up to 16 bytes by two
 /// overlapping stores, longer fills a word per step and a last word that
@@ -20,16 +20,16 @@ pub unsafe fn fill(dst: *mut u8, byte: u8, n: usize) {
             }
             4..=8 => {
                 let half = word as u32;
-                store4(dst, half);
-                store4(dst.add(n - 4), half);
+                store(dst, half);
+                store(dst.add(n - 4), half);
             }
             _ => {
                 let mut at = 0;
                 while at + 8 <= n {
-                    store8(dst.add(at), word);
+                    store(dst.add(at), word);
                     at += 8;
                 }
-                store8(dst.add(n - 8), word);
+                store(dst.add(n - 8), word);
             }
         }
     }

@@ -39,44 +39,24 @@ pub use compare::compare;
 pub use copy::copy;
 pub use fill::fill;
 
-/// Reads eight bytes at `at` (any alignment).
+/// Reads a `T` (`u32` or `u64`) at `at`, of any alignment.
 ///
 /// # Safety
-/// `at` must point to eight readable bytes.
+/// `at` must point to `size_of::<T>()` readable bytes.
 #[inline(always)]
-unsafe fn load8(at: *const u8) -> u64 {
-    // SAFETY: the caller guarantees eight readable bytes; the read is unaligned.
-    unsafe { at.cast::<u64>().read_unaligned() }
+unsafe fn load<T: Copy>(at: *const u8) -> T {
+    // SAFETY: the caller guarantees the bytes are readable; the read is unaligned.
+    unsafe { at.cast::<T>().read_unaligned() }
 }
 
-/// Writes eight bytes at `at` (any alignment).
+/// Writes `value` (a `u32` or `u64`) at `at`, of any alignment.
 ///
 /// # Safety
-/// `at` must point to eight writable bytes.
+/// `at` must point to `size_of::<T>()` writable bytes.
 #[inline(always)]
-unsafe fn store8(at: *mut u8, value: u64) {
-    // SAFETY: the caller guarantees eight writable bytes; the write is unaligned.
-    unsafe { at.cast::<u64>().write_unaligned(value) }
-}
-
-/// Reads four bytes at `at` (any alignment).
-///
-/// # Safety
-/// `at` must point to four readable bytes.
-#[inline(always)]
-unsafe fn load4(at: *const u8) -> u32 {
-    // SAFETY: the caller guarantees four readable bytes; the read is unaligned.
-    unsafe { at.cast::<u32>().read_unaligned() }
-}
-
-/// Writes four bytes at `at` (any alignment).
-///
-/// # Safety
-/// `at` must point to four writable bytes.
-#[inline(always)]
-unsafe fn store4(at: *mut u8, value: u32) {
-    // SAFETY: the caller guarantees four writable bytes; the write is unaligned.
-    unsafe { at.cast::<u32>().write_unaligned(value) }
+unsafe fn store<T: Copy>(at: *mut u8, value: T) {
+    // SAFETY: the caller guarantees the bytes are writable; the write is unaligned.
+    unsafe { at.cast::<T>().write_unaligned(value) }
 }
 
 /// The C library's entry points, on wasm only (natively the system's stay).
