@@ -25,7 +25,7 @@ use std::time::Instant;
 
 /// Iterations per round and rounds; the median round is reported.
 const ITERATIONS: u32 = 20_000;
-const ROUNDS: usize = 15;
+const ROUNDS: usize = 25;
 
 const TARGET: &str = "/api/v1/tables/orders?limit=50&offset=100&order_by=created&direction=asc";
 const PAYLOAD: &str = r#"[{"id":1,"name":"first"},{"id":2,"name":"second"}]"#;
