@@ -52,7 +52,8 @@ cargo_build() {
     RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort $flags" \
     /usr/bin/cargo build --quiet --locked --profile wasm-release \
     -Zbuild-std=std,panic_abort -Zbuild-std-features="$std_features" \
-    --target wasm32-unknown-unknown -p acd-wasm "$@") >&2
+    --target wasm32-unknown-unknown -p acd-wasm "$@") >&2 \
+    || die "wasm: cargo build -p acd-wasm $* failed"
   local raw="$dir/wasm32-unknown-unknown/wasm-release/acd_wasm.wasm"
   [ -f "$raw" ] || die "build produced no $raw"
   printf '%s\n' "$raw"

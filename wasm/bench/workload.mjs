@@ -60,8 +60,7 @@ export function clientCall(Driver, c, { readRecords = false } = {}) {
     now += c.step_ms;
     client.start(spec);
     const [transmit] = client.pollTransmits(now);
-    client.handle(transmit.id, response, now);
-    transmit.request.free();
+    client.handle(transmit.id, response, now); // (which releases transmit.request)
     let seen = 0;
     for (const { event } of client.pollEvents()) {
       if (event.type === 'response' && event.response.type === 'records') {

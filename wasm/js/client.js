@@ -4,7 +4,7 @@
 // default export (init) once and await it first (Node's entry does it):
 //   import init, { AcdClient } from 'acd/client';
 //   await init();
-import { Client as ModuleClient } from '../pkg/acd_client.js';
+import { Client as ModuleClient, ClientRequest } from '../pkg/acd_client.js';
 import { clientOver } from './driver.js';
 import { acdClientOver } from './easy.js';
 
@@ -16,7 +16,7 @@ export { fetchTransport, classifyFetchError, systemTimers } from './transport.js
 export { randomEntropy, setEntropySource } from './entropy.js';
 
 /** The driver (the module's, with shortcuts for the common shapes). */
-export const Client = clientOver(ModuleClient);
+export const Client = clientOver(ModuleClient, ClientRequest);
 
 /** The easy path over this module's driver. */
 export const AcdClient = acdClientOver(Client);

@@ -4,20 +4,126 @@
 // body, is written as one string (js/shapes.js) with `TextEncoder.encodeInto`
 // straight into a scratch buffer the module owns, and read there in a
 // single call; any other shape goes through the module's member-by-member
-// reading, which has every check and error sentence. No rule lives here.
+// reading, which has every check and error sentence.
+//
+// The requests `pollTransmits` hands out are the driver's: each stays
+// readable until its outcome is handed to `handle` or its call is
+// cancelled (or `free()` is called on it, or on the client), and is
+// released then. So no finalizer is registered per request (wasm-bindgen
+// registers one for every object it wraps; that registration was about a
+// tenth of a client call). No rule lives here.
+import { AcdStateError } from './errors.js';
 import { pairsText, specText } from './shapes.js';
 
 const NO_BODY = new Uint8Array(0);
 const encoder = new TextEncoder();
 
+/** The error a released request throws when it is read. */
+function released() {
+  return new AcdStateError('this request was released: the driver releases a transmit\'s request when its '
+    + 'outcome is handed to handle() or its call is cancelled (or when free() is called); read what you '
+    + 'need before then', 'REQUEST_RELEASED');
+}
+
 /**
- * The `Client` class over `Raw`, the driver class of one wasm module.
- * @param {Function} Raw
+ * The class of the requests the driver holds: the module's `ClientRequest`
+ * (same members, `instanceof` holds) whose members throw `AcdStateError`
+ * once it is released, and whose `free()` releases it early (and is a
+ * no-op after).
+ * @param {Function} Request the module's ClientRequest class
  */
-export function clientOver(Raw) {
+function heldRequestClass(Request) {
+  class ClientRequest extends Request {
+    free() {
+      if (this.__wbg_ptr !== 0) super.free();
+    }
+  }
+  ClientRequest.prototype[Symbol.dispose] = ClientRequest.prototype.free;
+  const guarded = (member) => function guard(...args) {
+    if (this.__wbg_ptr === 0) throw released();
+    return member.apply(this, args);
+  };
+  const members = Object.getOwnPropertyDescriptors(Request.prototype);
+  for (const [name, member] of Object.entries(members)) {
+    if (name === 'constructor' || name === 'free' || name.startsWith('__')) continue;
+    const descriptor = { configurable: true, enumerable: member.enumerable };
+    if (typeof member.value === 'function') {
+      Object.defineProperty(ClientRequest.prototype, name, {
+        ...descriptor, writable: true, value: guarded(member.value),
+      });
+    } else if (member.get || member.set) {
+      Object.defineProperty(ClientRequest.prototype, name, {
+        ...descriptor, get: member.get && guarded(member.get), set: member.set && guarded(member.set),
+      });
+    }
+  }
+  return ClientRequest;
+}
+
+/** Releases every request in `held` (a client's map of them). */
+function releaseAll(held) {
+  for (const request of held.values()) request.free();
+  held.clear();
+}
+
+/** Releases the requests of a client that was collected without `free()`. */
+const orphanedRequests = new FinalizationRegistry(releaseAll);
+
+/**
+ * The `Client` class over `Raw`, the driver class of one wasm module, and
+ * `Request`, its ClientRequest class.
+ * @param {Function} Raw
+ * @param {Function} Request
+ */
+export function clientOver(Raw, Request) {
+  const HeldRequest = heldRequestClass(Request);
   return class Client extends Raw {
     /** The module's scratch buffer as a Uint8Array (empty once detached). */
     #scratch = NO_BODY;
+
+    /** The requests handed out and not yet released, by call id. */
+    #held = new Map();
+
+    constructor(...args) {
+      super(...args);
+      orphanedRequests.register(this, this.#held, this);
+    }
+
+    /** Releases the client and every request it still holds. */
+    free() {
+      orphanedRequests.unregister(this);
+      releaseAll(this.#held);
+      super.free();
+    }
+
+    [Symbol.dispose]() { this.free(); }
+
+    pollTransmits(nowMs) {
+      const transmits = super.pollTransmits(nowMs);
+      for (const transmit of transmits) {
+        // The module hands each request over as its handle (see driver.rs).
+        const request = Object.create(HeldRequest.prototype);
+        request.__wbg_ptr = transmit.request;
+        transmit.request = request;
+        this.#held.get(transmit.id)?.free(); // (one attempt per call is in flight: never there)
+        this.#held.set(transmit.id, request);
+      }
+      return transmits;
+    }
+
+    cancel(id) {
+      super.cancel(id);
+      this.#release(id);
+    }
+
+    /** Releases the request of call `id` once its outcome was taken. */
+    #release(id) {
+      const request = this.#held.get(id);
+      if (request !== undefined) {
+        this.#held.delete(id);
+        request.free();
+      }
+    }
 
     /**
      * Writes `text` and then `bytes` to the scratch buffer; returns the
@@ -53,10 +159,13 @@ export function clientOver(Raw) {
         const bytes = body === undefined || body === null ? NO_BODY : body;
         if (text !== undefined && bytes instanceof Uint8Array) {
           const headersLength = this.#write(text, bytes);
-          return this.handleScratch(id, outcome.status, headersLength, bytes.length, nowMs);
+          this.handleScratch(id, outcome.status, headersLength, bytes.length, nowMs);
+          this.#release(id);
+          return;
         }
       }
-      return super.handle(id, outcome, nowMs);
+      super.handle(id, outcome, nowMs);
+      this.#release(id);
     }
   };
 }

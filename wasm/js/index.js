@@ -4,7 +4,7 @@
 //   await init();
 // This module carries every feature (client, low-level blocks, gate,
 // simulation); a page that only calls the API loads the smaller "acd/client".
-import { Client as ModuleClient } from '../pkg/acd_wasm.js';
+import { Client as ModuleClient, ClientRequest } from '../pkg/acd_wasm.js';
 import { clientOver } from './driver.js';
 import { acdClientOver } from './easy.js';
 
@@ -16,7 +16,7 @@ export { fetchTransport, classifyFetchError, systemTimers } from './transport.js
 export { randomEntropy, setEntropySource } from './entropy.js';
 
 /** The driver (the module's, with shortcuts for the common shapes). */
-export const Client = clientOver(ModuleClient);
+export const Client = clientOver(ModuleClient, ClientRequest);
 
 /** The easy path over this module's driver. */
 export const AcdClient = acdClientOver(Client);

@@ -106,13 +106,18 @@ export function gateTransport(gate, options = {}) {
     statuses: [],
     async send(request, signal) {
       signal?.throwIfAborted();
-      const url = new URL(request.url);
-      transport.requests.push(request);
+      // A copy: the driver releases its request once the outcome is handled.
+      // `headers` (the credential among them) is not enumerable, so neither
+      // JSON.stringify nor console.log of `requests` shows the secret.
+      const wire = { method: request.method, url: request.url, body: request.body };
+      Object.defineProperty(wire, 'headers', { value: request.headers, enumerable: false });
+      transport.requests.push(wire);
+      const url = new URL(wire.url);
       const decision = gate.decide({
-        method: request.method,
+        method: wire.method,
         target: url.pathname + url.search,
-        headers: request.headers,
-        body: request.body,
+        headers: wire.headers,
+        body: wire.body,
       }, clock.now());
       const response = decision instanceof Admitted ? answer(decision) : decision;
       const outcome = { status: response.status, headers: response.headers, body: response.body };

@@ -16,7 +16,11 @@ export interface WireRequest {
 /** How a transport failed, by what it tells about delivery. */
 export type TransportFailureKind = 'connect' | 'timeout' | 'interrupted';
 
-/** Sends one request; rejects only when `signal` aborts (with its reason). */
+/**
+ * Sends one request; rejects only when `signal` aborts (with its reason).
+ * The request reads until the returned promise settles (the driver then
+ * releases it): copy what a transport keeps.
+ */
 export interface Transport {
   send(request: WireRequest, signal?: AbortSignal): Promise<Outcome>;
 }

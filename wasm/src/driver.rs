@@ -19,6 +19,7 @@ use acd_core::client::{
     Entropy, Event, HttpResponse, KeyStream, Outcome, PollOptions, TablePagerOptions, Transmit,
 };
 use js_sys::{Array, Reflect, Uint8Array};
+use wasm_bindgen::convert::IntoWasmAbi;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -33,11 +34,11 @@ extern "C" {
     #[wasm_bindgen(js_name = pushDoneEvent)]
     fn shape_push_done_event(out: &Array, id: f64);
     #[wasm_bindgen(js_name = transmit)]
-    fn shape_transmit(id: f64, request: JsClientRequest) -> JsValue;
+    fn shape_transmit(id: f64, request: u32) -> JsValue;
     #[wasm_bindgen(js_name = recordsThenDone)]
     fn shape_records_then_done(id: f64, status: u16, text: &str) -> Array;
     #[wasm_bindgen(js_name = oneTransmit)]
-    fn shape_one_transmit(id: f64, request: JsClientRequest) -> Array;
+    fn shape_one_transmit(id: f64, request: u32) -> Array;
 }
 
 /// The driver of the client role: it owns its calls (single requests,
@@ -278,6 +279,13 @@ impl JsClient {
 
     /// Every request due at `nowMs`, as `{id, request}` (the sends are
     /// recorded at `nowMs`). Send each, then hand its outcome to `handle`.
+    /// Each request is the driver's: it reads until its outcome is handed
+    /// to `handle` or its call is cancelled, and is released then (no
+    /// `free()` needed); reading it later throws `AcdStateError`
+    /// (`REQUEST_RELEASED`), so copy what you keep.
+    // Each request crosses as the handle of a `ClientRequest` (a number)
+    // that the package's `Client` class (js/driver.js) wraps and releases,
+    // so no finalizer is registered per request.
     #[wasm_bindgen(js_name = pollTransmits, unchecked_return_type = "Transmit[]")]
     pub fn poll_transmits(
         &mut self,
@@ -287,9 +295,15 @@ impl JsClient {
         let Some(first) = self.inner.poll_transmit(now) else {
             return Ok(Array::new());
         };
-        let request = |transmit: Transmit| JsClientRequest {
-            inner: transmit.request,
-            attempt: AttemptState::default(),
+        // The handle wasm-bindgen gives an object it hands to JavaScript
+        // (its address in the module's memory: 32 bits on wasm32).
+        let request = |transmit: Transmit| {
+            let handle = JsClientRequest {
+                inner: transmit.request,
+                attempt: AttemptState::default(),
+            }
+            .into_abi();
+            u32::try_from(handle.into_usize()).unwrap_or(0)
         };
         let Some(second) = self.inner.poll_transmit(now) else {
             // The common case, one request due: one crossing builds the list.

@@ -155,7 +155,11 @@ export type Outcome =
   | HttpResponseInit
   | { type: "transport"; failure: "connect" | "timeout" | "interrupted" };
 
-/** A request due now, for call `id`. */
+/**
+ * A request due now, for call `id`. The request is the driver's: it reads
+ * until its outcome is handed to `handle` or the call is cancelled, and is
+ * released then (reading it later throws `AcdStateError`).
+ */
 export interface Transmit { id: number; request: ClientRequest }
 
 /** An event of call `id`. */
