@@ -13,10 +13,12 @@
 // registers one for every object it wraps; that registration was about a
 // tenth of a client call). No rule lives here.
 import { AcdStateError } from './errors.js';
-import { pairsText, specText } from './shapes.js';
+import { pairsText, recordsThenDone, specText, takeStash } from './shapes.js';
 
 const NO_BODY = new Uint8Array(0);
+const NO_MAIL = new Float64Array(0);
 const encoder = new TextEncoder();
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true, fatal: true });
 
 /** The error a released request throws when it is read. */
 function released() {
@@ -81,6 +83,9 @@ export function clientOver(Raw, Request) {
     /** The module's scratch buffer as a Uint8Array (empty once detached). */
     #scratch = NO_BODY;
 
+    /** The module's mailbox as a Float64Array (empty once detached). */
+    #mailbox = NO_MAIL;
+
     /** The requests handed out and not yet released, by call id. */
     #held = new Map();
 
@@ -98,17 +103,56 @@ export function clientOver(Raw, Request) {
 
     [Symbol.dispose]() { this.free(); }
 
-    pollTransmits(nowMs) {
-      const transmits = super.pollTransmits(nowMs);
-      for (const transmit of transmits) {
-        // The module hands each request over as its handle (see driver.rs).
-        const request = Object.create(HeldRequest.prototype);
-        request.__wbg_ptr = transmit.request;
-        transmit.request = request;
-        this.#held.get(transmit.id)?.free(); // (one attempt per call is in flight: never there)
-        this.#held.set(transmit.id, request);
+    /** The mailbox, its view fetched again after the memory grew. */
+    #mail() {
+      if (this.#mailbox.byteLength === 0) {
+        const bytes = this.mailboxView();
+        this.#mailbox = new Float64Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 8);
       }
+      return this.#mailbox;
+    }
+
+    /**
+     * The request of handle `handle` (the module hands requests over as
+     * handles, see driver.rs), held for call `id`.
+     */
+    #hold(id, handle) {
+      const request = Object.create(HeldRequest.prototype);
+      request.__wbg_ptr = handle;
+      this.#held.get(id)?.free(); // (one attempt per call is in flight: never there)
+      this.#held.set(id, request);
+      return request;
+    }
+
+    pollTransmits(nowMs) {
+      const due = this.pollTransmitsMailbox(nowMs);
+      if (due === 0) return [];
+      if (due === 1) {
+        const mail = this.#mail();
+        const id = mail[0];
+        return [{ id, request: this.#hold(id, mail[1]) }];
+      }
+      const transmits = takeStash();
+      for (const transmit of transmits) transmit.request = this.#hold(transmit.id, transmit.request);
       return transmits;
+    }
+
+    pollEvents() {
+      const length = this.pollEventsMailbox();
+      if (length === -2) return [];
+      if (length < 0) return takeStash();
+      // A page of records and then the call's end: the records' JSON text
+      // is in the scratch buffer, the rest in the mailbox.
+      const mail = this.#mail();
+      const id = mail[0];
+      const status = mail[1];
+      let view = this.#scratch;
+      if (view.byteOffset !== mail[2] || view.byteLength !== mail[3]) {
+        // The buffer moved (it grew) or the memory did: a fresh view.
+        view = this.scratchView(0);
+        this.#scratch = view;
+      }
+      return recordsThenDone(id, status, decoder.decode(view.subarray(0, length)));
     }
 
     cancel(id) {

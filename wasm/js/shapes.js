@@ -30,8 +30,18 @@ export function pushDoneEvent(out, id) { out.push(doneEntry(id)); }
 /** `{id, request}`: one entry of `Client.pollTransmits()`. */
 export function transmit(id, request) { return { id, request }; }
 
-/** `Client.pollTransmits()` when one request is due. */
-export function oneTransmit(id, request) { return [{ id, request }]; }
+/** The list the module handed over last (`stash`), until `takeStash` takes it. */
+let stashed;
+
+/** Keeps `list` (of transmits or events) for the package's `Client` class. */
+export function stash(list) { stashed = list; }
+
+/** The list the module handed to `stash`, taken. */
+export function takeStash() {
+  const list = stashed;
+  stashed = undefined;
+  return list;
+}
 
 
 /** A `response` event. */

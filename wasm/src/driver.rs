@@ -8,17 +8,16 @@
 //! written by the package into a scratch buffer the driver owns and read
 //! there (`startScratch`, `handleScratch`).
 
-use crate::client::{
-    client_error, outcome_from_js, spec_from_js, spec_from_text, status_from_js, JsClientRequest,
-};
+use crate::client::{client_error, outcome_from_js, spec_from_js, JsClientRequest};
 use crate::error::{ErrorClass, Failure};
 use crate::events::{event_to_js, raw_array_text};
 use crate::js::{self, object};
 use acd_core::client::{
     build_request, ApiResponse, AttemptState, CallId, Client, ClientConfig, ConnectionPagerOptions,
-    Entropy, Event, HttpResponse, KeyStream, Outcome, PollOptions, TablePagerOptions, Transmit,
+    Entropy, Event, KeyStream, PollOptions, TablePagerOptions, Transmit,
 };
 use js_sys::{Array, Reflect, Uint8Array};
+use serde_json::value::RawValue;
 use wasm_bindgen::convert::IntoWasmAbi;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -35,10 +34,6 @@ extern "C" {
     fn shape_push_done_event(out: &Array, id: f64);
     #[wasm_bindgen(js_name = transmit)]
     fn shape_transmit(id: f64, request: u32) -> JsValue;
-    #[wasm_bindgen(js_name = recordsThenDone)]
-    fn shape_records_then_done(id: f64, status: u16, text: &str) -> Array;
-    #[wasm_bindgen(js_name = oneTransmit)]
-    fn shape_one_transmit(id: f64, request: u32) -> Array;
 }
 
 /// The driver of the client role: it owns its calls (single requests,
@@ -50,12 +45,15 @@ pub struct JsClient {
     keys: KeyStream,
     /// Bytes the package's `Client` class writes a spec or a response into
     /// (through `scratchView`) before `startScratch` or `handleScratch`
-    /// reads them: no allocation and no copy loop per string on the way in.
-    scratch: Vec<u8>,
+    /// reads them, and reads a page's records from after
+    /// `pollEventsMailbox`: no allocation and no copy loop per string.
+    pub(crate) scratch: Vec<u8>,
+    /// Numbers the common cases of `pollTransmitsMailbox` and
+    /// `pollEventsMailbox` leave for the package's `Client` class to read
+    /// (through `mailboxView`) instead of objects built across the
+    /// boundary. Boxed, so it stays where it is.
+    pub(crate) mailbox: Box<[f64; crate::fast_path::MAILBOX_SLOTS]>,
 }
-
-/// The scratch buffer's first size, in bytes; it grows to what a call needs.
-const SCRATCH_BYTES: usize = 1024;
 
 /// 32 bytes from `crypto.getRandomValues` (the platform's generator).
 fn platform_entropy() -> Result<[u8; 32], Failure> {
@@ -94,7 +92,7 @@ fn entropy_from_js(entropy: Option<Uint8Array>) -> Result<Entropy, Failure> {
     Ok(Entropy(bytes))
 }
 
-fn call_id_from_js(id: f64) -> Result<CallId, Failure> {
+pub(crate) fn call_id_from_js(id: f64) -> Result<CallId, Failure> {
     js::millis_from_js(id, "call id").map(CallId)
 }
 
@@ -135,6 +133,7 @@ impl JsClient {
                 inner,
                 keys,
                 scratch: Vec::new(),
+                mailbox: Box::default(),
             })
             .map_err(|error| client_error(&error))
     }
@@ -172,57 +171,6 @@ impl JsClient {
             .start(spec)
             .map_err(|error| client_error(&error))?;
         Ok(id_number(id))
-    }
-
-    /// A view of the scratch buffer, at least `atLeast` bytes long (the
-    /// buffer grows when it is shorter). The view stays valid until the
-    /// next `scratchView` or until the module's memory grows (its length
-    /// then reads 0). For the package's `Client` class.
-    #[wasm_bindgen(js_name = scratchView, skip_typescript)]
-    pub fn scratch_view(&mut self, at_least: u32) -> Uint8Array {
-        let wanted = usize::try_from(at_least).unwrap_or(usize::MAX);
-        if self.scratch.len() < wanted.max(SCRATCH_BYTES) {
-            self.scratch = vec![0; wanted.max(SCRATCH_BYTES).next_power_of_two()];
-        }
-        js::memory_view(&self.scratch)
-    }
-
-    /// `start` for a spec written by `specText` as `length` UTF-8 bytes at
-    /// the start of the scratch buffer.
-    #[wasm_bindgen(js_name = startScratch, skip_typescript)]
-    pub fn start_scratch(&mut self, length: u32) -> Result<f64, JsValue> {
-        let spec = spec_from_text(scratch_text(&self.scratch, 0, length)?)?;
-        let id = self
-            .inner
-            .start(spec)
-            .map_err(|error| client_error(&error))?;
-        Ok(id_number(id))
-    }
-
-    /// `handle` for a response written to the scratch buffer: the
-    /// `pairsText` of its headers (`headersLength` UTF-8 bytes), then its
-    /// body (`bodyLength` bytes).
-    #[wasm_bindgen(js_name = handleScratch, skip_typescript)]
-    pub fn handle_scratch(
-        &mut self,
-        id: f64,
-        status: f64,
-        headers_length: u32,
-        body_length: u32,
-        now_ms: f64,
-    ) -> Result<(), JsValue> {
-        let id = call_id_from_js(id)?;
-        let now = js::millis_from_js(now_ms, "nowMs")?;
-        let headers = js::pairs_from_text(scratch_text(&self.scratch, 0, headers_length)?);
-        let body = scratch_bytes(&self.scratch, headers_length, body_length)?.to_vec();
-        let response = HttpResponse {
-            status: status_from_js(Some(status), "outcome")?,
-            headers,
-            body,
-        };
-        self.inner
-            .handle(id, Outcome::Response(response), now)
-            .map_err(|error| client_error(&error))
     }
 
     /// Starts a pager over `table`'s records.
@@ -277,46 +225,6 @@ impl JsClient {
         Ok(())
     }
 
-    /// Every request due at `nowMs`, as `{id, request}` (the sends are
-    /// recorded at `nowMs`). Send each, then hand its outcome to `handle`.
-    /// Each request is the driver's: it reads until its outcome is handed
-    /// to `handle` or its call is cancelled, and is released then (no
-    /// `free()` needed); reading it later throws `AcdStateError`
-    /// (`REQUEST_RELEASED`), so copy what you keep.
-    // Each request crosses as the handle of a `ClientRequest` (a number)
-    // that the package's `Client` class (js/driver.js) wraps and releases,
-    // so no finalizer is registered per request.
-    #[wasm_bindgen(js_name = pollTransmits, unchecked_return_type = "Transmit[]")]
-    pub fn poll_transmits(
-        &mut self,
-        #[wasm_bindgen(js_name = nowMs)] now_ms: f64,
-    ) -> Result<Array, JsValue> {
-        let now = js::millis_from_js(now_ms, "nowMs")?;
-        let Some(first) = self.inner.poll_transmit(now) else {
-            return Ok(Array::new());
-        };
-        // The handle wasm-bindgen gives an object it hands to JavaScript
-        // (its address in the module's memory: 32 bits on wasm32).
-        let request = |transmit: Transmit| {
-            let handle = JsClientRequest {
-                inner: transmit.request,
-                attempt: AttemptState::default(),
-            }
-            .into_abi();
-            u32::try_from(handle.into_usize()).unwrap_or(0)
-        };
-        let Some(second) = self.inner.poll_transmit(now) else {
-            // The common case, one request due: one crossing builds the list.
-            return Ok(shape_one_transmit(id_number(first.id), request(first)));
-        };
-        let out = Array::new();
-        let rest = std::iter::from_fn(|| self.inner.poll_transmit(now));
-        for transmit in [first, second].into_iter().chain(rest) {
-            out.push(&shape_transmit(id_number(transmit.id), request(transmit)));
-        }
-        Ok(out)
-    }
-
     /// The earliest instant (Unix ms) at which `pollTransmits` may have
     /// something new; `undefined` when nothing waits.
     #[wasm_bindgen(js_name = pollTimeout, unchecked_return_type = "number | undefined")]
@@ -339,44 +247,6 @@ impl JsClient {
         self.inner
             .handle(id, outcome, now)
             .map_err(|error| client_error(&error))
-    }
-
-    /// Every event so far, in order, as `{id, event}`.
-    #[wasm_bindgen(js_name = pollEvents, unchecked_return_type = "CallEvent[]")]
-    pub fn poll_events(&mut self) -> Array {
-        let Some((first_id, first)) = self.inner.poll_event() else {
-            return Array::new();
-        };
-        let next = self.inner.poll_event();
-        let third = next.as_ref().and_then(|_| self.inner.poll_event());
-        // The common case, a page of records and then the call's end, and
-        // nothing else: one crossing builds the whole list.
-        if let (
-            Event::Response(ApiResponse::Records { status, records }),
-            Some((id, Event::Done)),
-            None,
-        ) = (&first, &next, &third)
-        {
-            if *id == first_id {
-                let text = raw_array_text(records);
-                return shape_records_then_done(id_number(first_id), *status, &text);
-            }
-        }
-        let out = Array::new();
-        let rest = std::iter::from_fn(|| self.inner.poll_event());
-        let events = std::iter::once((first_id, first)).chain(next).chain(third);
-        for (id, event) in events.chain(rest) {
-            // One crossing per event; the common ones built in place.
-            let id = id_number(id);
-            match &event {
-                Event::Response(ApiResponse::Records { status, records }) => {
-                    shape_push_records_event(&out, id, *status, &raw_array_text(records));
-                }
-                Event::Done => shape_push_done_event(&out, id),
-                _ => shape_push_call_event(&out, id, event_to_js(&event)),
-            }
-        }
-        out
     }
 
     /// Whether no call is live.
@@ -413,27 +283,98 @@ impl JsClient {
     }
 }
 
-/// `length` bytes of `scratch` from `start`; a failure when the package
-/// asked for more than the buffer holds.
-fn scratch_bytes(scratch: &[u8], start: u32, length: u32) -> Result<&[u8], Failure> {
-    let start = usize::try_from(start).unwrap_or(usize::MAX);
-    let length = usize::try_from(length).unwrap_or(usize::MAX);
-    start
-        .checked_add(length)
-        .and_then(|end| scratch.get(start..end))
-        .ok_or_else(|| {
-            Failure::argument("the scratch buffer holds fewer bytes than were announced")
-        })
+/// The events `JsClient::take_events` took: the common case as its parts,
+/// or every event as the `pollEvents` list.
+pub(crate) enum Polled {
+    /// A page of records of call `id`, then its `done`, and nothing else.
+    RecordsThenDone {
+        /// The call.
+        id: CallId,
+        /// The page's status.
+        status: u16,
+        /// The page's records.
+        records: Vec<Box<RawValue>>,
+    },
+    /// Every event, as `pollEvents` lists them.
+    List(Array),
+    /// No event.
+    Nothing,
 }
 
-/// `scratch_bytes` as UTF-8 text.
-fn scratch_text(scratch: &[u8], start: u32, length: u32) -> Result<&str, Failure> {
-    std::str::from_utf8(scratch_bytes(scratch, start, length)?)
-        .map_err(|_| Failure::argument("the scratch buffer does not hold UTF-8 text"))
+impl JsClient {
+    /// The `pollTransmits` list of `polled` (transmits already taken) and
+    /// every other request due at `now`, each request as its handle (see
+    /// `request_handle`).
+    pub(crate) fn transmit_list<const N: usize>(
+        &mut self,
+        polled: [Transmit; N],
+        now: u64,
+    ) -> Array {
+        let out = Array::new();
+        let rest = std::iter::from_fn(|| self.inner.poll_transmit(now));
+        for transmit in polled.into_iter().chain(rest) {
+            out.push(&shape_transmit(
+                id_number(transmit.id),
+                request_handle(transmit),
+            ));
+        }
+        out
+    }
+
+    /// Every event so far: the common case (a page of records and then
+    /// the call's end, and nothing else) as its parts, anything else as
+    /// the `pollEvents` list, one crossing per event.
+    pub(crate) fn take_events(&mut self) -> Polled {
+        let Some((first_id, first)) = self.inner.poll_event() else {
+            return Polled::Nothing;
+        };
+        let next = self.inner.poll_event();
+        let third = next.as_ref().and_then(|_| self.inner.poll_event());
+        match (first, next, third) {
+            (
+                Event::Response(ApiResponse::Records { status, records }),
+                Some((id, Event::Done)),
+                None,
+            ) if id == first_id => Polled::RecordsThenDone {
+                id,
+                status,
+                records,
+            },
+            (first, next, third) => {
+                let out = Array::new();
+                let rest = std::iter::from_fn(|| self.inner.poll_event());
+                let events = std::iter::once((first_id, first)).chain(next).chain(third);
+                for (id, event) in events.chain(rest) {
+                    let id = id_number(id);
+                    match &event {
+                        Event::Response(ApiResponse::Records { status, records }) => {
+                            shape_push_records_event(&out, id, *status, &raw_array_text(records));
+                        }
+                        Event::Done => shape_push_done_event(&out, id),
+                        _ => shape_push_call_event(&out, id, event_to_js(&event)),
+                    }
+                }
+                Polled::List(out)
+            }
+        }
+    }
+}
+
+/// The handle of `transmit`'s request as JavaScript gets it: the address
+/// wasm-bindgen gives a `ClientRequest` it hands over (32 bits on wasm32),
+/// which the package's `Client` class (js/driver.js) wraps and releases,
+/// so no finalizer is registered per request.
+pub(crate) fn request_handle(transmit: Transmit) -> u32 {
+    let handle = JsClientRequest {
+        inner: transmit.request,
+        attempt: AttemptState::default(),
+    }
+    .into_abi();
+    u32::try_from(handle.into_usize()).unwrap_or(0)
 }
 
 /// A call id as a JavaScript number (ids count up from 1, far below 2^53).
-fn id_number(id: CallId) -> f64 {
+pub(crate) fn id_number(id: CallId) -> f64 {
     #[allow(clippy::cast_precision_loss)]
     let number = id.0 as f64;
     number

@@ -207,10 +207,16 @@ extern "C" {
 /// A `Uint8Array` over `bytes` in the module's own memory: valid while
 /// `bytes` stays where it is and the memory does not grow.
 pub fn memory_view(bytes: &[u8]) -> js_sys::Uint8Array {
+    memory_view_at(bytes.as_ptr() as usize, bytes.len())
+}
+
+/// A `Uint8Array` over the `length` bytes at `address` in the module's own
+/// memory (the bytes of any value that stays where it is).
+pub fn memory_view_at(address: usize, length: usize) -> js_sys::Uint8Array {
     let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
     // wasm32 addresses and lengths fit in u32.
-    let offset = u32::try_from(bytes.as_ptr() as usize).unwrap_or(0);
-    let length = u32::try_from(bytes.len()).unwrap_or(0);
+    let offset = u32::try_from(address).unwrap_or(0);
+    let length = u32::try_from(length).unwrap_or(0);
     js_sys::Uint8Array::new_with_byte_offset_and_length(&memory.buffer(), offset, length)
 }
 

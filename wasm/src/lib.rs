@@ -7,6 +7,8 @@
 //! * [`driver`]: the client role's one driver (`Client`): start calls,
 //!   `pollTransmits`, `handle`, `pollEvents`, `pollTimeout`.
 //! * [`events`]: its events and interpreted responses as plain objects.
+//! * [`fast_path`]: the driver's calls for the package's `Client` class,
+//!   where the common shapes cross as bytes and numbers.
 //! * [`client`]: the values it reads and hands out (`ClientRequest`).
 //! * [`lowlevel`]: `Throttle`, `RetryPlanner` and the header parsers.
 //! * [`sim`]: the virtual-time simulation (`simulate`).
@@ -32,6 +34,8 @@ pub mod driver;
 pub mod error;
 #[cfg(feature = "client")]
 pub mod events;
+#[cfg(feature = "client")]
+pub mod fast_path;
 #[cfg(feature = "gate")]
 pub mod gate;
 pub mod js;

@@ -162,6 +162,22 @@ export type Outcome =
  */
 export interface Transmit { id: number; request: ClientRequest }
 
+// The driver's two polls, written by the package's `Client` class
+// (js/driver.js) over the module's fast paths.
+export interface Client {
+  /**
+   * Every request due at `nowMs`, as `{id, request}` (the sends are
+   * recorded at `nowMs`). Send each, then hand its outcome to `handle`.
+   * Each request is the driver's: it reads until its outcome is handed to
+   * `handle` or its call is cancelled, and is released then (no `free()`
+   * needed); reading it later throws `AcdStateError` (`REQUEST_RELEASED`),
+   * so copy what you keep.
+   */
+  pollTransmits(nowMs: number): Transmit[];
+  /** Every event so far, in order, as `{id, event}`. */
+  pollEvents(): CallEvent[];
+}
+
 /** An event of call `id`. */
 export interface CallEvent { id: number; event: import("../js/easy.js").AcdEvent }
 

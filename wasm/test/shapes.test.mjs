@@ -115,3 +115,22 @@ test('a bad status, id or time gets the module\'s sentence on either path', () =
     (error) => error instanceof AcdArgumentError && /^nowMs must be a whole number/.test(error.message));
   client.free();
 });
+
+test('pages larger than the scratch buffer, and memory growth between calls, read whole', () => {
+  const client = new Client({ credentials, seed: 1, clientIpQuota: { requests: 1000, windowMs: 60_000 } });
+  const rows = (count, width) => Array.from({ length: count }, (_, i) => ({ id: i, note: 'x'.repeat(width) }));
+  // 2 KiB, 64 KiB, then 8 MiB of records (the module's memory grows), then small again.
+  for (const [index, page] of [rows(2, 1000), rows(64, 1000), rows(1024, 8000), rows(3, 10)].entries()) {
+    const now = T0 + index * 15_000;
+    const id = client.start({ operation: 'listTableRecords', path: { id: 'orders' }, params: { limit: page.length } });
+    const [transmit] = client.pollTransmits(now);
+    assert.equal(transmit.request.url, `http://127.0.0.1:8080/api/v1/tables/orders?limit=${page.length}`);
+    const body = new TextEncoder().encode(JSON.stringify({ data: page }));
+    client.handle(id, { status: 200, headers: rateHeaders, body }, now);
+    assert.deepEqual(client.pollEvents(), [
+      { id, event: { type: 'response', response: { type: 'records', status: 200, records: page } } },
+      { id, event: { type: 'done' } },
+    ]);
+  }
+  client.free();
+});
