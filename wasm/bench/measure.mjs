@@ -18,14 +18,16 @@
 //    ratio is against their mean, and the figure printed is the median of
 //    the rounds' ratios, so a change in machine load weighs on both sides
 //    alike. The client call is measured through both modules: "acd"
-//    (speed-first) and "acd/client" (size-first).
+//    (speed-first) and "acd/client" (size-first), each in a worker (an
+//    isolate) of its own, as an application loads one module: the
+//    package's JavaScript is shared by both, and calls through both in one
+//    isolate would make its call sites polymorphic.
 // Usage: node wasm/bench/measure.mjs   (after scripts/lib/build-wasm.sh)
 import { execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Client, Gate } from 'acd';
-import { Client as SizeFirstClient } from 'acd/client';
-import { clientCall, serveNative } from './workload.mjs';
+import { Worker } from 'node:worker_threads';
+import { serveNative } from './workload.mjs';
 
 const wasmFile = fileURLToPath(new URL('../pkg/acd_wasm_bg.wasm', import.meta.url));
 const clientWasmFile = fileURLToPath(new URL('../pkg/acd_client_bg.wasm', import.meta.url));
@@ -46,60 +48,60 @@ function instantiateMs() {
 
 const native = await serveNative();
 const { iterations, rounds } = native.workload;
-/** One JavaScript round: `iterations` calls, nanoseconds per call. */
-function jsRound(call) {
-  const start = process.hrtime.bigint();
-  for (let i = 0; i < iterations; i += 1) call();
-  return Number(process.hrtime.bigint() - start) / iterations;
-}
 
-const g = native.workload.gate;
-const gate = Gate.demo(g.config);
-const request = { target: g.target, headers: [['X-API-Key', g.api_key]], clientIp: '203.0.113.7' };
-const decideAndRespond = () => {
-  const decision = gate.decide(request, g.now);
-  const response = decision.type === 'resolve' ? decision.respondFound(g.payload) : decision;
-  const { status } = response;
-  if (decision !== response) decision.free();
-  response.free();
-  return status;
-};
-if (decideAndRespond() !== 200) throw new Error('the gate workload did not take the 200 path');
-
-const c = native.workload.client;
-const readingCalls = {};
-for (const [name, Driver] of [['acd', Client], ['acd/client', SizeFirstClient]]) {
-  // Outside the timed rounds: each call reads a page of 2 records.
-  readingCalls[name] = clientCall(Driver, c, { readRecords: true });
-  if (readingCalls[name]() !== 2) {
-    throw new Error(`the client workload did not read a page of 2 records (${name})`);
-  }
+/**
+ * A worker (bench/rounds-worker.mjs) running the calls through `module`
+ * in an isolate of its own; `round(call)` resolves to one round's
+ * nanoseconds per call.
+ */
+async function jsWorker(module) {
+  const worker = new Worker(new URL('./rounds-worker.mjs', import.meta.url), {
+    workerData: { module, workload: native.workload },
+  });
+  const next = () => new Promise((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  await next(); // 'ready': its calls took the expected paths
+  return {
+    round: (call) => {
+      const done = next();
+      worker.postMessage({ call, iterations });
+      return done;
+    },
+    close: () => worker.terminate(),
+  };
 }
-const rawCall = clientCall(Client, c);
-if (rawCall() !== 1) throw new Error('the client workload did not end in one page (acd)');
+const speedFirst = await jsWorker('acd');
+const sizeFirst = await jsWorker('acd/client');
 
 // Per round: the JavaScript figures, the native ones they are set against
 // (the mean of the native rounds just before and after), and their ratios.
 const series = (...names) => Object.fromEntries(names.map((name) => [name, { js: [], native: [], ratio: [] }]));
 const figures = series('acd', 'acd/client', 'acd, native records raw', 'gate');
-const record = (name, js, native) => {
+const record = (name, js, nativeNs) => {
   figures[name].js.push(js);
-  figures[name].native.push(native);
-  figures[name].ratio.push(js / native);
+  figures[name].native.push(nativeNs);
+  figures[name].ratio.push(js / nativeNs);
 };
-/** One JavaScript round of each of `calls` between two native rounds of `nativeName`. */
+/**
+ * One JavaScript round of each of `calls` (figure name: [worker, call])
+ * between two native rounds of `nativeName`.
+ */
 async function pairedRound(nativeName, calls) {
   const before = await native.round(nativeName);
-  const js = Object.entries(calls).map(([name, call]) => [name, jsRound(call)]);
+  const js = [];
+  for (const [name, [worker, call]] of Object.entries(calls)) js.push([name, await worker.round(call)]);
   const after = await native.round(nativeName);
   for (const [name, ns] of js) record(name, ns, (before + after) / 2);
 }
 for (let round = 0; round < rounds; round += 1) {
-  await pairedRound('client-read', readingCalls);
-  await pairedRound('client', { 'acd, native records raw': rawCall });
-  await pairedRound('gate', { gate: decideAndRespond });
+  await pairedRound('client-read', { acd: [speedFirst, 'client'], 'acd/client': [sizeFirst, 'client'] });
+  await pairedRound('client', { 'acd, native records raw': [speedFirst, 'client-raw'] });
+  await pairedRound('gate', { gate: [speedFirst, 'gate'] });
 }
 native.close();
+await Promise.all([speedFirst.close(), sizeFirst.close()]);
 
 const kib = (file) => `${(statSync(file).size / 1024).toFixed(1)} KiB`;
 const us = (values) => `${(median(values) / 1000).toFixed(2)} us`;

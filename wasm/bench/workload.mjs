@@ -70,3 +70,21 @@ export function clientCall(Driver, c, { readRecords = false } = {}) {
     return seen;
   };
 }
+
+/**
+ * One gate decision and its response through `Gate` (the module's class)
+ * with the inputs `g` of native_bench's gate workload; the returned
+ * function makes one and returns the status.
+ */
+export function gateCall(Gate, g) {
+  const gate = Gate.demo(g.config);
+  const request = { target: g.target, headers: [['X-API-Key', g.api_key]], clientIp: '203.0.113.7' };
+  return () => {
+    const decision = gate.decide(request, g.now);
+    const response = decision.type === 'resolve' ? decision.respondFound(g.payload) : decision;
+    const { status } = response;
+    if (decision !== response) decision.free();
+    response.free();
+    return status;
+  };
+}

@@ -116,11 +116,14 @@ test('a bad status, id or time gets the module\'s sentence on either path', () =
   client.free();
 });
 
-test('pages larger than the scratch buffer, and memory growth between calls, read whole', () => {
+test('pages larger than the scratch buffer, memory growth between calls and non-ASCII text read whole', () => {
   const client = new Client({ credentials, seed: 1, clientIpQuota: { requests: 1000, windowMs: 60_000 } });
   const rows = (count, width) => Array.from({ length: count }, (_, i) => ({ id: i, note: 'x'.repeat(width) }));
-  // 2 KiB, 64 KiB, then 8 MiB of records (the module's memory grows), then small again.
-  for (const [index, page] of [rows(2, 1000), rows(64, 1000), rows(1024, 8000), rows(3, 10)].entries()) {
+  const unicode = [{ id: 1, name: 'Zoë', city: '東京', mood: '🙂', quote: 'a "b" \\ c\n' }];
+  // 2 KiB, 64 KiB, then 8 MiB of records (the module's memory grows), then
+  // small again, and text beyond ASCII.
+  const pages = [rows(2, 1000), rows(64, 1000), rows(1024, 8000), rows(3, 10), unicode];
+  for (const [index, page] of pages.entries()) {
     const now = T0 + index * 15_000;
     const id = client.start({ operation: 'listTableRecords', path: { id: 'orders' }, params: { limit: page.length } });
     const [transmit] = client.pollTransmits(now);
