@@ -18,10 +18,13 @@
 //    ratio is against their mean, and the figure printed is the median of
 //    the rounds' ratios, so a change in machine load weighs on both sides
 //    alike. The client call is measured through both modules: "acd"
-//    (speed-first) and "acd/client" (size-first), each in a worker (an
-//    isolate) of its own, as an application loads one module: the
-//    package's JavaScript is shared by both, and calls through both in one
-//    isolate would make its call sites polymorphic.
+//    (speed-first) and "acd/client" (size-first). Each JavaScript workload
+//    runs in a worker (an isolate) of its own, as an application runs it,
+//    and each native one in a process of its own: the package's JavaScript
+//    and the glue are shared by every workload, and other workloads in the
+//    same isolate would make their call sites polymorphic (measured: the
+//    client call 10-20% slower beside the gate's), a cost an application
+//    making client calls does not pay.
 // Usage: node wasm/bench/measure.mjs   (after scripts/lib/build-wasm.sh)
 import { execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
@@ -46,62 +49,73 @@ function instantiateMs() {
   return median(runs);
 }
 
-const native = await serveNative();
-const { iterations, rounds } = native.workload;
+// The native side: one process per workload, as each JavaScript workload
+// runs in an isolate of its own.
+const native = {
+  'client-read': await serveNative(),
+  client: await serveNative(),
+  gate: await serveNative(),
+};
+const { workload } = native.client;
+const { iterations, rounds } = workload;
 
 /**
- * A worker (bench/rounds-worker.mjs) running the calls through `module`
- * in an isolate of its own; `round(call)` resolves to one round's
+ * A worker (bench/rounds-worker.mjs) running workload `call` through
+ * `module` in an isolate of its own; `round()` resolves to one round's
  * nanoseconds per call.
  */
-async function jsWorker(module) {
+async function jsWorker(module, call) {
   const worker = new Worker(new URL('./rounds-worker.mjs', import.meta.url), {
-    workerData: { module, workload: native.workload },
+    workerData: { module, call, workload },
   });
   const next = () => new Promise((resolve, reject) => {
     worker.once('message', resolve);
     worker.once('error', reject);
   });
-  await next(); // 'ready': its calls took the expected paths
+  await next(); // 'ready': the call took the expected path
   return {
-    round: (call) => {
+    round: () => {
       const done = next();
-      worker.postMessage({ call, iterations });
+      worker.postMessage(iterations);
       return done;
     },
     close: () => worker.terminate(),
   };
 }
-const speedFirst = await jsWorker('acd');
-const sizeFirst = await jsWorker('acd/client');
-
-// Per round: the JavaScript figures, the native ones they are set against
-// (the mean of the native rounds just before and after), and their ratios.
-const series = (...names) => Object.fromEntries(names.map((name) => [name, { js: [], native: [], ratio: [] }]));
-const figures = series('acd', 'acd/client', 'acd, native records raw', 'gate');
-const record = (name, js, nativeNs) => {
-  figures[name].js.push(js);
-  figures[name].native.push(nativeNs);
-  figures[name].ratio.push(js / nativeNs);
+// Figure name: its JavaScript worker and the native workload it is set against.
+const figures = {
+  acd: { worker: await jsWorker('acd', 'client'), nativeName: 'client-read' },
+  'acd/client': { worker: await jsWorker('acd/client', 'client'), nativeName: 'client-read' },
+  'acd, native records raw': { worker: await jsWorker('acd', 'client-raw'), nativeName: 'client' },
+  gate: { worker: await jsWorker('acd', 'gate'), nativeName: 'gate' },
 };
+for (const figure of Object.values(figures)) Object.assign(figure, { js: [], native: [], ratio: [] });
+
 /**
- * One JavaScript round of each of `calls` (figure name: [worker, call])
- * between two native rounds of `nativeName`.
+ * One paired round of `names` (figures set against the same native
+ * workload): a JavaScript round of each between two native rounds; each
+ * ratio is against the mean of the two.
  */
-async function pairedRound(nativeName, calls) {
-  const before = await native.round(nativeName);
+async function pairedRound(...names) {
+  const server = native[figures[names[0]].nativeName];
+  const before = await server.round(figures[names[0]].nativeName);
   const js = [];
-  for (const [name, [worker, call]] of Object.entries(calls)) js.push([name, await worker.round(call)]);
-  const after = await native.round(nativeName);
-  for (const [name, ns] of js) record(name, ns, (before + after) / 2);
+  for (const name of names) js.push([name, await figures[name].worker.round()]);
+  const after = await server.round(figures[names[0]].nativeName);
+  for (const [name, ns] of js) {
+    const figure = figures[name];
+    figure.js.push(ns);
+    figure.native.push((before + after) / 2);
+    figure.ratio.push(ns / ((before + after) / 2));
+  }
 }
 for (let round = 0; round < rounds; round += 1) {
-  await pairedRound('client-read', { acd: [speedFirst, 'client'], 'acd/client': [sizeFirst, 'client'] });
-  await pairedRound('client', { 'acd, native records raw': [speedFirst, 'client-raw'] });
-  await pairedRound('gate', { gate: [speedFirst, 'gate'] });
+  await pairedRound('acd', 'acd/client');
+  await pairedRound('acd, native records raw');
+  await pairedRound('gate');
 }
-native.close();
-await Promise.all([speedFirst.close(), sizeFirst.close()]);
+for (const server of Object.values(native)) server.close();
+await Promise.all(Object.values(figures).map(({ worker }) => worker.close()));
 
 const kib = (file) => `${(statSync(file).size / 1024).toFixed(1)} KiB`;
 const us = (values) => `${(median(values) / 1000).toFixed(2)} us`;
