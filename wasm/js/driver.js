@@ -13,7 +13,7 @@
 // registers one for every object it wraps; that registration was about a
 // tenth of a client call). No rule lives here.
 import { AcdStateError } from './errors.js';
-import { pairsText, recordsThenDone, specText, takeStash } from './shapes.js';
+import { pairsText, recordsThenDone, separators, specText, takeStash } from './shapes.js';
 
 const NO_BODY = new Uint8Array(0);
 const NO_MAIL = new Float64Array(0);
@@ -199,7 +199,11 @@ export function clientOver(Raw, Request) {
 
     start(spec) {
       const text = specText(spec);
-      return text === undefined ? super.start(spec) : this.startScratch(this.#write(text, NO_BODY));
+      if (text !== undefined) {
+        const id = this.startScratch(this.#write(text, NO_BODY), separators);
+        if (id >= 0) return id;
+      }
+      return super.start(spec);
     }
 
     handle(id, outcome, nowMs) {
@@ -210,9 +214,10 @@ export function clientOver(Raw, Request) {
         const bytes = body === undefined || body === null ? NO_BODY : body;
         if (text !== undefined && bytes instanceof Uint8Array) {
           const headersLength = this.#write(text, bytes);
-          this.handleScratch(id, outcome.status, headersLength, bytes.length, nowMs);
-          this.#release(id);
-          return;
+          if (this.handleScratch(id, outcome.status, headersLength, bytes.length, separators, nowMs)) {
+            this.#release(id);
+            return;
+          }
         }
       }
       super.handle(id, outcome, nowMs);

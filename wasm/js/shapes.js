@@ -57,10 +57,23 @@ export function pageEvent(text, page, last) { return { type: 'page', records: JS
 export function doneEvent() { return { type: 'done' }; }
 
 /**
+ * The NULs the last `pairsText` or `specText` put between its fields. The
+ * module checks its text holds exactly these: one more means a string held
+ * a NUL itself, and it then reads the value member by member instead.
+ */
+export let separators = 0;
+
+/** `separators`, for the module. */
+export function lastSeparators() { return separators; }
+
+/** The NULs `specText` has put so far (`optionText` and `membersText` count them). */
+let fields = 0;
+
+/**
  * Headers given as an array of `[name, value]` string pairs, as one string
  * `name\0value\0...` (one crossing instead of four per pair); `undefined`
- * for any other shape, or when a string holds a NUL, which the module then
- * reads (and checks) member by member.
+ * for any other shape, which the module then reads (and checks) member by
+ * member.
  */
 export function pairsText(pairs) {
   if (!Array.isArray(pairs)) return undefined;
@@ -69,9 +82,10 @@ export function pairsText(pairs) {
     if (!Array.isArray(pair) || pair.length !== 2) return undefined;
     const name = pair[0];
     const value = pair[1];
-    if (!isText(name) || !isText(value)) return undefined;
+    if (typeof name !== 'string' || typeof value !== 'string') return undefined;
     text += `${name}\0${value}\0`;
   }
+  separators = 2 * pairs.length;
   return text;
 }
 
@@ -88,8 +102,9 @@ function membersText(tag, members) {
       if (!Array.isArray(pair) || pair.length !== 2) return undefined;
       const name = pair[0];
       const value = pair[1];
-      if (!isText(name) || !isValue(value)) return undefined;
+      if (typeof name !== 'string' || !isValue(value)) return undefined;
       text += `\0${tag}${name}\0${value}`;
+      fields += 2;
     }
     return text;
   }
@@ -99,8 +114,9 @@ function membersText(tag, members) {
   for (const name in members) {
     if (!Object.hasOwn(members, name)) continue;
     const value = members[name];
-    if (!isText(name) || !isValue(value)) return undefined;
+    if (!isValue(value)) return undefined;
     text += `\0${tag}${name}\0${value}`;
+    fields += 2;
   }
   return text;
 }
@@ -108,8 +124,11 @@ function membersText(tag, members) {
 /** The field `\0{tag}{value}` of an optional string (none: ''), else undefined. */
 function optionText(tag, value) {
   if (value === undefined || value === null) return '';
-  return isText(value) ? `\0${tag}${value}` : undefined;
+  if (typeof value !== 'string') return undefined;
+  fields += 1;
+  return `\0${tag}${value}`;
 }
+
 
 /**
  * A request spec in its common shape (strings; path, query and params as
@@ -120,8 +139,9 @@ function optionText(tag, value) {
  * which the module then reads (and checks) member by member.
  */
 export function specText(spec) {
-  if (spec === null || typeof spec !== 'object' || !isText(spec.operation)) return undefined;
+  if (spec === null || typeof spec !== 'object' || typeof spec.operation !== 'string') return undefined;
   if (spec.body !== undefined && spec.body !== null) return undefined;
+  fields = 0;
   const credential = optionText('c', spec.credential);
   const egress = optionText('e', spec.egress);
   const key = optionText('k', spec.idempotencyKey);
@@ -130,15 +150,11 @@ export function specText(spec) {
   const params = membersText('r', spec.params);
   if (credential === undefined || egress === undefined || key === undefined
     || path === undefined || query === undefined || params === undefined) return undefined;
+  separators = fields;
   return spec.operation + credential + egress + key + path + query + params;
 }
 
 /** A string or a number, the values a spec's members may hold. */
 function isValue(value) {
-  return typeof value === 'number' || isText(value);
-}
-
-/** A string without NUL (the separator of the texts above). */
-function isText(value) {
-  return typeof value === 'string' && !value.includes('\0');
+  return typeof value === 'number' || typeof value === 'string';
 }

@@ -53,7 +53,7 @@ fn egress_from_name(name: Option<&str>) -> Result<EgressMode, Failure> {
 /// Reads a `RequestSpecInit`: in its common shape as the one string of
 /// `specText`, else member by member.
 pub fn spec_from_js(value: &JsValue) -> Result<RequestSpec, Failure> {
-    match spec_text(value) {
+    match js::separable(spec_text(value)) {
         Some(text) => spec_from_text(&text),
         None => spec_from_members(value),
     }

@@ -41,6 +41,9 @@ const SCRATCH_BYTES: usize = 1024;
 /// address and length (the package's view of it is stale when they differ).
 pub const MAILBOX_SLOTS: usize = 4;
 
+/// `startScratch` when the text was not read (see there).
+const NOT_READ: f64 = -1.0;
+
 /// `pollEventsMailbox` when the events were handed to `stash`.
 const EVENTS_STASHED: f64 = -1.0;
 /// `pollEventsMailbox` when there were no events.
@@ -62,10 +65,17 @@ impl JsClient {
     }
 
     /// `start` for a spec written by `specText` as `length` UTF-8 bytes at
-    /// the start of the scratch buffer.
+    /// the start of the scratch buffer, with `separators` NULs between its
+    /// fields. Returns -1 (and starts nothing) when the text holds more
+    /// NULs (a string of the spec held one): the package then reads the
+    /// spec member by member.
     #[wasm_bindgen(js_name = startScratch, skip_typescript)]
-    pub fn start_scratch(&mut self, length: u32) -> Result<f64, JsValue> {
-        let spec = spec_from_text(scratch_text(&self.scratch, 0, length)?)?;
+    pub fn start_scratch(&mut self, length: u32, separators: u32) -> Result<f64, JsValue> {
+        let text = scratch_text(&self.scratch, 0, length)?;
+        if !js::has_separators(text, separators) {
+            return Ok(NOT_READ);
+        }
+        let spec = spec_from_text(text)?;
         let id = self
             .inner
             .start(spec)
@@ -74,8 +84,11 @@ impl JsClient {
     }
 
     /// `handle` for a response written to the scratch buffer: the
-    /// `pairsText` of its headers (`headersLength` UTF-8 bytes), then its
-    /// body (`bodyLength` bytes).
+    /// `pairsText` of its headers (`headersLength` UTF-8 bytes, with
+    /// `separators` NULs between its fields), then its body (`bodyLength`
+    /// bytes). Returns false (and handles nothing) when the headers' text
+    /// holds more NULs (a name or value held one): the package then reads
+    /// the outcome member by member.
     #[wasm_bindgen(js_name = handleScratch, skip_typescript)]
     pub fn handle_scratch(
         &mut self,
@@ -83,11 +96,16 @@ impl JsClient {
         status: f64,
         headers_length: u32,
         body_length: u32,
+        separators: u32,
         now_ms: f64,
-    ) -> Result<(), JsValue> {
+    ) -> Result<bool, JsValue> {
         let id = call_id_from_js(id)?;
         let now = js::millis_from_js(now_ms, "nowMs")?;
-        let headers = js::pairs_from_text(scratch_text(&self.scratch, 0, headers_length)?);
+        let text = scratch_text(&self.scratch, 0, headers_length)?;
+        if !js::has_separators(text, separators) {
+            return Ok(false);
+        }
+        let headers = js::pairs_from_text(text);
         let body = scratch_bytes(&self.scratch, headers_length, body_length)?.to_vec();
         let response = HttpResponse {
             status: status_from_js(Some(status), "outcome")?,
@@ -96,7 +114,8 @@ impl JsClient {
         };
         self.inner
             .handle(id, Outcome::Response(response), now)
-            .map_err(|error| client_error(&error))
+            .map_err(|error| client_error(&error))?;
+        Ok(true)
     }
 
     /// A view of the mailbox's bytes (`MAILBOX_SLOTS` little-endian f64s),

@@ -202,6 +202,23 @@ extern "C" {
     /// one NUL-separated string, or `undefined` for any other shape.
     #[wasm_bindgen(js_name = pairsText)]
     fn pairs_text(pairs: &JsValue) -> Option<String>;
+    /// The NULs the last `pairsText` or `specText` put between its fields.
+    #[wasm_bindgen(js_name = lastSeparators)]
+    fn last_separators() -> u32;
+}
+
+/// Whether `text` holds exactly `separators` NULs: the ones the package
+/// put between its fields. More mean a string it wrote held a NUL itself,
+/// and then the fields cannot be told apart.
+pub fn has_separators(text: &str, separators: u32) -> bool {
+    let nuls = text.bytes().filter(|&byte| byte == 0).count();
+    u32::try_from(nuls).is_ok_and(|nuls| nuls == separators)
+}
+
+/// `text`, the result of `pairsText` or `specText` just now, when it can
+/// be split into its fields (see `has_separators`).
+pub fn separable(text: Option<String>) -> Option<String> {
+    text.filter(|text| has_separators(text, last_separators()))
 }
 
 /// A `Uint8Array` over `bytes` in the module's own memory: valid while
@@ -250,7 +267,7 @@ pub fn pairs_from_text(text: &str) -> Vec<(String, String)> {
 /// Response headers as text (bytes that are not UTF-8 are replaced). An
 /// array of string pairs, the common case, crosses as one string.
 pub fn text_headers_from_js(value: &JsValue, what: &str) -> Result<Vec<(String, String)>, Failure> {
-    if let Some(text) = pairs_text(value) {
+    if let Some(text) = separable(pairs_text(value)) {
         return Ok(pairs_from_text(&text));
     }
     Ok(headers_from_js(value, what)?

@@ -137,3 +137,21 @@ test('pages larger than the scratch buffer, memory growth between calls and non-
   }
   client.free();
 });
+
+test('a NUL inside a spec string cannot add fields: the spec is read member by member', () => {
+  const urlOf = (spec) => {
+    const client = new Client({ credentials, seed: 1 });
+    client.start(spec);
+    const [{ request }] = client.pollTransmits(T0);
+    const { url } = request;
+    client.free();
+    return url;
+  };
+  // Written as one text, this value would carry a `limit` parameter of its own.
+  const sneaky = { operation: 'listTableRecords', path: { id: 'orders\0rlimit\0' + '9' }, params: { limit: 2 } };
+  assert.equal(urlOf(sneaky), 'http://127.0.0.1:8080/api/v1/tables/orders%00rlimit%009?limit=2');
+  assert.equal(urlOf({ ...sneaky, path: [['id', 'orders\0rlimit\0' + '9']] }),
+    'http://127.0.0.1:8080/api/v1/tables/orders%00rlimit%009?limit=2');
+  assert.equal(urlOf({ operation: 'listTableRecords', path: { id: 'orders' }, params: { limit: 2 } }),
+    'http://127.0.0.1:8080/api/v1/tables/orders?limit=2');
+});
