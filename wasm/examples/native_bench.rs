@@ -4,7 +4,8 @@
 //!
 //! `cargo run --release -p acd-wasm --example native_bench [--serve]`
 //!
-//! With `--serve`, it then reads lines from standard input, `client`,
+//! With `--serve`, it prints the workload without its own timings
+//! (`ns_per_call` is null), then reads lines from standard input, `client`,
 //! `client-read` (the client call, then every record parsed) or `gate`,
 //! and for each runs one round of that workload and prints its
 //! nanoseconds per call on a line: `wasm/bench/measure.mjs` interleaves
@@ -73,6 +74,9 @@ fn median_ns_per_call(mut call: impl FnMut() -> u16) -> f64 {
 }
 
 fn main() {
+    // With `--serve`, the caller times its own rounds: the standalone
+    // medians below would only delay its start (and are left out).
+    let serve = std::env::args().any(|arg| arg == "--serve");
     let config = config();
     let config_json = serde_json::to_value(&config).unwrap();
     let gate = Gate::demo(config).unwrap();
@@ -80,7 +84,7 @@ fn main() {
         .with_header("X-API-Key", acd_core::gate::demo::ADA_KEY);
     assert_eq!(decide_and_respond(&gate, &request), 200);
     let mut gate_call = || decide_and_respond(&gate, black_box(&request));
-    let gate_ns = median_ns_per_call(&mut gate_call);
+    let gate_ns = (!serve).then(|| median_ns_per_call(&mut gate_call));
     // The client workload: one whole call through the driver, as the
     // JavaScript half makes it (start, pollTransmits, handle, pollEvents),
     // and no call ever waits: the clock moves CLIENT_STEP_MS per call, so
@@ -140,7 +144,7 @@ fn main() {
     // Outside the timed rounds: the call reads a page of 2 records.
     assert_eq!(one_call(true), 2);
     assert_eq!(one_call(false), 1);
-    let client_ns = median_ns_per_call(|| one_call(false));
+    let client_ns = (!serve).then(|| median_ns_per_call(|| one_call(false)));
     let report = serde_json::json!({
         "iterations": ITERATIONS,
         "rounds": ROUNDS,
@@ -168,7 +172,7 @@ fn main() {
         },
     });
     println!("{report}");
-    if std::env::args().any(|arg| arg == "--serve") {
+    if serve {
         let mut out = std::io::stdout().lock();
         for line in std::io::stdin().lines() {
             let ns = match line.unwrap().trim() {

@@ -15,6 +15,9 @@
 import { AcdStateError } from './errors.js';
 import { pairsText, recordsThenDone, separators, specText, takeStash } from './shapes.js';
 
+// What `pollEventsMailbox` returns besides a text's length (fast_path.rs).
+const EVENTS_STASHED = -1;
+const NO_EVENTS = -2;
 const NO_BODY = new Uint8Array(0);
 const NO_MAIL = new Float64Array(0);
 const encoder = new TextEncoder();
@@ -146,8 +149,8 @@ export function clientOver(Raw, Request) {
 
     pollEvents() {
       const length = this.pollEventsMailbox();
-      if (length === -2) return [];
-      if (length < 0) return takeStash();
+      if (length === NO_EVENTS) return [];
+      if (length === EVENTS_STASHED) return takeStash();
       // A page of records and then the call's end: the records' JSON text
       // is in the scratch buffer, the rest in the mailbox.
       const mail = this.#mail();

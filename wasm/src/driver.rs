@@ -305,11 +305,7 @@ impl JsClient {
     /// The `pollTransmits` list of `polled` (transmits already taken) and
     /// every other request due at `now`, each request as its handle (see
     /// `request_handle`).
-    pub(crate) fn transmit_list<const N: usize>(
-        &mut self,
-        polled: [Transmit; N],
-        now: u64,
-    ) -> Array {
+    pub(crate) fn transmit_list(&mut self, polled: [Transmit; 2], now: u64) -> Array {
         let out = Array::new();
         let rest = std::iter::from_fn(|| self.inner.poll_transmit(now));
         for transmit in polled.into_iter().chain(rest) {

@@ -23,22 +23,33 @@ extern "C" {
 
 /// The JSON text of an array of raw records.
 pub fn raw_array_text(records: &[Box<RawValue>]) -> String {
-    let mut text =
-        String::with_capacity(2 + records.iter().map(|r| r.get().len() + 1).sum::<usize>());
-    push_records_json(&mut text, records);
+    let mut text = String::with_capacity(raw_array_length(records));
+    for part in raw_array_parts(records) {
+        text.push_str(part);
+    }
     text
 }
 
-/// `records` as a JSON array, appended to `text`.
-fn push_records_json(text: &mut String, records: &[Box<RawValue>]) {
-    text.push('[');
-    for (index, record) in records.iter().enumerate() {
-        if index > 0 {
-            text.push(',');
-        }
-        text.push_str(record.get());
-    }
-    text.push(']');
+/// The length in bytes of `raw_array_text(records)`.
+pub fn raw_array_length(records: &[Box<RawValue>]) -> usize {
+    let commas = records.len().saturating_sub(1);
+    2 + commas
+        + records
+            .iter()
+            .map(|record| record.get().len())
+            .sum::<usize>()
+}
+
+/// The pieces of `raw_array_text(records)`, in order: brackets, records
+/// and the commas between them.
+pub fn raw_array_parts(records: &[Box<RawValue>]) -> impl Iterator<Item = &str> {
+    let items = records.iter().enumerate().flat_map(|(index, record)| {
+        let comma = if index > 0 { "," } else { "" };
+        [comma, record.get()]
+    });
+    std::iter::once("[")
+        .chain(items)
+        .chain(std::iter::once("]"))
 }
 
 /// An interpreted response as `{type, status, ...}`.
@@ -138,4 +149,28 @@ pub fn event_to_js(event: &Event) -> JsValue {
         _ => object(&[("type", "other".into())]),
     }
     .into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(texts: &[&str]) -> Vec<Box<RawValue>> {
+        texts
+            .iter()
+            .map(|text| RawValue::from_string((*text).to_owned()).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn records_join_into_one_json_array_of_the_announced_length() {
+        for (records, expected) in [
+            (raw(&[]), "[]"),
+            (raw(&[r#"{"id":1}"#]), r#"[{"id":1}]"#),
+            (raw(&[r#"{"id":1}"#, "2", r#""é""#]), r#"[{"id":1},2,"é"]"#),
+        ] {
+            assert_eq!(raw_array_text(&records), expected);
+            assert_eq!(raw_array_length(&records), expected.len());
+        }
+    }
 }

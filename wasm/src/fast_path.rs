@@ -18,7 +18,7 @@
 use crate::client::{client_error, spec_from_text, status_from_js};
 use crate::driver::{call_id_from_js, id_number, request_handle, JsClient, Polled};
 use crate::error::Failure;
-use crate::events::raw_array_text;
+use crate::events::{raw_array_length, raw_array_parts};
 use crate::js;
 use acd_core::client::{HttpResponse, Outcome};
 use js_sys::{Array, Uint8Array};
@@ -35,10 +35,11 @@ extern "C" {
 /// The scratch buffer's first size, in bytes; it grows to what a call needs.
 const SCRATCH_BYTES: usize = 1024;
 
-/// Slots of the mailbox, 8 bytes each. After `pollTransmitsMailbox` returned 1: the call
-/// id, then the request's handle. After `pollEventsMailbox` returned a
-/// length: the call id, the page's status, then the scratch buffer's
-/// address and length (the package's view of it is stale when they differ).
+/// Slots of the mailbox (f64s). After `pollTransmitsMailbox` returned 1:
+/// the call id, then the request's handle. After `pollEventsMailbox`
+/// returned a length: the call id, the page's status, then the scratch
+/// buffer's address and length (the package's view of it is stale when
+/// they differ).
 pub const MAILBOX_SLOTS: usize = 4;
 
 /// `startScratch` when the text was not read (see there).
@@ -192,14 +193,20 @@ impl JsClient {
     /// fresh view, as the mailbox tells it the buffer's new address and
     /// length); returns its length.
     fn put_records(&mut self, records: &[Box<RawValue>]) -> usize {
-        let text = raw_array_text(records);
-        if self.scratch.len() < text.len().max(SCRATCH_BYTES) {
-            self.scratch = vec![0; text.len().max(SCRATCH_BYTES).next_power_of_two()];
+        let length = raw_array_length(records);
+        if self.scratch.len() < length.max(SCRATCH_BYTES) {
+            self.scratch = vec![0; length.max(SCRATCH_BYTES).next_power_of_two()];
         }
-        if let Some(start) = self.scratch.get_mut(..text.len()) {
-            start.copy_from_slice(text.as_bytes());
+        // The buffer holds `length` bytes, so every part finds its place.
+        let mut at = 0;
+        for part in raw_array_parts(records) {
+            let end = at + part.len();
+            if let Some(target) = self.scratch.get_mut(at..end) {
+                target.copy_from_slice(part.as_bytes());
+            }
+            at = end;
         }
-        text.len()
+        length
     }
 }
 
