@@ -6,11 +6,10 @@ use super::algorithm::{Algorithm, PackedState, Verdict};
 pub use super::config::{LimiterConfig, LimiterConfigError, WhenFull};
 use super::fixed_window::FixedWindow;
 use super::key::KeyRef;
-use super::sync::{Mutex, MutexGuard};
+use super::sync::{self, Mutex, MutexGuard};
 use super::table::{Rehash, Table};
 use crate::UnixMillis;
 use std::marker::PhantomData;
-use std::sync::PoisonError;
 
 /// A stacked check could not store a new key: its shard is full of live keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,7 +38,7 @@ impl<K> ShardState<K> {
 struct Shard<K>(Mutex<ShardState<K>>);
 
 fn lock<K>(shard: &Shard<K>) -> MutexGuard<'_, ShardState<K>> {
-    shard.0.lock().unwrap_or_else(PoisonError::into_inner)
+    sync::lock(&shard.0)
 }
 
 /// A final mixing step over the hasher's output (a folded 128-bit

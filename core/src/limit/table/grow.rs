@@ -2,7 +2,7 @@
 //! where its lookup stopped, and growth by a quarter that moves every entry
 //! in one pass in the order of their homes.
 
-use super::word::{at_distance, ctrl};
+use super::word::{at_distance, ctrl, step_farther};
 use super::{home, Rehash, Slot, Table, Vacancy};
 
 impl<K: Default, H: Rehash<K>> Table<K, H> {
@@ -61,6 +61,13 @@ impl<K: Default, H: Rehash<K>> Table<K, H> {
     /// their homes, so placement would pass them too); `LAP`: whether a lap
     /// is under way (not during a resize, which starts one). Returns the
     /// slot `carried` took.
+    ///
+    /// A run holds its entries in the order of their homes, so the new
+    /// entry goes where the first resident closer to its home than the
+    /// probe sits, and the residents from there up to the run's first free
+    /// slot move one slot on (one rotation, each a step farther from its
+    /// home): the same table as a chain of Robin Hood swaps, with each
+    /// entry moved once.
     #[inline]
     #[allow(
         clippy::arithmetic_side_effects,
@@ -72,43 +79,96 @@ impl<K: Default, H: Rehash<K>> Table<K, H> {
         (mut at, mut probed): (usize, usize),
     ) -> usize {
         let n = self.slots.len();
-        let mut landed = None;
-        let mut displaced = false;
+        // Where the entry goes: a free slot, or the first resident closer
+        // to its home than the probe.
+        let mut found = false;
         for _ in 0..n {
-            let Some(word) = self.slots.get(at).map(|slot| slot.word) else {
+            let Some(slot) = self.slots.get(at) else {
                 break;
             };
-            if ctrl(word) == 0 {
-                carried.word = at_distance(carried.word, probed);
-                if let Some(slot) = self.slots.get_mut(at) {
-                    std::mem::swap(slot, carried);
-                }
-                return landed.unwrap_or(at);
-            }
-            let resident = match self.slots.get(at) {
-                Some(slot) => self.distance_at(at, word, &slot.key),
-                None => break,
-            };
-            if resident < probed {
-                carried.word = at_distance(carried.word, probed);
-                if let Some(slot) = self.slots.get_mut(at) {
-                    std::mem::swap(slot, carried);
-                }
-                probed = resident;
-                displaced = true;
-                landed = landed.or(Some(at));
+            if ctrl(slot.word) == 0 || self.distance_at(at, slot.word, &slot.key) < probed {
+                found = true;
+                break;
             }
             probed += 1;
             at += 1;
             if at == n {
                 at = 0;
             }
-            if LAP && displaced && at == self.lap_start {
-                // A resident moves past the lap's end into its start.
-                self.lap_exact = false;
+        }
+        if !found {
+            return at;
+        }
+        carried.word = at_distance(carried.word, probed);
+        let occupied = self.slots.get(at).is_some_and(|slot| ctrl(slot.word) != 0);
+        if occupied && !self.shift_run::<LAP>(at) {
+            return at;
+        }
+        if let Some(slot) = self.slots.get_mut(at) {
+            std::mem::swap(slot, carried);
+        }
+        at
+    }
+
+    /// Moves the residents from `at` up to the first free slot after it
+    /// (going round) one slot on, each a step farther from its home, so
+    /// `at` is free. A lap under way that the move crosses the start of is
+    /// no longer exact (a resident moved from the lap's end into its
+    /// start). False, moving nothing, when no slot is free.
+    #[allow(
+        clippy::arithmetic_side_effects,
+        reason = "slot indices stay below the slot count"
+    )]
+    fn shift_run<const LAP: bool>(&mut self, at: usize) -> bool {
+        let n = self.slots.len();
+        let mut free = at;
+        let mut found = false;
+        for _ in 0..n {
+            free = if free + 1 == n { 0 } else { free + 1 };
+            if self
+                .slots
+                .get(free)
+                .is_some_and(|slot| ctrl(slot.word) == 0)
+            {
+                found = true;
+                break;
             }
         }
-        landed.unwrap_or(at)
+        if !found {
+            // No free slot: the table's load bound rules this out.
+            return false;
+        }
+        let crosses_lap_start = if free > at {
+            self.lap_start > at && self.lap_start <= free
+        } else {
+            self.lap_start > at || self.lap_start <= free
+        };
+        if LAP && crosses_lap_start {
+            self.lap_exact = false;
+        }
+        if free > at {
+            if let Some(run) = self.slots.get_mut(at..=free) {
+                run.rotate_right(1);
+                run.iter_mut().skip(1).for_each(step_farther);
+            }
+        } else {
+            // The run wraps round: the slots from 0 to `free`, then the
+            // last slot into slot 0, then the slots from `at` to the end.
+            if let Some(head) = self.slots.get_mut(..=free) {
+                head.rotate_right(1);
+                head.iter_mut().skip(1).for_each(step_farther);
+            }
+            let last = n - 1;
+            self.slots.swap(0, last);
+            if let Some(first) = self.slots.first_mut() {
+                step_farther(first);
+            }
+            if let Some(tail) = self.slots.get_mut(at..) {
+                tail.rotate_right(1);
+                tail.iter_mut().skip(1).for_each(step_farther);
+            }
+        }
+        true
     }
 
     /// Moves every entry into `slots` new slots, in the order of their
@@ -122,40 +182,21 @@ impl<K: Default, H: Rehash<K>> Table<K, H> {
             &mut self.slots,
             std::iter::repeat_with(Slot::default).take(slots).collect(),
         );
+        let count = old.len();
         let start = old
             .iter()
             .position(|slot| ctrl(slot.word) <= 1)
             .unwrap_or(0);
-        let mut old = old;
-        let count = old.len();
         // Homes are monotone in the hash, so entries come in the order of
         // their new homes too (but within one old home, and where the old
         // table wrapped round): each goes right after the one before
         // unless its home lies further on or before it.
-        let mut last: Option<(usize, usize)> = None;
-        for i in (start..count).chain(0..start) {
-            let Some(slot) = old.get_mut(i) else {
-                continue;
-            };
-            if ctrl(slot.word) != 0 {
-                let mut slot = std::mem::take(slot);
-                let home = home(self.hasher.rehash(&slot.key), slots);
-                let from = match last {
-                    Some((pos, prev)) if prev <= home && home <= pos + 1 && pos + 1 < slots => {
-                        (pos + 1, pos + 1 - home)
-                    }
-                    _ => (home, 0),
-                };
-                // Usually that slot is still free: no probing.
-                let landed = match self.slots.get_mut(from.0) {
-                    Some(free) if free.word == 0 => {
-                        slot.word = at_distance(slot.word, from.1);
-                        *free = slot;
-                        from.0
-                    }
-                    _ => self.place::<false>(&mut slot, from),
-                };
-                last = Some((landed, home));
+        let mut last = None;
+        let mut old = old;
+        let (wrapped, from_start) = old.split_at_mut(start.min(count));
+        for part in [from_start, wrapped] {
+            for slot in part.iter_mut().filter(|slot| ctrl(slot.word) != 0) {
+                last = Some(self.move_in(std::mem::take(slot), last));
             }
         }
         // Slot positions changed: the cursor starts a new lap; `earliest`
@@ -165,5 +206,33 @@ impl<K: Default, H: Rehash<K>> Table<K, H> {
         self.lap_left = slots;
         self.lap_start = 0;
         self.lap_exact = true;
+    }
+
+    /// Places one entry of a resize: right after the entry placed before
+    /// it (`last`: its slot and home) when its home allows, usually into a
+    /// free slot without probing. Returns its slot and home.
+    #[inline]
+    #[allow(
+        clippy::arithmetic_side_effects,
+        reason = "slot indices stay below the slot count"
+    )]
+    fn move_in(&mut self, mut slot: Slot<K>, last: Option<(usize, usize)>) -> (usize, usize) {
+        let slots = self.slots.len();
+        let home = home(self.hasher.rehash(&slot.key), slots);
+        let from = match last {
+            Some((pos, prev)) if prev <= home && home <= pos + 1 && pos + 1 < slots => {
+                (pos + 1, pos + 1 - home)
+            }
+            _ => (home, 0),
+        };
+        let landed = match self.slots.get_mut(from.0) {
+            Some(free) if free.word == 0 => {
+                slot.word = at_distance(slot.word, from.1);
+                *free = slot;
+                from.0
+            }
+            _ => self.place::<false>(&mut slot, from),
+        };
+        (landed, home)
     }
 }

@@ -47,12 +47,25 @@ pub(super) const fn ctrl(word: u64) -> u8 {
     reason = "distance < 254 here, so distance + 1 fits a byte"
 )]
 pub(super) const fn at_distance(state: u64, distance: usize) -> u64 {
-    let ctrl = if distance < FAR as usize - 1 {
+    let ctrl = if distance < FAR as usize {
         distance as u64 + 1
     } else {
         FAR as u64
     };
     (ctrl << CTRL_SHIFT) | (state & STATE_MASK)
+}
+
+/// Moves a resident one slot farther from its home: its distance byte
+/// goes up by one, up to [`FAR`] (which then means "hash the key").
+#[inline]
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "the byte is below FAR, so it fits one more"
+)]
+pub(super) fn step_farther<K>(slot: &mut super::Slot<K>) {
+    if ctrl(slot.word) < FAR {
+        slot.word += 1 << CTRL_SHIFT;
+    }
 }
 
 impl<K: Default, H> Table<K, H> {
