@@ -60,6 +60,9 @@ pub(crate) struct Table<K, H> {
     epoch: u64,
     /// When the shard's clock passes this instant the epoch moves forward.
     rebase_at: u64,
+    /// The first instant at which [`Self::sweep`] has anything to do: the
+    /// least of `earliest` and the instant after `rebase_at`.
+    due: u64,
     /// States that do not fit inline.
     side: Vec<(u64, u32)>,
     /// Free entries of `side`.
@@ -132,6 +135,7 @@ impl<K: Default, H> Table<K, H> {
             lap_exact: true,
             epoch: 0,
             rebase_at: u64::MAX,
+            due: u64::MAX,
             side: Vec::new(),
             free: Vec::new(),
             hasher,
@@ -143,6 +147,13 @@ impl<K: Default, H> Table<K, H> {
     fn note_expiry(&mut self, expires_at: u64) {
         self.earliest = self.earliest.min(expires_at);
         self.lap_min = self.lap_min.min(expires_at);
+        self.due = self.due.min(expires_at);
+    }
+
+    /// Recomputes [`Self::due`] after `earliest` or `rebase_at` moved.
+    #[inline]
+    fn refresh_due(&mut self) {
+        self.due = self.earliest.min(self.rebase_at.saturating_add(1));
     }
 
     /// Counts one slot the cursor moved past (it is now at `next`); at the
@@ -160,6 +171,7 @@ impl<K: Default, H> Table<K, H> {
             self.lap_left = self.slots.len();
             self.lap_start = next;
             self.lap_exact = true;
+            self.refresh_due();
         }
     }
 

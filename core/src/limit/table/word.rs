@@ -190,6 +190,7 @@ impl<K: Default, H> Table<K, H> {
         self.free.clear();
         self.epoch = time.saturating_sub(BACK);
         self.rebase_at = self.epoch.saturating_add(2 * BACK);
+        self.refresh_due();
     }
 
     /// Moves the epoch to `BACK` before `now` and re-encodes every entry
@@ -208,6 +209,7 @@ impl<K: Default, H> Table<K, H> {
         self.free.clear();
         self.epoch = now.saturating_sub(BACK);
         self.rebase_at = self.epoch.saturating_add(2 * BACK);
+        self.refresh_due();
         let mut states = states.into_iter();
         for slot in slots.iter_mut().filter(|slot| ctrl(slot.word) != 0) {
             if let Some(state) = states.next() {
