@@ -119,35 +119,59 @@ impl<K: Default, H> Table<K, H> {
         f: impl FnOnce((u64, u32)) -> (R, Option<(u64, u32)>),
     ) -> Option<R> {
         let epoch = self.epoch;
-        let word = self.slots.get(at)?.word;
+        let slot = self.slots.get_mut(at)?;
+        let word = slot.word;
         if word == 0 {
             return None;
         }
         if word & SIDE_FLAG != 0 {
-            let (result, next) = f(self.decode(word));
-            if let Some(next) = next {
-                self.set_at(at, next);
-            }
-            return Some(result);
+            return Some(self.update_side(at, word, f));
         }
         let state = word & STATE_MASK;
         let time = epoch + (state >> EXTRA_BITS);
         let (result, next) = f((time, (state & EXTRA_MASK) as u32));
         if let Some(next) = next {
-            // Same time (a count within one window): only the companion
-            // changes.
-            let same = (next.0 == time && u64::from(next.1) <= EXTRA_MASK)
-                .then_some((state & !EXTRA_MASK) | u64::from(next.1));
-            match same.or_else(|| self.encode_inline(next)) {
-                Some(code) => {
-                    if let Some(slot) = self.slots.get_mut(at) {
-                        slot.word = (word & !STATE_MASK) | code;
-                    }
-                }
-                None => self.set_at(at, next),
+            if next.0 == time && u64::from(next.1) <= EXTRA_MASK {
+                // Same time (a count within one window): only the
+                // companion changes.
+                slot.word = (word & !EXTRA_MASK) | u64::from(next.1);
+            } else {
+                self.store_moved(at, word, next);
             }
         }
         Some(result)
+    }
+
+    /// Stores a next state whose time differs from the stored one (a new
+    /// window, a GCRA step): inline when it fits, else in the side list.
+    #[inline]
+    fn store_moved(&mut self, at: usize, word: u64, next: (u64, u32)) {
+        match self.encode_inline(next) {
+            Some(code) => {
+                if let Some(slot) = self.slots.get_mut(at) {
+                    slot.word = (word & !STATE_MASK) | code;
+                }
+            }
+            None => self.set_at(at, next),
+        }
+    }
+
+    /// [`Self::update_inline`] for a state kept in the side list: kept
+    /// out of line, since a state goes there only when it does not fit 56
+    /// bits (a companion of 2²³ or more: a count above 8 million in one
+    /// window, or a GCRA fraction of a quota above 8 million per window).
+    #[inline(never)]
+    fn update_side<R>(
+        &mut self,
+        at: usize,
+        word: u64,
+        f: impl FnOnce((u64, u32)) -> (R, Option<(u64, u32)>),
+    ) -> R {
+        let (result, next) = f(self.decode(word));
+        if let Some(next) = next {
+            self.set_at(at, next);
+        }
+        result
     }
 
     /// The state `(time, extra)` of the state bits of `word`.
