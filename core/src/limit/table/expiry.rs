@@ -28,21 +28,9 @@ impl<K: Default, H: Rehash<K>> Table<K, H> {
         if now < self.due {
             return 0;
         }
-        self.sweep_due(budget, now, expires)
-    }
-
-    /// [`Self::sweep`] once something may be due: the epoch's move, then
-    /// the sweep itself when the table is at least half full and `now` has
-    /// reached the bound.
-    #[inline(never)]
-    #[allow(
-        clippy::arithmetic_side_effects,
-        reason = "len <= slot count, a Vec length of 16-byte slots: len * 2 fits"
-    )]
-    fn sweep_due(&mut self, budget: usize, now: u64, expires: impl Fn(u64, u32) -> u64) -> usize {
         self.tick(now);
         let n = self.slots.len();
-        if budget == 0 || self.len * 2 < n || now < self.earliest {
+        if budget == 0 || self.len.saturating_mul(2) < n || now < self.earliest {
             return 0;
         }
         self.sweep_slow(budget, now, expires)
