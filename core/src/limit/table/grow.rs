@@ -66,8 +66,9 @@ impl<K: Default, H: Rehash<K>> Table<K, H> {
     /// entry goes where the first resident closer to its home than the
     /// probe sits, and the residents from there up to the run's first free
     /// slot move one slot on (one rotation, each a step farther from its
-    /// home): the same table as a chain of Robin Hood swaps, with each
-    /// entry moved once.
+    /// home): a Robin Hood table as valid as a chain of swaps leaves
+    /// (entries of one home may keep another order), with each entry moved
+    /// once.
     #[inline]
     #[allow(
         clippy::arithmetic_side_effects,

@@ -165,3 +165,43 @@ fn states_round_trip_inline_in_the_side_list_and_across_an_epoch_move() {
     table.set_at(at, (later + 60_000, 9));
     assert_eq!(table.state_at(at), Some((later + 60_000, 9)));
 }
+
+/// Keys that are their own hash, so a test picks each key's home slot.
+#[derive(Debug)]
+struct OwnHash;
+
+impl Rehash<u64> for OwnHash {
+    fn rehash(&self, key: &u64) -> u64 {
+        *key
+    }
+}
+
+#[test]
+fn an_insert_that_shifts_a_run_round_the_end_keeps_every_key_findable() {
+    // Eight slots: a home is the top three bits of the low 32.
+    let key = |home: u64, tag: u64| (home << 29) | tag;
+    let mut table = Table::new(7, OwnHash);
+    let (a, b, c, d, e) = (key(6, 1), key(6, 2), key(7, 3), key(5, 4), key(5, 5));
+    for k in [a, b, c, d] {
+        table.insert(k, k, (k, 0), u64::MAX);
+    }
+    assert_eq!(table.slots.len(), 8);
+    // a at 6, b at 7, c at 0 (one past its home), d at 5. e's home is 5:
+    // it takes slot 6 and a, b and c move one slot on, round the end.
+    assert_eq!(table.find(a, &a), Some(6));
+    assert_eq!(table.find(c, &c), Some(0));
+    let Err(vacancy) = table.lookup(e, &e) else {
+        panic!("e is not in the table yet");
+    };
+    table.insert_vacant(vacancy, e, e, (e, 0), u64::MAX);
+    let places: Vec<Option<usize>> = [a, b, c, d, e].iter().map(|k| table.find(*k, k)).collect();
+    assert_eq!(places, [Some(7), Some(0), Some(1), Some(5), Some(6)]);
+    for (k, at) in [(a, 7), (b, 0), (c, 1), (d, 5), (e, 6)] {
+        assert_eq!(table.state_at(at), Some((k, 0)));
+    }
+    // Removing e shifts them back; every other key is still found.
+    let at = table.find(e, &e).unwrap();
+    table.remove_at(at);
+    let places: Vec<Option<usize>> = [a, b, c, d, e].iter().map(|k| table.find(*k, k)).collect();
+    assert_eq!(places, [Some(6), Some(7), Some(0), Some(5), None]);
+}
