@@ -81,14 +81,18 @@ impl<K: Default, H: Rehash<K>> Table<K, H> {
     ) -> usize {
         let n = self.slots.len();
         // Where the entry goes: a free slot, or the first resident closer
-        // to its home than the probe.
-        let mut found = false;
+        // to its home than the probe (`Some(occupied)` once found).
+        let mut found = None;
         for _ in 0..n {
             let Some(slot) = self.slots.get(at) else {
                 break;
             };
-            if ctrl(slot.word) == 0 || self.distance_at(at, slot.word, &slot.key) < probed {
-                found = true;
+            if ctrl(slot.word) == 0 {
+                found = Some(false);
+                break;
+            }
+            if self.distance_at(at, slot.word, &slot.key) < probed {
+                found = Some(true);
                 break;
             }
             probed += 1;
@@ -97,11 +101,10 @@ impl<K: Default, H: Rehash<K>> Table<K, H> {
                 at = 0;
             }
         }
-        if !found {
+        let Some(occupied) = found else {
             return at;
-        }
+        };
         carried.word = at_distance(carried.word, probed);
-        let occupied = self.slots.get(at).is_some_and(|slot| ctrl(slot.word) != 0);
         if occupied && !self.shift_run::<LAP>(at) {
             return at;
         }
@@ -179,7 +182,7 @@ impl<K: Default, H: Rehash<K>> Table<K, H> {
         reason = "indices stay below the old slot count"
     )]
     fn resize(&mut self, slots: usize) {
-        let old = std::mem::replace(
+        let mut old = std::mem::replace(
             &mut self.slots,
             std::iter::repeat_with(Slot::default).take(slots).collect(),
         );
@@ -193,7 +196,6 @@ impl<K: Default, H: Rehash<K>> Table<K, H> {
         // table wrapped round): each goes right after the one before
         // unless its home lies further on or before it.
         let mut last = None;
-        let mut old = old;
         let (wrapped, from_start) = old.split_at_mut(start.min(count));
         for part in [from_start, wrapped] {
             for slot in part.iter_mut().filter(|slot| ctrl(slot.word) != 0) {
