@@ -332,43 +332,64 @@ impl Batch {
         self.keys.len()
     }
 
-    /// `ARGV`, in order: fixed window: grace, each key's threshold, each
-    /// key's demand, every key's window end and TTL (one argument), the
-    /// decision count, the decisions (one argument); GCRA: `"gcra"`,
-    /// grace, the decision count, the decisions.
+    /// `ARGV`, in order: fixed window: grace, every key's window end and
+    /// TTL (one argument), the decision count, the decisions (one
+    /// argument), each key's group (one byte per key), then each group's
+    /// ceiling and demand; GCRA: `"gcra"`, grace, the decision count, the
+    /// decisions.
     fn write_argv(&self, out: &mut impl FnMut(Arg<'_>)) {
         match self.algorithm {
             LimitAlgorithm::FixedWindow => {
                 out(Arg::Int(int(self.grace_ms)));
-                for &n in &self.thresholds {
-                    out(Arg::Int(n));
-                }
-                for &n in &self.demands {
-                    out(Arg::Int(int(n)));
-                }
                 // Read by the script only when a key is new or the call is
                 // decided one decision after another.
                 let windows = self.ends.iter().zip(&self.ttls).flat_map(|(e, t)| [*e, *t]);
                 out(Arg::Bytes(&spaced(windows)));
+                out(Arg::Int(int(self.decided.len())));
+                // One argument for every decision: the script reads it only
+                // when it decides one decision after another.
+                out(Arg::Bytes(&spaced(self.args.iter().copied())));
+                let (of, groups) = self.groups();
+                out(Arg::Bytes(&of));
+                for (ceiling, demand) in groups {
+                    out(Arg::Int(ceiling));
+                    out(Arg::Int(int(demand)));
+                }
             }
             LimitAlgorithm::Gcra => {
                 out(Arg::Text("gcra"));
                 out(Arg::Int(int(self.grace_ms)));
-            }
-        }
-        out(Arg::Int(int(self.decided.len())));
-        match self.algorithm {
-            LimitAlgorithm::FixedWindow => {
-                // One argument for every decision: the script reads it only
-                // when it decides one decision after another.
-                out(Arg::Bytes(&spaced(self.args.iter().copied())));
-            }
-            LimitAlgorithm::Gcra => {
+                out(Arg::Int(int(self.decided.len())));
                 for &n in &self.args {
                     out(Arg::Int(n));
                 }
             }
         }
+    }
+
+    /// Fixed window: each key's group (a byte, 1-based) and the groups'
+    /// (ceiling, demand), where a key's ceiling is its threshold plus its
+    /// demand (with one limit on the key, the limit plus one). With more
+    /// than 255 groups the bytes are empty, and the script decides the
+    /// call one decision after another.
+    fn groups(&self) -> (Vec<u8>, Vec<(i64, u64)>) {
+        let mut groups: Vec<(i64, u64)> = Vec::new();
+        let mut of = Vec::with_capacity(self.keys.len());
+        for (&threshold, &demand) in self.thresholds.iter().zip(&self.demands) {
+            let group = (threshold.saturating_add(int(demand)), demand);
+            let at = match groups.iter().position(|known| *known == group) {
+                Some(at) => at,
+                None => {
+                    groups.push(group);
+                    groups.len() - 1
+                }
+            };
+            match u8::try_from(at + 1) {
+                Ok(byte) => of.push(byte),
+                Err(_) => return (Vec::new(), Vec::new()),
+            }
+        }
+        (of, groups)
     }
 
     /// `ARGV` as numbers in decimal (the tests' view).

@@ -12,51 +12,138 @@
 -- KEYS[1..k]  the distinct window keys of every decision (one hash tag:
 --             one slot)
 -- ARGV[1]     grace, ms added to every TTL (covers clock skew between callers)
--- ARGV[1+j]   key j's threshold: every decision is admitted if the key's
---             count is below it (the least of n - p over its checks, p =
---             the checks on the key before that one in the call)
--- ARGV[1+k+j] key j's demand: how many checks of the call are on it
--- ARGV[2k+2]  per key, two decimal integers, all separated by one space
+-- ARGV[2]     per key, two decimal integers, all separated by one space
 --             (read only when needed): the end of its window (Unix ms, the
 --             caller's clock) and its TTL if the call creates it with every
 --             decision admitted (end - the now of its first decision +
 --             grace)
--- ARGV[2k+3]  D, the number of decisions
--- ARGV[2k+4]  the decisions, as decimal integers separated by one space
+-- ARGV[3]     D, the number of decisions
+-- ARGV[4]     the decisions, as decimal integers separated by one space
 --             (one argument for the whole call: read only when the call is
 --             decided decision by decision); per decision: now (Unix ms),
 --             m (its number of checks), then per check: key index into
 --             KEYS (1-based), requests n
+-- ARGV[5]     k bytes, byte j the group of key j (1-based); any other
+--             length (e.g. empty) skips the one pass below
+-- ARGV[4+2g], ARGV[5+2g]
+--             group g's ceiling u and demand d: each key of the group has
+--             d checks in the call, and every decision is admitted if its
+--             count after adding d is below u (u - d is the least of n - p
+--             over its checks, p = the checks on the key before that one
+--             in the call: with one limit, u = n + 1). A call has few
+--             groups (one per limit and demand), so no key has a number
+--             of its own to parse.
 --
--- Every key is read once (one MGET). When every count is below its
--- threshold, every decision is admitted: each key gets its demand added
--- and the reply is {1, count of KEYS[1] before the call, ..., of KEYS[k]},
--- from which the caller computes each decision (acd_core's decide_stack
--- over those counts). Otherwise the decisions are decided here one by one,
--- and the reply is {0, then 3 integers per decision: admitted, index,
--- remaining}: admitted 1 with the tightest check passed (0-based index, -1
--- when there is none); admitted 0 with the refusing check that admits
--- again last, remaining 0; or admitted -1 when the key at 0-based index
--- `index` holds something other than a count (that decision only; delete
--- the key or let it expire). The caller knows each check's window end: it
--- is the reset (and, refused, the retry) time.
+-- The one pass: every key gets its demand added at once with INCRBY,
+-- whose answer (the count after it) is the only read. When every count
+-- was below its threshold, every decision is admitted, a key the pass
+-- created gets its TTL, and the reply is {1, count of KEYS[1] before the
+-- call, ..., of KEYS[k]}, from which the caller computes each decision
+-- (acd_core's decide_stack over those counts). Otherwise (a count at its
+-- threshold, a key holding anything but a count) the pass is undone
+-- before anything else runs (DECRBY, or DEL of a key it created: the
+-- script is atomic, so nobody sees it), every count is read (one MGET),
+-- and the decisions are decided here one by one; the reply is then {0,
+-- then 3 integers per decision: admitted, index, remaining}: admitted 1
+-- with the tightest check passed (0-based index, -1 when there is none);
+-- admitted 0 with the refusing check that admits again last, remaining 0;
+-- or admitted -1 when the key at 0-based index `index` holds something
+-- other than a count (that decision only; delete the key or let it
+-- expire). The caller knows each check's window end: it is the reset
+-- (and, refused, the retry) time.
 --
--- A key that already holds a count gets one INCRBY by what the call
--- admitted on it (in place: no reset, no new TTL); a new key is written
--- once with SET … PX = (its window's end - the now of the decision that
--- created it) + grace, so no key ever lacks a TTL. A refused decision
--- changes nothing.
+-- A key that already holds a count is added to in place (no reset, no new
+-- TTL); a new key gets PX = (its window's end - the now of the decision
+-- that created it) + grace in the same call, so no key ever outlives its
+-- script call without a TTL. A refused decision changes nothing.
 
-local tonumber, call, match, gmatch, format =
-  tonumber, redis.call, string.match, string.gmatch, string.format
+local tonumber, call, pcall, match, gmatch, format, byte, next, pairs, type =
+  tonumber, redis.call, redis.pcall, string.match, string.gmatch, string.format,
+  string.byte, next, pairs, type
 local MAX_E = 4294967295 -- u32::MAX
 
 local k = #KEYS
 local grace = tonumber(ARGV[1])
-local decisions = tonumber(ARGV[2 * k + 3])
+local decisions = tonumber(ARGV[3])
 if grace == nil or decisions == nil then
   return redis.error_reply('ACDARGS malformed call')
 end
+
+-- Each key's window end and TTL (E[j], TTL[j]), read when first needed.
+local E, TTL = nil, nil
+local function read_windows()
+  E, TTL = {}, {}
+  local j, second = 1, false
+  for word in gmatch(ARGV[2] or '', '%S+') do
+    if second then
+      TTL[j] = word
+      j = j + 1
+    else
+      E[j] = tonumber(word)
+    end
+    second = not second
+  end
+end
+
+-- The groups' ceilings and demands (as numbers, and the demand as sent,
+-- for INCRBY); every one checked before the first write.
+local U, D, DS = {}, {}, {}
+for g = 1, (#ARGV - 5) / 2 do
+  local u, d = tonumber(ARGV[4 + 2 * g]), tonumber(ARGV[5 + 2 * g])
+  if u == nil or d == nil then return redis.error_reply('ACDARGS malformed group') end
+  U[g], D[g], DS[g] = u, d, ARGV[5 + 2 * g]
+end
+
+-- The one pass (see above): undone unless every count fits.
+local of = {}
+if k > 0 and #(ARGV[5] or '') == k then of = { byte(ARGV[5], 1, k) } end
+local before = { 1 }
+local created = {}
+local done, fits = 0, #of == k
+if fits then
+  for j = 1, k do
+    local g = of[j]
+    local u, d = U[g], D[g]
+    if u == nil then
+      fits = false
+      break
+    end
+    local after = pcall('INCRBY', KEYS[j], DS[g])
+    if type(after) ~= 'number' then
+      fits = false
+      break
+    end
+    done = j
+    if after == d then created[j] = true end
+    before[j + 1] = after - d
+    if after < d or after >= u then
+      fits = false
+      break
+    end
+  end
+end
+local malformed
+if fits then
+  if next(created) == nil then return before end
+  -- A key this pass created gets its TTL: its window's end - the now of
+  -- the decision that created it + grace.
+  read_windows()
+  for j in pairs(created) do
+    if TTL[j] == nil then malformed = 'ACDARGS malformed windows' end
+  end
+  if not malformed then
+    for j in pairs(created) do call('PEXPIRE', KEYS[j], TTL[j]) end
+    return before
+  end
+end
+for j = 1, done do
+  if created[j] then
+    call('DEL', KEYS[j])
+  else
+    call('DECRBY', KEYS[j], DS[of[j]])
+  end
+end
+if malformed then return redis.error_reply(malformed) end
 
 -- Load every count (one MGET; a key of another type reads as absent and is
 -- replaced on admission: the namespace is this script's). A string that is
@@ -64,7 +151,6 @@ end
 local C, bad, add, new = {}, {}, {}, {}
 local values = {}
 if #KEYS > 0 then values = call('MGET', unpack(KEYS)) end
-local fast = true
 for j = 1, k do
   local value = values[j]
   local c = 0
@@ -83,48 +169,6 @@ for j = 1, k do
   end
   C[j] = c
   add[j] = 0
-  if fast then
-    local threshold = tonumber(ARGV[1 + j])
-    if threshold == nil then return redis.error_reply('ACDARGS malformed threshold') end
-    if bad[j] or c >= threshold then fast = false end
-  end
-end
-
--- Each key's window end and TTL (E[j], TTL[j]), read when first needed.
-local E, TTL = nil, nil
-local function read_windows()
-  E, TTL = {}, {}
-  local j, second = 1, false
-  for word in gmatch(ARGV[2 * k + 2] or '', '%S+') do
-    if second then
-      TTL[j] = word
-      j = j + 1
-    else
-      E[j] = tonumber(word)
-    end
-    second = not second
-  end
-end
-
-if fast then
-  -- Every decision admitted: add each key's demand, reply with the counts
-  -- (every argument checked before the first write).
-  for j = 1, k do
-    if new[j] then
-      if TTL == nil then read_windows() end
-      if TTL[j] == nil then return redis.error_reply('ACDARGS malformed windows') end
-    end
-  end
-  local reply = { 1 }
-  for j = 1, k do
-    if new[j] then
-      call('SET', KEYS[j], ARGV[1 + k + j], 'PX', TTL[j])
-    else
-      call('INCRBY', KEYS[j], ARGV[1 + k + j])
-    end
-    reply[j + 1] = C[j]
-  end
-  return reply
 end
 
 read_windows()
@@ -133,7 +177,7 @@ local function ends(j)
 end
 
 -- The decisions' numbers, read one after another.
-local word = gmatch(ARGV[2 * k + 4] or '', '%S+')
+local word = gmatch(ARGV[4] or '', '%S+')
 
 local reply, r = { 0 }, 1
 local pending = {} -- the current decision's tentative counts per key

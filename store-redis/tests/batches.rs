@@ -10,7 +10,7 @@ mod support;
 
 use acd_core::limit::{
     decide_stack, same_keys, Algorithm, FixedWindow, FixedWindowState, LimitAlgorithm, LimitCheck,
-    PackedState, Quota,
+    LimitStatus, PackedState, Quota, StackDecision,
 };
 use acd_core::UnixMillis;
 use acd_redis::script::WINDOW_LUA;
@@ -18,6 +18,11 @@ use acd_redis::{Batch, KeySpace, Prepared};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Calls answered by the one pass, and decided one decision after another.
+static ONE_PASS: AtomicUsize = AtomicUsize::new(0);
+static ONE_BY_ONE: AtomicUsize = AtomicUsize::new(0);
 
 const NAMES: [&str; 3] = ["credential", "user", "agent"];
 const SUBJECTS: [&str; 3] = ["ada", "bob", "{x}"];
@@ -86,6 +91,12 @@ fn run(
             all.push((now, checks));
         }
         let reply: redis::Value = batch.invocation(&script).invoke(con).unwrap();
+        match &reply {
+            redis::Value::Array(items) if items.first() == Some(&redis::Value::Int(1)) => {
+                ONE_PASS.fetch_add(1, Ordering::Relaxed)
+            }
+            _ => ONE_BY_ONE.fetch_add(1, Ordering::Relaxed),
+        };
         let outcomes = batch.outcomes(&reply).unwrap();
         prop_assert_eq!(outcomes.len(), decisions.len());
         for (d, ((at, checks), outcome)) in all.iter().zip(&outcomes).enumerate() {
@@ -119,6 +130,19 @@ fn run(
             let key = space.window_key(NAMES[n], SUBJECTS[s], end);
             let stored: Option<u32> = redis::cmd("GET").arg(&key).query(con).unwrap();
             prop_assert_eq!(stored.unwrap_or(0), count, "{}/{} in batch {}", n, s, b);
+            // Every key that exists has a TTL (-2: absent; -1 would be a
+            // key without one), including those the one pass created, and
+            // none is left behind by a pass that was undone.
+            let ttl: i64 = redis::cmd("PTTL").arg(&key).query(con).unwrap();
+            prop_assert!(
+                ttl == -2 || ttl > 0,
+                "{}/{} in batch {}: PTTL {}",
+                n,
+                s,
+                b,
+                ttl
+            );
+            prop_assert_eq!(ttl == -2, stored.is_none());
         }
     }
     Ok(())
@@ -136,4 +160,88 @@ fn batches_decide_as_one_decision_after_another() {
     runner
         .run(&batches(), |case| run(&mut con.borrow_mut(), &case))
         .unwrap();
+    // Both paths ran often (in a typical run, several hundred calls each).
+    let (fast, slow) = (
+        ONE_PASS.load(Ordering::Relaxed),
+        ONE_BY_ONE.load(Ordering::Relaxed),
+    );
+    assert!(
+        fast >= 50 && slow >= 50,
+        "one pass {fast}, one by one {slow}"
+    );
+}
+
+/// A call with more (ceiling, demand) groups than one byte can name skips
+/// the one pass and is decided one decision after another, with the same
+/// answers: 300 keys, key n with limit n, charged twice.
+#[test]
+fn a_call_of_more_than_255_groups_is_decided_one_by_one() {
+    let (url, _server) = support::shared();
+    let mut con = support::connect(&url);
+    let space = KeySpace::new(
+        &support::unique_namespace("groups"),
+        LimitAlgorithm::FixedWindow,
+    )
+    .unwrap();
+    let script = redis::Script::new(WINDOW_LUA);
+    let subjects: Vec<String> = (1..=300).map(|n| format!("s{n}")).collect();
+    let checks: Vec<[LimitCheck<'_>; 1]> = (1..=300_u32)
+        .map(|n| {
+            [LimitCheck {
+                name: "credential",
+                quota: Quota::per_seconds(n, 60),
+                subject: &subjects[n as usize - 1],
+            }]
+        })
+        .collect();
+    let now = 1_700_000_001_000;
+    for round in 1..=2_u32 {
+        let mut batch = Batch::new(LimitAlgorithm::FixedWindow, 1_000);
+        for decision in &checks {
+            batch.push(
+                &Prepared::new(
+                    &space,
+                    LimitAlgorithm::FixedWindow,
+                    decision,
+                    UnixMillis::new(now),
+                    1_000,
+                )
+                .unwrap(),
+            );
+        }
+        let reply: redis::Value = batch.invocation(&script).invoke(&mut con).unwrap();
+        let redis::Value::Array(items) = &reply else {
+            panic!("{reply:?}")
+        };
+        assert_eq!(items.first(), Some(&redis::Value::Int(0)), "one by one");
+        let outcomes = batch.outcomes(&reply).unwrap();
+        for (n, (outcome, decision)) in (1..=300_u32).zip(outcomes.iter().zip(&checks)) {
+            let answer = batch.decision(outcome, decision).unwrap();
+            // Round 1 admits every key (n - 1 left); round 2 refuses the
+            // key of limit 1 and leaves n - 2 on the others.
+            let admitted = round == 1 || n >= 2;
+            let status = LimitStatus {
+                index: 0,
+                limit: n,
+                remaining: if admitted { n - round } else { 0 },
+                reset_at: UnixMillis::new(1_700_000_040_000),
+            };
+            let expected = if admitted {
+                StackDecision::Admitted {
+                    tightest: Some(status),
+                }
+            } else {
+                StackDecision::Refused {
+                    refusing: status,
+                    retry_at: UnixMillis::new(1_700_000_040_000),
+                }
+            };
+            assert_eq!(answer, expected, "limit {n}, round {round}");
+            let key = space.window_key("credential", &subjects[n as usize - 1], 1_700_000_040_000);
+            let stored: u32 = redis::cmd("GET").arg(&key).query(&mut con).unwrap();
+            assert_eq!(stored, if admitted { round } else { 1 });
+            let ttl: i64 = redis::cmd("PTTL").arg(&key).query(&mut con).unwrap();
+            assert!(ttl > 0 && ttl <= 40_000, "PTTL {ttl}");
+        }
+    }
 }

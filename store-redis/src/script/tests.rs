@@ -61,21 +61,26 @@ fn fixed_window_keys_name_their_window_and_repeats_share_an_index() {
     assert_eq!(
         argv(&batch),
         [
-            // grace; per key: threshold, demand; then every key's end
-            // and TTL if created at its first decision (one argument)
+            // grace; every key's end and TTL if created at its first
+            // decision (one argument); the decision count, then every
+            // decision (one argument)
             "2",
-            "99",
-            "4",
-            "100",
-            "5",
-            "2",
-            "2",
-            "1",
-            "1",
             "120000 59002 120000 59002 120000 58002 180000 60002",
-            // the decision count, then every decision (one argument)
             "3",
-            "61000 3 1 100 2 5 1 100 62000 2 2 5 3 100 120000 1 4 5"
+            "61000 3 1 100 2 5 1 100 62000 2 2 5 3 100 120000 1 4 5",
+            // each key's group (a byte); per group: ceiling, demand. The
+            // credential key has 2 checks of limit 100 (threshold 99 =
+            // 100 - 1 before it): ceiling 101; ada's first key 2 of limit
+            // 5: 6; bob's and ada's next window 1 each: 101 and 6.
+            "\u{1}\u{2}\u{3}\u{4}",
+            "101",
+            "2",
+            "6",
+            "2",
+            "101",
+            "1",
+            "6",
+            "1"
         ]
     );
 }
@@ -256,4 +261,42 @@ fn gcra_replies_become_decisions_and_garbage_is_named() {
         let error = prepared.decision(&bad, &checks).unwrap_err();
         assert!(matches!(error, StoreError::Garbage(_)), "{bad:?}");
     }
+}
+
+#[test]
+fn more_than_255_groups_send_no_group_bytes() {
+    let space = KeySpace::new("t", LimitAlgorithm::FixedWindow).unwrap();
+    // One decision per limit in 1..=limits; `subject` names its key.
+    let batch_of = |limits: u32, subject: &dyn Fn(u32) -> String| {
+        let mut batch = Batch::new(LimitAlgorithm::FixedWindow, 2);
+        for requests in 1..=limits {
+            let subject = subject(requests);
+            let checks = [check("credential", &subject, requests)];
+            let prepared = Prepared::new(
+                &space,
+                LimitAlgorithm::FixedWindow,
+                &checks,
+                UnixMillis::new(1_000),
+                2,
+            )
+            .unwrap();
+            batch.push(&prepared);
+        }
+        batch
+    };
+    // Two keys, each checked with two limits: odd (1, then 3 at position
+    // 1: threshold min(1, 2) = 1, demand 2, ceiling 3) and even (2, then
+    // 4: min(2, 3) = 2, ceiling 4).
+    let two = batch_of(4, &|n| if n % 2 == 0 { "even" } else { "odd" }.to_owned());
+    assert_eq!(two.groups(), (vec![1, 2], vec![(3, 2), (4, 2)]));
+    assert_eq!(argv(&two)[4..], ["\u{1}\u{2}", "3", "2", "4", "2"]);
+    // A key per limit: 255 groups fit in a byte each (limit n: ceiling
+    // n + 1, demand 1) ...
+    let (of, groups) = batch_of(255, &|n| n.to_string()).groups();
+    assert_eq!(of, (1..=255).collect::<Vec<u8>>());
+    assert_eq!(groups, (2..=256).map(|u| (u, 1)).collect::<Vec<_>>());
+    // ... 256 do not: no group bytes and no groups (decided one by one).
+    let many = batch_of(256, &|n| n.to_string());
+    assert_eq!(many.groups(), (vec![], vec![]));
+    assert_eq!(argv(&many).len(), 5);
 }
