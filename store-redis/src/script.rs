@@ -377,14 +377,15 @@ impl Batch {
         let mut of = Vec::with_capacity(self.keys.len());
         for (&threshold, &demand) in self.thresholds.iter().zip(&self.demands) {
             let group = (threshold.saturating_add(int(demand)), demand);
-            let at = match groups.iter().position(|known| *known == group) {
-                Some(at) => at,
+            // 1-based: the first group is byte 1.
+            let number = match groups.iter().position(|known| *known == group) {
+                Some(at) => at.saturating_add(1),
                 None => {
                     groups.push(group);
-                    groups.len() - 1
+                    groups.len()
                 }
             };
-            match u8::try_from(at + 1) {
+            match u8::try_from(number) {
                 Ok(byte) => of.push(byte),
                 Err(_) => return (Vec::new(), Vec::new()),
             }

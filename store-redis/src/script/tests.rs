@@ -289,7 +289,10 @@ fn more_than_255_groups_send_no_group_bytes() {
     // 4: min(2, 3) = 2, ceiling 4).
     let two = batch_of(4, &|n| if n % 2 == 0 { "even" } else { "odd" }.to_owned());
     assert_eq!(two.groups(), (vec![1, 2], vec![(3, 2), (4, 2)]));
-    assert_eq!(argv(&two)[4..], ["\u{1}\u{2}", "3", "2", "4", "2"]);
+    assert_eq!(
+        argv(&two).get(4..).unwrap(),
+        ["\u{1}\u{2}", "3", "2", "4", "2"]
+    );
     // A key per limit: 255 groups fit in a byte each (limit n: ceiling
     // n + 1, demand 1) ...
     let (of, groups) = batch_of(255, &|n| n.to_string()).groups();
