@@ -102,9 +102,8 @@ impl KeySpace {
 
 /// `key`, `:` and `window_end` in decimal (see [`KeySpace::window_key`]).
 pub fn with_window(mut key: Vec<u8>, window_end: u64) -> Vec<u8> {
-    use std::io::Write;
-    // Writing to a Vec cannot fail.
-    let _ = write!(key, ":{window_end}");
+    key.push(b':');
+    key.extend_from_slice(itoa::Buffer::new().format(window_end).as_bytes());
     key
 }
 

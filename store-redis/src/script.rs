@@ -13,10 +13,9 @@ use crate::keys::KeySpace;
 use crate::reply::{garbage, window_outcomes, BatchCheck, Decided, Outcome};
 use acd_core::limit::{aligned_end, LimitAlgorithm, LimitCheck, StackDecision};
 use acd_core::UnixMillis;
+use hashbrown::HashTable;
 use redis::{Script, Value};
-use std::collections::hash_map::Entry;
-use std::collections::HashMap;
-use std::io::Write;
+use std::hash::BuildHasher;
 
 /// One argument of a script call.
 #[derive(Debug, Clone, Copy)]
@@ -37,14 +36,14 @@ impl redis::ToRedisArgs for Arg<'_> {
 }
 
 /// Numbers in decimal, separated by one space (one script argument).
-fn spaced<N: std::fmt::Display>(numbers: impl Iterator<Item = N>) -> Vec<u8> {
+fn spaced<N: itoa::Integer>(numbers: impl Iterator<Item = N>) -> Vec<u8> {
     let mut all = Vec::with_capacity(256);
+    let mut digits = itoa::Buffer::new();
     for (i, n) in numbers.enumerate() {
         if i > 0 {
             all.push(b' ');
         }
-        // Writing to a Vec cannot fail.
-        let _ = write!(all, "{n}");
+        all.extend_from_slice(digits.format(n).as_bytes());
     }
     all
 }
@@ -204,11 +203,14 @@ impl Prepared {
 /// Several decisions of one key space in one script call: decided in
 /// order, each all or none, exactly as if sent one after the other. Every
 /// key is read once and written at most once per call.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Batch {
     algorithm: LimitAlgorithm,
     keys: Vec<Vec<u8>>,
-    index: HashMap<Vec<u8>, usize, foldhash::fast::RandomState>,
+    /// Each key's position in `keys`, found by the key's hash (so a key is
+    /// stored once).
+    index: HashTable<usize>,
+    hasher: foldhash::fast::RandomState,
     /// Fixed window, per key: its window's end, and what the script needs
     /// to admit every decision at once (see `window.lua`).
     ends: Vec<u64>,
@@ -228,7 +230,8 @@ impl Batch {
         Self {
             algorithm,
             keys: Vec::new(),
-            index: HashMap::default(),
+            index: HashTable::new(),
+            hasher: foldhash::fast::RandomState::default(),
             ends: Vec::new(),
             ttls: Vec::new(),
             thresholds: Vec::new(),
@@ -255,14 +258,21 @@ impl Batch {
         let mut local = Vec::with_capacity(prepared.checks.len());
         for (at, key) in keys.enumerate() {
             let next = self.keys.len();
-            let global = match self.index.entry(key) {
-                Entry::Occupied(known) => *known.get(),
-                Entry::Vacant(new) => {
-                    self.keys.push(new.key().clone());
-                    new.insert(next);
+            let keys = &mut self.keys;
+            let hasher = &self.hasher;
+            let hash = hasher.hash_one(&key);
+            let global = *self
+                .index
+                .entry(
+                    hash,
+                    |&at| keys.get(at) == Some(&key),
+                    |&at| keys.get(at).map_or(0, |known| hasher.hash_one(known)),
+                )
+                .or_insert_with(|| {
+                    keys.push(key);
                     next
-                }
-            };
+                })
+                .get();
             if global == next {
                 if let Some(&end) = prepared.ends.get(at) {
                     // Created by its first decision if all are admitted.
