@@ -51,7 +51,8 @@ impl Sender {
             let Ok(slot) = slots.clone().acquire_owned().await else {
                 return;
             };
-            let mut batch = vec![first];
+            let mut batch = Vec::with_capacity(jobs.len().saturating_add(1).min(sender.max_batch));
+            batch.push(first);
             while batch.len() < sender.max_batch {
                 match jobs.try_recv() {
                     Ok(job) => batch.push(job),
@@ -67,7 +68,8 @@ impl Sender {
     }
 
     async fn send(&self, jobs: Vec<Job>) {
-        let mut batch = Batch::new(self.algorithm, self.grace_ms);
+        let checks = jobs.iter().map(|job| job.prepared.check_count()).sum();
+        let mut batch = Batch::with_capacity(self.algorithm, self.grace_ms, jobs.len(), checks);
         let mut replies = Vec::with_capacity(jobs.len());
         for job in jobs {
             batch.push_owned(job.prepared);

@@ -79,12 +79,16 @@ impl KeySpace {
                 .saturating_add(1 + 21),
         );
         key.extend_from_slice(self.prefix.as_bytes());
-        for byte in limit.bytes() {
-            match byte {
-                b'%' => key.extend_from_slice(b"%25"),
-                b':' => key.extend_from_slice(b"%3A"),
-                other => key.push(other),
+        if limit.bytes().any(|byte| byte == b'%' || byte == b':') {
+            for byte in limit.bytes() {
+                match byte {
+                    b'%' => key.extend_from_slice(b"%25"),
+                    b':' => key.extend_from_slice(b"%3A"),
+                    other => key.push(other),
+                }
             }
+        } else {
+            key.extend_from_slice(limit.as_bytes());
         }
         key.push(b':');
         key.extend_from_slice(subject.as_bytes());

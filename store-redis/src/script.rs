@@ -147,6 +147,11 @@ impl Prepared {
         Ok(prepared)
     }
 
+    /// How many checks the decision holds (e.g. for [`Batch::with_capacity`]).
+    pub fn check_count(&self) -> usize {
+        self.checks.len()
+    }
+
     fn key_index(&mut self, key: Vec<u8>, end: u64) -> usize {
         if let Some(index) = self.keys.iter().position(|k| *k == key) {
             return index;
@@ -227,19 +232,36 @@ pub struct Batch {
 impl Batch {
     /// An empty batch for `algorithm` with `grace_ms` added to every TTL.
     pub fn new(algorithm: LimitAlgorithm, grace_ms: u64) -> Self {
+        Self::with_capacity(algorithm, grace_ms, 0, 0)
+    }
+
+    /// As [`Batch::new`], with room for `decisions` decisions of `checks`
+    /// checks in all (so that filling it does not reallocate).
+    pub fn with_capacity(
+        algorithm: LimitAlgorithm,
+        grace_ms: u64,
+        decisions: usize,
+        checks: usize,
+    ) -> Self {
         Self {
             algorithm,
-            keys: Vec::new(),
-            index: HashTable::new(),
+            keys: Vec::with_capacity(checks),
+            index: HashTable::with_capacity(checks),
             hasher: foldhash::fast::RandomState::default(),
-            ends: Vec::new(),
-            ttls: Vec::new(),
-            thresholds: Vec::new(),
-            demands: Vec::new(),
+            ends: Vec::with_capacity(checks),
+            ttls: Vec::with_capacity(checks),
+            thresholds: Vec::with_capacity(checks),
+            demands: Vec::with_capacity(checks),
             grace_ms: grace_ms.min(MAX_EXACT_MS),
-            args: Vec::new(),
-            decided: Vec::new(),
-            checks: Vec::new(),
+            // Per decision: now and its check count; per check: key,
+            // requests and (GCRA) window.
+            args: Vec::with_capacity(
+                decisions
+                    .saturating_mul(2)
+                    .saturating_add(checks.saturating_mul(3)),
+            ),
+            decided: Vec::with_capacity(decisions),
+            checks: Vec::with_capacity(checks),
         }
     }
 
