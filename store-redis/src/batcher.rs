@@ -2,8 +2,8 @@
 //! as few script calls as possible. A call carries every decision waiting
 //! when it leaves (up to `RedisConfig::max_batch`), and at most
 //! [`IN_FLIGHT`] calls are under way at once on the multiplexed connection,
-//! so the busier the store, the larger each call: one `EVALSHA`, one `MGET`
-//! and one write per changed key for many decisions. An idle store sends a
+//! so the busier the store, the larger each call: one `EVALSHA` and one
+//! `INCRBY` per key for many decisions. An idle store sends a
 //! lone decision at once (no waiting for company).
 
 use crate::error::StoreError;

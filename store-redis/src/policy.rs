@@ -55,8 +55,10 @@ pub enum ConfigError {
     Fallback(#[from] acd_core::limit::LimiterConfigError),
 }
 
-/// The largest `RedisConfig::max_batch`: the script reads a call's keys in
-/// one `MGET` of `unpack(KEYS)`, which Lua bounds (about 8000 values).
+/// The largest `RedisConfig::max_batch`: the script reads a call's group
+/// bytes with one `string.byte`, and (when it decides one decision after
+/// another) its keys with one `MGET` of `unpack(KEYS)`, both of which Lua
+/// bounds at about 8000 values.
 pub const MAX_BATCH: usize = 1024;
 
 /// Counters of how requests were decided (for tests and metrics).
