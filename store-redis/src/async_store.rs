@@ -96,7 +96,7 @@ impl AsyncRedisLimiter {
     /// Connects and loads the script now (e.g. at start-up, to report a
     /// misconfigured URL early). Not needed otherwise.
     pub async fn ping(&self) -> Result<(), StoreError> {
-        let (mut link, _) = self.started()?;
+        let mut link = self.started()?.0.clone();
         let loaded = self.bounded(link.load(&self.policy.script)).await?;
         loaded.map(drop).map_err(|e| self.error(&e))
     }
@@ -133,7 +133,8 @@ impl AsyncRedisLimiter {
         if self.policy.record(attempt, &outcome) {
             // Back after an outage: add the fallback's counts (best effort:
             // a failure here only leaves the outage's bound in force).
-            if let Ok((mut link, _)) = self.started() {
+            if let Ok((link, _)) = self.started() {
+                let mut link = link.clone();
                 for merge in self.policy.merges(now) {
                     let invocation = merge.invocation(&self.policy.merge_script);
                     let _ = self.bounded(link.run(&invocation)).await;
@@ -179,9 +180,9 @@ impl AsyncRedisLimiter {
 
     /// The connection and the sending task's queue, made on first use.
     /// Outside a Tokio runtime there are none (an error, not a panic).
-    fn started(&self) -> Result<(Link, mpsc::UnboundedSender<Job>), StoreError> {
-        if let Some((link, queue)) = self.started.get() {
-            return Ok((link.clone(), queue.clone()));
+    fn started(&self) -> Result<&(Link, mpsc::UnboundedSender<Job>), StoreError> {
+        if let Some(started) = self.started.get() {
+            return Ok(started);
         }
         if tokio::runtime::Handle::try_current().is_err() {
             return Err(StoreError::Connect(
@@ -191,7 +192,7 @@ impl AsyncRedisLimiter {
         }
         let config = &self.policy.config;
         let link = self.target.link(config)?;
-        let (link, queue) = self.started.get_or_init(|| {
+        Ok(self.started.get_or_init(|| {
             let queue = Sender {
                 link: link.clone(),
                 script: self.policy.script.clone(),
@@ -202,8 +203,7 @@ impl AsyncRedisLimiter {
             }
             .spawn();
             (link, queue)
-        });
-        Ok((link.clone(), queue.clone()))
+        }))
     }
 
     fn error(&self, error: &redis::RedisError) -> StoreError {

@@ -151,10 +151,13 @@ pub(crate) fn window_outcomes(
     };
     let time = |n: u64| i64::try_from(n).map_err(|_| garbage("has a bad time"));
     match ints.split_first() {
-        Some((1, counts)) if counts.len() == keys => decided
-            .iter()
-            .map(|d| all_admitted(of(d)?, counts, d.now))
-            .collect(),
+        Some((1, counts)) if counts.len() == keys => {
+            let mut scratch = Scratch::default();
+            decided
+                .iter()
+                .map(|d| all_admitted(of(d)?, counts, d.now, &mut scratch))
+                .collect()
+        }
         Some((0, rest)) if Some(rest.len()) == decided.len().checked_mul(3) => rest
             .chunks_exact(3)
             .zip(decided)
@@ -183,46 +186,57 @@ pub(crate) fn window_outcomes(
     }
 }
 
+/// Buffers reused from one decision of a batch to the next.
+#[derive(Default)]
+struct Scratch {
+    rules: Vec<FixedWindowRule>,
+    same: Vec<usize>,
+    states: Vec<FixedWindowState>,
+}
+
 /// One decision of a batch whose every decision was admitted, from the
 /// keys' counts before the call: acd-core's own stacked decision over the
 /// counts each check saw.
-fn all_admitted(checks: &[BatchCheck], counts: &[i64], now: u64) -> Result<Outcome, StoreError> {
-    let rules: Vec<FixedWindowRule> = checks
-        .iter()
-        .map(|c| FixedWindowRule {
-            requests: c.requests,
-            window: c.window,
-        })
-        .collect();
-    let same: Vec<usize> = checks
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            checks
-                .iter()
-                .take(i)
-                .position(|o| o.key == c.key)
-                .unwrap_or(i)
-        })
-        .collect();
-    let mut states = checks
-        .iter()
-        .map(|c| {
-            let count = counts
-                .get(c.key)
-                .and_then(|&n| u64::try_from(n).ok())
-                .and_then(|n| u32::try_from(n.saturating_add(c.position)).ok())
-                .ok_or_else(|| garbage("has a bad count"))?;
-            Ok(FixedWindowState {
-                reset_at: UnixMillis::new(c.end),
-                count,
-            })
-        })
-        .collect::<Result<Vec<_>, StoreError>>()?;
+fn all_admitted(
+    checks: &[BatchCheck],
+    counts: &[i64],
+    now: u64,
+    scratch: &mut Scratch,
+) -> Result<Outcome, StoreError> {
+    let Scratch {
+        rules,
+        same,
+        states,
+    } = scratch;
+    rules.clear();
+    rules.extend(checks.iter().map(|c| FixedWindowRule {
+        requests: c.requests,
+        window: c.window,
+    }));
+    same.clear();
+    same.extend(checks.iter().enumerate().map(|(i, c)| {
+        checks
+            .iter()
+            .take(i)
+            .position(|o| o.key == c.key)
+            .unwrap_or(i)
+    }));
+    states.clear();
+    for c in checks {
+        let count = counts
+            .get(c.key)
+            .and_then(|&n| u64::try_from(n).ok())
+            .and_then(|n| u32::try_from(n.saturating_add(c.position)).ok())
+            .ok_or_else(|| garbage("has a bad count"))?;
+        states.push(FixedWindowState {
+            reset_at: UnixMillis::new(c.end),
+            count,
+        });
+    }
     let now_ms = UnixMillis::new(now);
     let now = i64::try_from(now).map_err(|_| garbage("has a bad time"))?;
     let time = |t: UnixMillis| i64::try_from(t.as_millis()).map_err(|_| garbage("has a bad time"));
-    match decide_stack::<FixedWindow>(&rules, &same, &mut states, now_ms) {
+    match decide_stack::<FixedWindow>(rules, same, states, now_ms) {
         StackDecision::Admitted { tightest: None } => Ok(Outcome::new([1, -1, 0, 0, now])),
         StackDecision::Admitted {
             tightest: Some(status),

@@ -114,7 +114,10 @@ impl Prepared {
         }
         let mut prepared = Self {
             keys: Vec::with_capacity(checks.len()),
-            ends: Vec::new(),
+            ends: Vec::with_capacity(match algorithm {
+                LimitAlgorithm::FixedWindow => checks.len(),
+                LimitAlgorithm::Gcra => 0,
+            }),
             checks: Vec::with_capacity(checks.len()),
             now: now.as_millis(),
             algorithm,
