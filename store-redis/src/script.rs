@@ -232,6 +232,25 @@ pub struct Batch {
     checks: Vec<BatchCheck>,
 }
 
+/// Two batches are equal when they would send the same call and read its
+/// reply the same way (the index is derived from the keys).
+impl PartialEq for Batch {
+    fn eq(&self, other: &Self) -> bool {
+        self.algorithm == other.algorithm
+            && self.keys == other.keys
+            && self.ends == other.ends
+            && self.ttls == other.ttls
+            && self.thresholds == other.thresholds
+            && self.demands == other.demands
+            && self.grace_ms == other.grace_ms
+            && self.args == other.args
+            && self.decided == other.decided
+            && self.checks == other.checks
+    }
+}
+
+impl Eq for Batch {}
+
 impl Batch {
     /// An empty batch for `algorithm` with `grace_ms` added to every TTL.
     pub fn new(algorithm: LimitAlgorithm, grace_ms: u64) -> Self {

@@ -303,3 +303,40 @@ fn more_than_255_groups_send_no_group_bytes() {
     assert_eq!(many.groups(), (vec![], vec![]));
     assert_eq!(argv(&many).len(), 5);
 }
+
+#[test]
+fn batches_are_equal_when_they_send_the_same_call() {
+    let space = KeySpace::new("t", LimitAlgorithm::FixedWindow).unwrap();
+    let batch_at = |now: u64| {
+        let mut batch = Batch::new(LimitAlgorithm::FixedWindow, 2);
+        for subject in ["ada", "bob", "ada"] {
+            let checks = [check("credential", subject, 10)];
+            batch.push(
+                &Prepared::new(
+                    &space,
+                    LimitAlgorithm::FixedWindow,
+                    &checks,
+                    UnixMillis::new(now),
+                    2,
+                )
+                .unwrap(),
+            );
+        }
+        batch
+    };
+    // Each batch has its own hasher seed; equality ignores the index.
+    assert_eq!(batch_at(1_000), batch_at(1_000));
+    assert_ne!(batch_at(1_000), batch_at(1_001));
+    let mut shorter = batch_at(1_000);
+    shorter.push(
+        &Prepared::new(
+            &space,
+            LimitAlgorithm::FixedWindow,
+            &[check("credential", "cy", 10)],
+            UnixMillis::new(1_000),
+            2,
+        )
+        .unwrap(),
+    );
+    assert_ne!(shorter, batch_at(1_000));
+}
