@@ -40,17 +40,19 @@
 -- created gets its TTL, and the reply is {1, count of KEYS[1] before the
 -- call, ..., of KEYS[k]}, from which the caller computes each decision
 -- (acd_core's decide_stack over those counts). Otherwise (a count at its
--- threshold, a key holding anything but a count) the pass is undone
--- before anything else runs (DECRBY, or DEL of a key it created: the
--- script is atomic, so nobody sees it), every count is read (one MGET),
--- and the decisions are decided here one by one; the reply is then {0,
--- then 3 integers per decision: admitted, index, remaining}: admitted 1
--- with the tightest check passed (0-based index, -1 when there is none);
--- admitted 0 with the refusing check that admits again last, remaining 0;
--- or admitted -1 when the key at 0-based index `index` holds something
--- other than a count (that decision only; delete the key or let it
--- expire). The caller knows each check's window end: it is the reset
--- (and, refused, the retry) time.
+-- threshold, a key holding anything but a count) the decisions are
+-- decided here one by one. The keys the pass counted on keep its counts
+-- (their counts before the call are known from it: the script is atomic,
+-- so nobody sees them meanwhile) and at the end get only the difference
+-- from what was admitted; the other keys are read with one MGET. The
+-- reply is then {0, then 3 integers per decision: admitted, index,
+-- remaining}: admitted 1 with the tightest check passed (0-based index,
+-- -1 when there is none); admitted 0 with the refusing check that admits
+-- again last, remaining 0; or admitted -1 when the key at 0-based index
+-- `index` holds something other than a count (that decision only; delete
+-- the key or let it expire). The caller knows each check's window end:
+-- it is the reset (and, refused, the retry) time. An error reply (a
+-- malformed call) first puts back everything the pass counted.
 --
 -- A key that already holds a count is added to in place (no reset, no new
 -- TTL); a new key gets PX = (its window's end - the now of the decision
@@ -122,37 +124,53 @@ if fits then
     end
   end
 end
-local malformed
+-- Puts back every key the pass counted on (on an error reply, which
+-- must leave nothing changed).
+local function undo()
+  for j = 1, done do
+    if created[j] then
+      call('DEL', KEYS[j])
+    else
+      call('DECRBY', KEYS[j], DS[of[j]])
+    end
+  end
+  done = 0
+end
+
 if fits then
   if next(created) == nil then return before end
   -- A key this pass created gets its TTL: its window's end - the now of
   -- the decision that created it + grace.
   read_windows()
   for j in pairs(created) do
-    if TTL[j] == nil then malformed = 'ACDARGS malformed windows' end
+    if TTL[j] == nil then
+      undo()
+      return redis.error_reply('ACDARGS malformed windows')
+    end
   end
-  if not malformed then
-    for j in pairs(created) do call('PEXPIRE', KEYS[j], TTL[j]) end
-    return before
-  end
+  for j in pairs(created) do call('PEXPIRE', KEYS[j], TTL[j]) end
+  return before
 end
-for j = 1, done do
-  if created[j] then
-    call('DEL', KEYS[j])
-  else
-    call('DECRBY', KEYS[j], DS[of[j]])
-  end
-end
-if malformed then return redis.error_reply(malformed) end
 
--- Load every count (one MGET; a key of another type reads as absent and is
--- replaced on admission: the namespace is this script's). A string that is
--- not a count marks the key bad: decisions that touch it fail alone.
+-- Decision by decision. Keys 1..done already hold their count plus
+-- their demand: their counts before the call are known from the pass,
+-- and the end adds (usually, takes back) only the difference. The other
+-- keys are read with one MGET; a key of another type reads as absent
+-- and is replaced on admission (the namespace is this script's), and a
+-- string that is not a count marks the key bad: decisions that touch it
+-- fail alone.
 local C, bad, add, new = {}, {}, {}, {}
+for j = 1, done do
+  local c = before[j + 1]
+  if c < 0 or c > MAX_E then
+    bad[j], c = true, 0
+  end
+  C[j], add[j], new[j] = c, 0, created[j]
+end
 local values = {}
-if #KEYS > 0 then values = call('MGET', unpack(KEYS)) end
-for j = 1, k do
-  local value = values[j]
+if done < k then values = call('MGET', unpack(KEYS, done + 1, k)) end
+for j = done + 1, k do
+  local value = values[j - done]
   local c = 0
   if value then
     -- A count as Redis writes an integer: no sign, no leading zero.
@@ -176,8 +194,15 @@ local function ends(j)
   return E[j]
 end
 
--- The decisions' numbers, read one after another.
+-- The decisions' numbers, read one after another (nil past the end or
+-- for a word that is not a number: never a Lua error, which would keep
+-- the pass's counts).
 local word = gmatch(ARGV[4] or '', '%S+')
+local function number()
+  local w = word()
+  if w == nil then return nil end
+  return tonumber(w)
+end
 
 local reply, r = { 0 }, 1
 local pending = {} -- the current decision's tentative counts per key
@@ -185,18 +210,22 @@ local js = {} -- the current decision's key indices
 local born = {} -- a new key: the now of the decision that created it
 for _ = 1, decisions do
   local now_word = word()
-  local m = tonumber(word())
-  if m == nil then return redis.error_reply('ACDARGS malformed decision') end
+  local m = number()
+  if m == nil then
+    undo()
+    return redis.error_reply('ACDARGS malformed decision')
+  end
   local best, best_rem, best_j
   local refused, refused_j
   local unreadable
   -- Decide every check against the tentative counts; nothing is kept
   -- unless every check admits.
   for i = 1, m do
-    local j = tonumber(word())
-    local n = tonumber(word())
+    local j = number()
+    local n = number()
     js[i] = j
     if j == nil or C[j] == nil or n == nil or ends(j) == nil then
+      undo()
       return redis.error_reply('ACDARGS malformed check ' .. i)
     end
     if bad[j] then
@@ -236,7 +265,10 @@ for _ = 1, decisions do
         add[j] = used - C[j]
         if new[j] and born[j] == nil then
           local now = tonumber(now_word)
-          if now == nil then return redis.error_reply('ACDARGS malformed decision') end
+          if now == nil then
+            undo()
+            return redis.error_reply('ACDARGS malformed decision')
+          end
           born[j] = now
         end
       end
@@ -247,11 +279,29 @@ for _ = 1, decisions do
   r = r + 3
 end
 
--- Save what was admitted: INCRBY on a count (in place, its TTL kept), or
--- a new count with its TTL in one SET.
+-- Save what was admitted. A key the pass counted on gets the difference
+-- (what was admitted less its demand: nothing when every check on it was
+-- admitted), or is put back whole if it is bad; one the pass created
+-- keeps what was admitted with its TTL, or is deleted. Any other key:
+-- INCRBY on a count (in place, its TTL kept), or a new count with its
+-- TTL in one SET.
 for j = 1, k do
   local added = add[j]
-  if added > 0 then
+  if j <= done then
+    local demand = D[of[j]]
+    if bad[j] then
+      call('DECRBY', KEYS[j], DS[of[j]])
+    elseif new[j] and added == 0 then
+      call('DEL', KEYS[j])
+    else
+      if added ~= demand then call('INCRBY', KEYS[j], format('%d', added - demand)) end
+      if new[j] then
+        local ttl = E[j] - born[j] + grace
+        if ttl < 1 then ttl = 1 end
+        call('PEXPIRE', KEYS[j], format('%d', ttl))
+      end
+    end
+  elseif added > 0 then
     if new[j] then
       local ttl = E[j] - born[j] + grace
       if ttl < 1 then ttl = 1 end

@@ -245,3 +245,65 @@ fn a_call_of_more_than_255_groups_is_decided_one_by_one() {
         }
     }
 }
+
+/// A call the script rejects as malformed after its first pass has counted
+/// on some keys (here a decision list it cannot read) leaves every key as
+/// it was: counts, absences and TTLs.
+#[test]
+fn a_malformed_call_leaves_every_key_as_it_was() {
+    let (url, _server) = support::shared();
+    let mut con = support::connect(&url);
+    let space = KeySpace::new(
+        &support::unique_namespace("malformed"),
+        LimitAlgorithm::FixedWindow,
+    )
+    .unwrap();
+    let key = |subject: &str| space.window_key("credential", subject, 1_700_000_040_000);
+    let (counted, absent, full) = (key("counted"), key("absent"), key("full"));
+    let _: () = redis::cmd("SET")
+        .arg(&counted)
+        .arg("5")
+        .arg("PX")
+        .arg(50_000)
+        .query(&mut con)
+        .unwrap();
+    let _: () = redis::cmd("SET")
+        .arg(&full)
+        .arg("50")
+        .query(&mut con)
+        .unwrap();
+    let script = redis::Script::new(WINDOW_LUA);
+    let windows = "1700000040000 60000 1700000040000 60000 1700000040000 60000";
+    // Groups: 1 = (ceiling 100, demand 1) for the first two keys, 2 =
+    // (ceiling 10, demand 1) for the full one, which stops the pass after
+    // it has counted on the other two (creating "absent").
+    let error = script
+        .key(&counted)
+        .key(&absent)
+        .key(&full)
+        .arg(1_000)
+        .arg(windows)
+        .arg(1)
+        .arg("garbage")
+        .arg(&[1_u8, 1, 2][..])
+        .arg(100)
+        .arg(1)
+        .arg(10)
+        .arg(1)
+        .invoke::<redis::Value>(&mut con)
+        .unwrap_err();
+    let text = error.to_string();
+    assert!(
+        text.contains("ACDARGS") && text.contains("malformed decision"),
+        "{text}"
+    );
+    let values: (Option<String>, Option<String>, Option<String>) = redis::cmd("MGET")
+        .arg(&counted)
+        .arg(&absent)
+        .arg(&full)
+        .query(&mut con)
+        .unwrap();
+    assert_eq!(values, (Some("5".to_owned()), None, Some("50".to_owned())));
+    let ttl: i64 = redis::cmd("PTTL").arg(&counted).query(&mut con).unwrap();
+    assert!(ttl > 0 && ttl <= 50_000, "PTTL {ttl}");
+}

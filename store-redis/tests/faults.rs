@@ -360,6 +360,31 @@ fn a_key_holding_garbage_fails_only_its_requests() {
             );
             assert_eq!(answer.is_ok(), policy == FaultPolicy::FailOpen);
         }
+        // The bad keys hold exactly what they held: a count past u32::MAX
+        // that the script's first pass added to is put back.
+        let kept: (String, String) = redis::cmd("MGET")
+            .arg(&banana)
+            .arg(&huge)
+            .query(&mut con)
+            .unwrap();
+        assert_eq!(kept, ("ripe".to_owned(), "4294967296".to_owned()));
+        let negative = redis
+            .key_space()
+            .window_key("credential", "negative", 1_700_000_040_000);
+        let _: () = redis::cmd("SET")
+            .arg(&negative)
+            .arg("-5")
+            .query(&mut con)
+            .unwrap();
+        let error = redis
+            .decide(
+                &[check("ada", 5), check("negative", 100)],
+                UnixMillis::new(NOW),
+            )
+            .unwrap_err();
+        assert!(error.is_bad_state(), "{error:?}");
+        let kept: String = redis::cmd("GET").arg(&negative).query(&mut con).unwrap();
+        assert_eq!(kept, "-5");
         // A key of another type (not a string) reads as absent and is
         // replaced on admission: the namespace belongs to the limiter.
         let hash = redis
