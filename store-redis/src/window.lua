@@ -96,7 +96,7 @@ for g = 1, (#ARGV - 5) / 2 do
   U[g], D[g], DS[g] = u, d, ARGV[5 + 2 * g]
 end
 
--- The one pass (see above): undone unless every count fits.
+-- The one pass (see above); `done` is the last key it counted on.
 local of = {}
 if k > 0 and #(ARGV[5] or '') == k then of = { byte(ARGV[5], 1, k) } end
 local before = { 1 }
@@ -279,6 +279,14 @@ for _ = 1, decisions do
   r = r + 3
 end
 
+-- A key the call creates lives until its window's end - the now of the
+-- decision that created it + grace (at least 1 ms).
+local function ttl_of(j)
+  local ttl = E[j] - born[j] + grace
+  if ttl < 1 then ttl = 1 end
+  return format('%d', ttl)
+end
+
 -- Save what was admitted. A key the pass counted on gets the difference
 -- (what was admitted less its demand: nothing when every check on it was
 -- admitted), or is put back whole if it is bad; one the pass created
@@ -295,17 +303,11 @@ for j = 1, k do
       call('DEL', KEYS[j])
     else
       if added ~= demand then call('INCRBY', KEYS[j], format('%d', added - demand)) end
-      if new[j] then
-        local ttl = E[j] - born[j] + grace
-        if ttl < 1 then ttl = 1 end
-        call('PEXPIRE', KEYS[j], format('%d', ttl))
-      end
+      if new[j] then call('PEXPIRE', KEYS[j], ttl_of(j)) end
     end
   elseif added > 0 then
     if new[j] then
-      local ttl = E[j] - born[j] + grace
-      if ttl < 1 then ttl = 1 end
-      call('SET', KEYS[j], format('%d', added), 'PX', format('%d', ttl))
+      call('SET', KEYS[j], format('%d', added), 'PX', ttl_of(j))
     else
       call('INCRBY', KEYS[j], format('%d', added))
     end

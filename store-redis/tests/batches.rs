@@ -30,6 +30,15 @@ const SUBJECTS: [&str; 3] = ["ada", "bob", "{x}"];
 /// One decision: time step and (name, subject, requests override) checks.
 type Decision = (u64, Vec<(usize, usize, Option<u32>)>);
 
+/// A fresh fixed-window key space on the shared server.
+fn window_space(label: &str) -> KeySpace {
+    KeySpace::new(
+        &support::unique_namespace(label),
+        LimitAlgorithm::FixedWindow,
+    )
+    .unwrap()
+}
+
 fn batches() -> impl Strategy<Value = (u64, [Quota; 3], Vec<Vec<Decision>>)> {
     let quota = (0_u32..=6, 1_u64..=3_000).prop_map(|(requests, window_ms)| Quota {
         requests,
@@ -55,11 +64,7 @@ fn run(
     con: &mut redis::Connection,
     (start, quotas, batches): &(u64, [Quota; 3], Vec<Vec<Decision>>),
 ) -> Result<(), TestCaseError> {
-    let space = KeySpace::new(
-        &support::unique_namespace("batches"),
-        LimitAlgorithm::FixedWindow,
-    )
-    .unwrap();
+    let space = window_space("batches");
     let script = redis::Script::new(WINDOW_LUA);
     let mut model: HashMap<(usize, usize), FixedWindowState> = HashMap::new();
     let mut now = *start;
@@ -178,11 +183,7 @@ fn batches_decide_as_one_decision_after_another() {
 fn a_call_of_more_than_255_groups_is_decided_one_by_one() {
     let (url, _server) = support::shared();
     let mut con = support::connect(&url);
-    let space = KeySpace::new(
-        &support::unique_namespace("groups"),
-        LimitAlgorithm::FixedWindow,
-    )
-    .unwrap();
+    let space = window_space("groups");
     let script = redis::Script::new(WINDOW_LUA);
     let subjects: Vec<String> = (1..=300).map(|n| format!("s{n}")).collect();
     let checks: Vec<[LimitCheck<'_>; 1]> = (1..=300_u32)
@@ -253,11 +254,7 @@ fn a_call_of_more_than_255_groups_is_decided_one_by_one() {
 fn a_malformed_call_leaves_every_key_as_it_was() {
     let (url, _server) = support::shared();
     let mut con = support::connect(&url);
-    let space = KeySpace::new(
-        &support::unique_namespace("malformed"),
-        LimitAlgorithm::FixedWindow,
-    )
-    .unwrap();
+    let space = window_space("malformed");
     let key = |subject: &str| space.window_key("credential", subject, 1_700_000_040_000);
     let (counted, absent, full) = (key("counted"), key("absent"), key("full"));
     let _: () = redis::cmd("SET")

@@ -332,22 +332,16 @@ fn a_key_holding_garbage_fails_only_its_requests() {
     let mut con = support::connect(&url);
     for policy in [FaultPolicy::FailOpen, FaultPolicy::FailClosed] {
         let (redis, events) = limiter(&url, policy, Duration::from_millis(20));
-        let banana = redis
-            .key_space()
-            .window_key("credential", "banana", 1_700_000_040_000);
-        let _: () = redis::cmd("SET")
-            .arg(&banana)
-            .arg("ripe")
-            .query(&mut con)
-            .unwrap();
-        let huge = redis
-            .key_space()
-            .window_key("credential", "huge", 1_700_000_040_000);
-        let _: () = redis::cmd("SET")
-            .arg(&huge)
-            .arg("4294967296")
-            .query(&mut con)
-            .unwrap();
+        // `subject`'s key in the window of NOW, holding `value`.
+        let plant = |con: &mut redis::Connection, subject: &str, value: &str| {
+            let key = redis
+                .key_space()
+                .window_key("credential", subject, 1_700_000_040_000);
+            let _: () = redis::cmd("SET").arg(&key).arg(value).query(con).unwrap();
+            key
+        };
+        let banana = plant(&mut con, "banana", "ripe");
+        let huge = plant(&mut con, "huge", "4294967296");
         for subject in ["banana", "huge"] {
             let error = redis
                 .decide(&[check(subject, 100)], UnixMillis::new(NOW))
@@ -368,14 +362,7 @@ fn a_key_holding_garbage_fails_only_its_requests() {
             .query(&mut con)
             .unwrap();
         assert_eq!(kept, ("ripe".to_owned(), "4294967296".to_owned()));
-        let negative = redis
-            .key_space()
-            .window_key("credential", "negative", 1_700_000_040_000);
-        let _: () = redis::cmd("SET")
-            .arg(&negative)
-            .arg("-5")
-            .query(&mut con)
-            .unwrap();
+        let negative = plant(&mut con, "negative", "-5");
         let error = redis
             .decide(
                 &[check("ada", 5), check("negative", 100)],

@@ -16,6 +16,18 @@ fn argv(batch: &Batch) -> Vec<String> {
     batch.argv()
 }
 
+/// A fixed-window decision about `checks` at `now` ms, 2 ms of grace.
+fn fixed(space: &KeySpace, checks: &[LimitCheck<'_>], now: u64) -> Prepared {
+    Prepared::new(
+        space,
+        LimitAlgorithm::FixedWindow,
+        checks,
+        UnixMillis::new(now),
+        2,
+    )
+    .unwrap()
+}
+
 #[test]
 fn fixed_window_keys_name_their_window_and_repeats_share_an_index() {
     let space = KeySpace::new("t", LimitAlgorithm::FixedWindow).unwrap();
@@ -271,16 +283,11 @@ fn more_than_255_groups_send_no_group_bytes() {
         let mut batch = Batch::new(LimitAlgorithm::FixedWindow, 2);
         for requests in 1..=limits {
             let subject = subject(requests);
-            let checks = [check("credential", &subject, requests)];
-            let prepared = Prepared::new(
+            batch.push(&fixed(
                 &space,
-                LimitAlgorithm::FixedWindow,
-                &checks,
-                UnixMillis::new(1_000),
-                2,
-            )
-            .unwrap();
-            batch.push(&prepared);
+                &[check("credential", &subject, requests)],
+                1_000,
+            ));
         }
         batch
     };
@@ -310,17 +317,7 @@ fn batches_are_equal_when_they_send_the_same_call() {
     let batch_at = |now: u64| {
         let mut batch = Batch::new(LimitAlgorithm::FixedWindow, 2);
         for subject in ["ada", "bob", "ada"] {
-            let checks = [check("credential", subject, 10)];
-            batch.push(
-                &Prepared::new(
-                    &space,
-                    LimitAlgorithm::FixedWindow,
-                    &checks,
-                    UnixMillis::new(now),
-                    2,
-                )
-                .unwrap(),
-            );
+            batch.push(&fixed(&space, &[check("credential", subject, 10)], now));
         }
         batch
     };
@@ -328,15 +325,6 @@ fn batches_are_equal_when_they_send_the_same_call() {
     assert_eq!(batch_at(1_000), batch_at(1_000));
     assert_ne!(batch_at(1_000), batch_at(1_001));
     let mut shorter = batch_at(1_000);
-    shorter.push(
-        &Prepared::new(
-            &space,
-            LimitAlgorithm::FixedWindow,
-            &[check("credential", "cy", 10)],
-            UnixMillis::new(1_000),
-            2,
-        )
-        .unwrap(),
-    );
+    shorter.push(&fixed(&space, &[check("credential", "cy", 10)], 1_000));
     assert_ne!(shorter, batch_at(1_000));
 }
