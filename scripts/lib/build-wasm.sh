@@ -41,6 +41,9 @@ SPEED_TARGET_DIR="$TARGET_DIR-speed"
 WB="$CACHE_DIR/cargo-bin/bin/wasm-bindgen"
 WASM_OPT="$CACHE_DIR/node/node_modules/.bin/wasm-opt"
 [ -x "$WB" ] || die "wasm-bindgen missing: run scripts/lib/install-wasm-toolchain.sh"
+# One build at a time (scripts/lib/prebuild.sh may have one under way): a
+# second waits, then finds the package up to date.
+with_lock build-wasm
 # The size goal applies to the module a browser loads for the client role.
 GOAL_KIB=300
 

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Builds ahead, at the lowest CPU priority, what the later suites of one
+# `scripts/test` run will need and nothing before them uses: the wasm
+# toolchain and npm package, and the fuzz targets (all in target dirs of
+# their own, so no suite's cargo waits on them). scripts/test starts it in the background; it runs
+# on the cores the suites before leave idle (their servers, network waits
+# and single-threaded test runners).
+#
+# Nothing here is required: each suite still runs the same steps itself.
+# Each is idempotent and safe to run concurrently (the install and build
+# scripts take locks in .cache/locks, and cargo locks its target dirs), so
+# a suite that gets there first waits for the step under way and then finds
+# it done; a step that fails here is simply done again, with its errors
+# shown, by the suite that needs it.
+#
+# Usage: prebuild.sh SUITE...   (the suites the run will go on to: wasm, fuzz)
+set -uo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+cd "$ROOT" || exit 1
+LIB="$ROOT/scripts/lib"
+
+# ahead NAME COMMAND...: one step, its outcome on one line.
+ahead() {
+  local name="$1"; shift
+  local started=$SECONDS
+  if "$@"; then
+    log "prebuild: $name done in $((SECONDS - started))s"
+  else
+    log "prebuild: $name failed after $((SECONDS - started))s (its suite will do it again)"
+    return 1
+  fi
+}
+
+for suite in "$@"; do
+  case "$suite" in
+    wasm)
+      ahead "wasm toolchain" "$LIB/install-wasm-toolchain.sh" \
+        && ahead "npm package" "$LIB/build-wasm.sh"
+      ;;
+    fuzz)
+      ahead "cargo-fuzz" bash "$LIB/install-cargo-fuzz.sh" \
+        && ahead "fuzz targets" env RUSTC_BOOTSTRAP=1 cargo fuzz build --fuzz-dir fuzz
+      ;;
+  esac
+done
