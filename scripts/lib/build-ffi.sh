@@ -16,9 +16,13 @@ TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 OUT="$TARGET_DIR/bindings"
 with_lock build-ffi
 
-log "build: cargo build --release -p acd-ffi; cargo build -p acd-uniffi-bindgen"
+log "build: cargo build --release -p acd-ffi; cargo build --bin uniffi-bindgen"
 cargo build --release --locked --quiet -p acd-ffi
-cargo build --locked --quiet -p acd-uniffi-bindgen
+# Selected by --bin from the workspace root, exactly as maturin's
+# `cargo run --bin uniffi-bindgen` selects it: the same features, so one
+# build serves both (`-p acd-uniffi-bindgen` resolves its dependencies'
+# features apart and built a second copy: about 110 s of a cold run).
+(cd "$ROOT" && cargo build --locked --quiet --bin uniffi-bindgen)
 LIB="$TARGET_DIR/release/libacd_ffi.so"
 # A fresh build does not copy the library up again if another build of the
 # same crate (maturin's, which uses its own crate-type flags) replaced it.
