@@ -2,9 +2,9 @@
 # Builds ahead, at the lowest CPU priority, what the later suites of one
 # `scripts/test` run will need and nothing before them uses: the wasm
 # toolchain and npm package, and the fuzz targets (all in target dirs of
-# their own, so no suite's cargo waits on them). scripts/test starts it in the background; it runs
-# on the cores the suites before leave idle (their servers, network waits
-# and single-threaded test runners).
+# their own, so no suite's cargo waits on them). scripts/test starts it in
+# the background; it runs on the cores the suites before leave idle (their
+# servers, network waits and single-threaded test runners).
 #
 # Nothing here is required: each suite still runs the same steps itself.
 # Each is idempotent and safe to run concurrently (the install and build
