@@ -49,8 +49,7 @@ for suite in "$@"; do
         && ahead "npm package" "$LIB/build-wasm.sh"
       ;;
     fuzz)
-      ahead "cargo-fuzz" bash "$LIB/install-cargo-fuzz.sh" \
-        && ahead "fuzz targets" env RUSTC_BOOTSTRAP=1 cargo fuzz build --fuzz-dir fuzz
+      ahead "fuzz targets" "$LIB/build-fuzz.sh"
       ;;
   esac
 done
