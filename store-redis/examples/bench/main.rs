@@ -2,9 +2,9 @@
 //! `redis-benchmark` of a plain INCR on the same server).
 //!
 //! ```text
-//! bench --url redis://127.0.0.1:6379 --mode serial|concurrent|pipelined|async
+//! bench --url redis://127.0.0.1:6379 --mode serial|concurrent|pipelined|async|floor
 //!       [--ops N] [--clients C] [--pipeline P] [--algorithm fw|gcra]
-//!       [--max-batch B]
+//!       [--max-batch B] [--rounds R]
 //! ```
 //!
 //! `async` runs the decisions through [`AsyncRedisLimiter`] on one Tokio
@@ -24,6 +24,9 @@
 //! (reset after the warm-up), the client's from `/proc/self/stat` (the
 //! whole bench process: the store, the Tokio runtime and the bench's own
 //! tasks).
+//!
+//! `floor` takes the server's time for one call of `B` fixed-window
+//! decisions apart (see the `floor` module), `R` rounds of `N / B` calls.
 
 use acd_core::limit::{LimitAlgorithm, LimitCheck, Quota, StackDecision};
 use acd_core::UnixMillis;
@@ -31,6 +34,11 @@ use acd_redis::{AsyncRedisLimiter, RedisConfig, RedisLimiter};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
+
+mod floor;
+mod meter;
+
+use meter::Meter;
 
 const NOW: u64 = 1_700_000_000_000;
 
@@ -42,6 +50,7 @@ struct Args {
     pipeline: usize,
     algorithm: LimitAlgorithm,
     max_batch: usize,
+    rounds: usize,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -53,6 +62,7 @@ fn parse_args() -> Result<Args, String> {
         pipeline: 1,
         algorithm: LimitAlgorithm::FixedWindow,
         max_batch: RedisConfig::default().max_batch,
+        rounds: 5,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -65,6 +75,7 @@ fn parse_args() -> Result<Args, String> {
             "--clients" => args.clients = number()?.max(1),
             "--pipeline" => args.pipeline = number()?.max(1),
             "--max-batch" => args.max_batch = number()?.max(1),
+            "--rounds" => args.rounds = number()?.max(1),
             "--algorithm" => {
                 args.algorithm = match value.as_str() {
                     "fw" => LimitAlgorithm::FixedWindow,
@@ -150,94 +161,6 @@ fn pipelined(
         i += batch;
     }
     Ok(())
-}
-
-/// Where the CPU goes while decisions run: the Redis server (whole process,
-/// and in `EVALSHA`) and this process.
-struct Meter {
-    con: redis::Connection,
-    server_cpu: f64,
-    client_cpu: f64,
-}
-
-/// A field `name:value` of an `INFO` section, as a number.
-fn info_field(info: &str, name: &str) -> f64 {
-    info.lines()
-        .find_map(|line| line.strip_prefix(name)?.strip_prefix(':'))
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(0.0)
-}
-
-/// Seconds of CPU this process used so far (Linux; 0 elsewhere).
-fn own_cpu() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    // Fields after the command name (which ends with ')'): utime is the
-    // 12th, stime the 13th, in clock ticks (100 per second on Linux).
-    let rest = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or("");
-    let ticks: Vec<f64> = rest
-        .split_whitespace()
-        .skip(11)
-        .take(2)
-        .filter_map(|v| v.parse().ok())
-        .collect();
-    ticks.iter().sum::<f64>() / 100.0
-}
-
-impl Meter {
-    fn start(url: &str) -> Result<Self, String> {
-        let client = redis::Client::open(url).map_err(|e| e.to_string())?;
-        let mut con = client.get_connection().map_err(|e| e.to_string())?;
-        let _: () = redis::cmd("CONFIG")
-            .arg("RESETSTAT")
-            .query(&mut con)
-            .map_err(|e| e.to_string())?;
-        let server_cpu = Self::server_cpu(&mut con)?;
-        Ok(Self {
-            con,
-            server_cpu,
-            client_cpu: own_cpu(),
-        })
-    }
-
-    fn server_cpu(con: &mut redis::Connection) -> Result<f64, String> {
-        let info: String = redis::cmd("INFO")
-            .arg("cpu")
-            .query(con)
-            .map_err(|e| e.to_string())?;
-        Ok(info_field(&info, "used_cpu_sys") + info_field(&info, "used_cpu_user"))
-    }
-
-    /// One line: CPU per decision since `start`.
-    fn report(mut self, decisions: usize) -> Result<String, String> {
-        let client = own_cpu() - self.client_cpu;
-        let server = Self::server_cpu(&mut self.con)? - self.server_cpu;
-        let stats: String = redis::cmd("INFO")
-            .arg("commandstats")
-            .query(&mut self.con)
-            .map_err(|e| e.to_string())?;
-        let evalsha = stats
-            .lines()
-            .find_map(|line| line.strip_prefix("cmdstat_evalsha:"))
-            .unwrap_or("");
-        let field = |name: &str| {
-            evalsha
-                .split(',')
-                .find_map(|kv| kv.strip_prefix(name)?.strip_prefix('='))
-                .and_then(|v| v.parse::<f64>().ok())
-                .unwrap_or(0.0)
-        };
-        let (calls, usec) = (field("calls"), field("usec"));
-        let n = decisions.max(1) as f64;
-        Ok(format!(
-            "cpu: server {:.2} us/decision, script {:.2} us/decision ({:.1} us per EVALSHA, \
-             {:.1} decisions per call), client {:.2} us/decision",
-            server * 1e6 / n,
-            usec / n,
-            if calls > 0.0 { usec / calls } else { 0.0 },
-            if calls > 0.0 { n / calls } else { 0.0 },
-            client * 1e6 / n
-        ))
-    }
 }
 
 /// `ops` decisions through the async store with `inflight` at once, on a
@@ -345,6 +268,20 @@ fn main() -> ExitCode {
     if let Err(why) = limiter.ping() {
         eprintln!("bench: {why}");
         return ExitCode::FAILURE;
+    }
+    if args.mode == "floor" {
+        if args.algorithm != LimitAlgorithm::FixedWindow {
+            eprintln!("bench: --mode floor measures the fixed-window script (--algorithm fw)");
+            return ExitCode::from(2);
+        }
+        let calls = (args.ops / args.max_batch).max(20);
+        return match floor::run(&args.url, &limiter, args.max_batch, calls, args.rounds) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(why) => {
+                eprintln!("bench: {why}");
+                ExitCode::FAILURE
+            }
+        };
     }
     // Warm up: connections, script cache, keys.
     let warm = serial(&limiter, 0, 2_000);
