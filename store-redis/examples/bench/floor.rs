@@ -19,9 +19,8 @@
 
 use crate::meter::evalsha_stats;
 use crate::{checks, subjects, NOW};
-use acd_core::limit::LimitAlgorithm;
 use acd_core::UnixMillis;
-use acd_redis::{Batch, RedisConfig, RedisLimiter};
+use acd_redis::{Batch, RedisLimiter};
 use redis::{Script, Value};
 
 /// Returns at once.
@@ -45,19 +44,10 @@ fn server_usec(
         .query(con)
         .map_err(|e| e.to_string())?;
     for _ in 0..calls {
-        let reply: Value = batch
+        let _: Value = batch
             .evalsha(script)
             .query(con)
             .map_err(|e| e.to_string())?;
-        if let Value::Array(items) = &reply {
-            // The fixed-window script's reply starts with 1 when its one
-            // pass admitted every decision: the path being measured.
-            if items.len() == batch.key_count() + 1 && items.first() != Some(&Value::Int(1)) {
-                return Err(format!(
-                    "the script did not admit every decision: {reply:?}"
-                ));
-            }
-        }
     }
     let (done, usec) = evalsha_stats(con)?;
     if done < calls as f64 {
@@ -75,22 +65,20 @@ pub fn run(
     calls: usize,
     rounds: usize,
 ) -> Result<(), String> {
-    let grace_ms = u64::try_from(RedisConfig::default().ttl_grace.as_millis()).unwrap_or(0);
-    let mut batch = Batch::with_capacity(
-        LimitAlgorithm::FixedWindow,
-        grace_ms,
-        decisions,
-        2 * decisions,
-    );
-    for i in 0..decisions {
+    // The batch as the store builds it: the first decision's own batch
+    // (its algorithm and TTL grace), the others pushed onto it.
+    let prepare = |i: usize| {
         let (credential, user) = subjects(i);
-        let prepared = limiter
+        limiter
             .prepare(
                 &checks(&credential, &user),
                 UnixMillis::new(NOW + (i as u64 % 1_000)),
             )
-            .map_err(|e| e.to_string())?;
-        batch.push_owned(prepared);
+            .map_err(|e| e.to_string())
+    };
+    let mut batch = prepare(0)?.batch();
+    for i in 1..decisions.max(1) {
+        batch.push_owned(prepare(i)?);
     }
     let client = redis::Client::open(url).map_err(|e| e.to_string())?;
     let mut con = client.get_connection().map_err(|e| e.to_string())?;
@@ -104,6 +92,17 @@ pub fn run(
         script.load(&mut con).map_err(|e| e.to_string())?;
         // Warm-up: the keys exist afterwards, as in a running store.
         server_usec(&mut con, &batch, script, 2)?;
+    }
+    // The path measured is the one pass that admits every decision: its
+    // reply starts with 1.
+    let reply: Value = batch
+        .evalsha(&scripts[0])
+        .query(&mut con)
+        .map_err(|e| e.to_string())?;
+    if !matches!(&reply, Value::Array(items) if items.first() == Some(&Value::Int(1))) {
+        return Err(format!(
+            "the script did not admit every decision at once: {reply:?}"
+        ));
     }
     let mut best = [f64::INFINITY; 4];
     for _ in 0..rounds.max(1) {
