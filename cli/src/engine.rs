@@ -6,7 +6,11 @@
 //! every rule (building, throttling, retries, paging, interpretation) is the
 //! core's. The one thing it adds is the command's own budget (`--deadline`):
 //! a wait that would end after it is not slept, the call is cancelled and
-//! the command gives up at once. With `--learn-limits` it reads the API
+//! the command gives up at once. No single wait is longer than the core's
+//! [`RetryPolicy::max_retry_after_ms`](acd_core::client::RetryPolicy) plus
+//! the backoff's cap (the jitter the core adds on top): a longer one comes
+//! from a server's time that cannot be right (a reset a decade ahead), and
+//! the command gives up at once naming it. With `--learn-limits` it reads the API
 //! index once before paging, so the core learns the limit the server
 //! advertises (a pager's responses describe only the tightest limit they
 //! pass through).
@@ -57,6 +61,10 @@ pub struct Engine {
     /// The index read that precedes paging, and the paging job it precedes.
     prelude: Option<(CallId, Job)>,
     deadline_at: Option<Millis>,
+    /// The longest single wait that is slept.
+    longest_wait_ms: u64,
+    /// The bound named when a wait is refused (the policy's).
+    max_wait_ms: u64,
     extra: VecDeque<Event>,
     over: bool,
 }
@@ -97,6 +105,8 @@ impl Engine {
         learn_limits: bool,
         now: Millis,
     ) -> Result<Self, ClientError> {
+        let max_wait_ms = config.retry.max_retry_after_ms;
+        let longest_wait_ms = max_wait_ms.saturating_add(config.retry.backoff.cap_ms);
         let mut client = Client::new(config, os_entropy())?;
         // Started (so validated and built) before any I/O, in every case.
         let mut id = start(&mut client, job.clone())?;
@@ -111,6 +121,8 @@ impl Engine {
             id,
             prelude,
             deadline_at: deadline_ms.map(|ms| now.saturating_add(ms)),
+            longest_wait_ms,
+            max_wait_ms,
             extra: VecDeque::new(),
             over: false,
         })
@@ -153,6 +165,10 @@ impl Engine {
                 Some(deadline_at) if until.as_millis() > deadline_at => {
                     let what = limit.as_ref().map(crate::report::describe_limit);
                     self.give_up(deadline_at, until.as_millis(), now, what);
+                    self.extra.pop_front()
+                }
+                _ if until.as_millis().saturating_sub(now) > self.longest_wait_ms => {
+                    self.refuse_wait(until.as_millis(), now);
                     self.extra.pop_front()
                 }
                 _ => Some(event),
@@ -203,6 +219,25 @@ impl Engine {
                     "a wait of {wait:.1} s{} does not fit in what is left of it",
                     what.map(|what| format!(" for {what}")).unwrap_or_default()
                 ),
+            }),
+        }));
+    }
+
+    /// A wait longer than any the command sleeps: cancel the call and end
+    /// it here, naming the server's time and the bound.
+    fn refuse_wait(&mut self, until: Millis, now: Millis) {
+        self.client.cancel(self.id);
+        self.over = true;
+        self.extra.push_back(Event::Failed(ClientError::GaveUp {
+            reason: GiveUpReason::RetryAfterTooLong {
+                retry_at: until.into(),
+                wait_ms: until.saturating_sub(now),
+                max_wait_ms: self.max_wait_ms,
+            },
+            attempts: 0,
+            last: Box::new(ClientError::InvalidConfig {
+                field: "max_retry_after_ms".into(),
+                problem: "the server's rate-limit headers name a time that far ahead".into(),
             }),
         }));
     }

@@ -6,7 +6,7 @@ use crate::args::{Cli, Command, ConnectionReadArgs, Format, PagingArgs, TableRea
 use crate::engine::Job;
 use acd_core::client::{
     ClientConfig, ClientCredential, ConnectionPagerOptions, EgressMode, PollOptions, RequestSpec,
-    TablePagerOptions,
+    RetryPolicy, TablePagerOptions,
 };
 use acd_core::model::decode_component;
 use acd_core::model::{CredentialPolicy, Envelope, PathTemplate};
@@ -87,7 +87,10 @@ pub fn plan(cli: &Cli) -> Result<Plan, SetupError> {
         (None, None) => {}
     }
     if let Some(attempts) = global.max_attempts {
-        config.retry.max_attempts = attempts;
+        if attempts == 0 {
+            return fail("--max-attempts must be 1 or more (the first try counts as one)");
+        }
+        apply_max_attempts(&mut config.retry, attempts);
     }
     let deadline_ms = match global.deadline {
         None => None,
@@ -138,6 +141,16 @@ pub fn plan(cli: &Cli) -> Result<Plan, SetupError> {
         deadline_ms,
         learn_limits: global.learn_limits,
     })
+}
+
+/// `--max-attempts N` on the core's retry policy: N attempts per request,
+/// the first try included, 429s included. The core counts a 429 that says
+/// when to retry against `max_throttled` (the retries it allows after such
+/// 429s) and every other failure against `max_attempts`; both are set so
+/// that a request refused with 429 every time is sent exactly N times.
+fn apply_max_attempts(retry: &mut RetryPolicy, attempts: u32) {
+    retry.max_attempts = attempts;
+    retry.max_throttled = attempts.saturating_sub(1);
 }
 
 fn no_offset_with_all(paging: &PagingArgs) -> Result<(), SetupError> {
