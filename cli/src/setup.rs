@@ -53,26 +53,83 @@ const CREDENTIAL_ID: &str = "cli";
 /// every credential of one user inside one client; there is only one here).
 const CREDENTIAL_USER: &str = "cli-user";
 
-/// Builds the plan of `cli`'s command.
-pub fn plan(cli: &Cli) -> Result<Plan, SetupError> {
+/// Where each global value came from: the flag, or its environment
+/// variable (an empty variable counts as unset). Configuration errors name
+/// the one the user actually gave.
+#[derive(Debug, Clone, Default)]
+pub struct Origins {
+    /// `--base-url` or `ACD_BASE_URL`.
+    pub base_url: &'static str,
+    /// `--api-key` or `ACD_API_KEY`.
+    pub api_key: &'static str,
+    /// `--token` or `ACD_TOKEN`.
+    pub token: &'static str,
+    /// The variables that are set but empty (so count as unset).
+    pub empty: Vec<&'static str>,
+}
+
+impl Origins {
+    /// Reads the sources of the global values from clap's matches.
+    pub fn of(matches: &clap::ArgMatches) -> Self {
+        let mut empty = Vec::new();
+        let mut origin = |id: &str, flag: &'static str, variable: &'static str| {
+            if matches.value_source(id) == Some(clap::parser::ValueSource::EnvVariable) {
+                if std::env::var_os(variable).is_some_and(|value| value.is_empty()) {
+                    empty.push(variable);
+                }
+                variable
+            } else {
+                flag
+            }
+        };
+        Self {
+            base_url: origin("base_url", "--base-url", "ACD_BASE_URL"),
+            api_key: origin("api_key", "--api-key", "ACD_API_KEY"),
+            token: origin("token", "--token", "ACD_TOKEN"),
+            empty,
+        }
+    }
+
+    fn unset(&self, origin: &str) -> bool {
+        self.empty.iter().any(|variable| *variable == origin)
+    }
+}
+
+/// Builds the plan of `cli`'s command; `origins` says where the global
+/// values came from.
+pub fn plan(cli: &Cli, origins: &Origins) -> Result<Plan, SetupError> {
     let global = &cli.global;
+    let base_url = if origins.unset(origins.base_url) {
+        crate::args::DEFAULT_BASE_URL
+    } else {
+        global.base_url.as_str()
+    };
+    let api_key = global
+        .api_key
+        .as_ref()
+        .filter(|_| !origins.unset(origins.api_key));
+    let token = global
+        .token
+        .as_ref()
+        .filter(|_| !origins.unset(origins.token));
     let mut config = ClientConfig {
-        base_url: global.base_url.trim_end_matches('/').to_owned(),
+        base_url: base_url.trim_end_matches('/').to_owned(),
         stable_egress_url: None,
         ..ClientConfig::default()
     };
     if ureq::http::Uri::try_from(config.base_url.as_str()).is_err() {
         return fail(format!(
-            "--base-url {:?} is not a URL; give one like {}",
-            global.base_url,
+            "{} {base_url:?} is not a URL; give one like {}",
+            origins.base_url,
             crate::args::DEFAULT_BASE_URL
         ));
     }
-    match (&global.api_key, &global.token) {
+    match (api_key, token) {
         (Some(_), Some(_)) => {
-            return fail(
-                "--api-key and --token (or ACD_API_KEY and ACD_TOKEN) are both set; give only one",
-            )
+            return fail(format!(
+                "{} and {} are both set; give only one",
+                origins.api_key, origins.token
+            ))
         }
         (Some(key), None) => config.credentials.push(ClientCredential::api_key(
             CREDENTIAL_ID,
@@ -102,6 +159,7 @@ pub fn plan(cli: &Cli) -> Result<Plan, SetupError> {
         }
         Some(_) => return fail("--deadline must be a number of seconds, 0 or more"),
     };
+    check_config(&config, origins, api_key.is_some())?;
     let (job, printing) = match &cli.command {
         Command::Index => (Job::Single(RequestSpec::get_api_index()), Printing::Body),
         Command::Tables(crate::args::TablesCommand::Read(args)) => table_job(args)?,
@@ -141,6 +199,32 @@ pub fn plan(cli: &Cli) -> Result<Plan, SetupError> {
         deadline_ms,
         learn_limits: global.learn_limits,
     })
+}
+
+/// The core's check of `config`, its errors told in terms of the flag or
+/// variable each field came from.
+fn check_config(config: &ClientConfig, origins: &Origins, key: bool) -> Result<(), SetupError> {
+    let Err(error) = config.check() else {
+        return Ok(());
+    };
+    let acd_core::client::ClientError::InvalidConfig { field, problem } = &error else {
+        return fail(error.to_string());
+    };
+    let origin = match field.as_str() {
+        "base_url" => origins.base_url,
+        "credentials" if key => origins.api_key,
+        "credentials" => origins.token,
+        "retry.max_attempts" | "retry.max_throttled" => "--max-attempts",
+        field if field.starts_with("retry.") => "--deadline",
+        _ => return fail(error.to_string()),
+    };
+    let what = if field == "credentials" {
+        // The secret itself is never shown.
+        format!("{origin}: the value given")
+    } else {
+        origin.to_owned()
+    };
+    fail(format!("{what}: {problem}"))
 }
 
 /// `--max-attempts N` on the core's retry policy: N attempts per request,
