@@ -14,6 +14,7 @@ mod args;
 mod engine;
 mod exit;
 mod interrupt;
+mod jq;
 mod output;
 mod report;
 mod run;
