@@ -45,6 +45,13 @@ pub enum Job {
         /// Paging options.
         options: ConnectionPagerOptions,
     },
+    /// Create a run of an agent; with `wait`, then poll it until it ends.
+    CreateRun {
+        /// The createAgentRun request.
+        spec: RequestSpec,
+        /// Polling options when the command waits for the run.
+        wait: Option<PollOptions>,
+    },
     /// Poll a run until it ends.
     Run {
         /// The run id.
@@ -60,6 +67,8 @@ pub struct Engine {
     id: CallId,
     /// The index read that precedes paging, and the paging job it precedes.
     prelude: Option<(CallId, Job)>,
+    /// After a run is created: poll it with these options.
+    follow: Option<PollOptions>,
     deadline_at: Option<Millis>,
     /// The longest single wait that is slept.
     longest_wait_ms: u64,
@@ -91,6 +100,7 @@ fn start(client: &mut Client, job: Job) -> Result<CallId, ClientError> {
             options,
         } => client.start_connection_pager(&connection, &entity, options),
         Job::Run { run_id, options } => client.start_run_poller(&run_id, options),
+        Job::CreateRun { spec, .. } => client.start(spec),
     }
 }
 
@@ -110,6 +120,10 @@ impl Engine {
         let mut client = Client::new(config, os_entropy())?;
         // Started (so validated and built) before any I/O, in every case.
         let mut id = start(&mut client, job.clone())?;
+        let follow = match &job {
+            Job::CreateRun { wait, .. } => wait.clone(),
+            _ => None,
+        };
         let mut prelude = None;
         if learn_limits && matches!(job, Job::Table { .. } | Job::Connection { .. }) {
             client.cancel(id);
@@ -120,6 +134,7 @@ impl Engine {
             client,
             id,
             prelude,
+            follow,
             deadline_at: deadline_ms.map(|ms| now.saturating_add(ms)),
             longest_wait_ms,
             max_wait_ms,
@@ -158,6 +173,10 @@ impl Engine {
                 return self.prelude_event(event, now);
             }
         }
+        if id != self.id {
+            // The created run's call ended; its poller goes on.
+            return self.poll_event(now);
+        }
         match event {
             Event::Waiting {
                 until, ref limit, ..
@@ -173,6 +192,10 @@ impl Engine {
                 }
                 _ => Some(event),
             },
+            Event::Response(response) if self.follow.is_some() => {
+                self.follow_run(&response);
+                self.poll_event(now)
+            }
             Event::Done | Event::Failed(_) => {
                 self.over = true;
                 Some(event)
@@ -221,6 +244,35 @@ impl Engine {
                 ),
             }),
         }));
+    }
+
+    /// The run was created: poll it (by the `id` of the created run).
+    fn follow_run(&mut self, response: &acd_core::client::ApiResponse) {
+        let Some(options) = self.follow.take() else {
+            return;
+        };
+        let id = match response {
+            acd_core::client::ApiResponse::Object { value, .. } => {
+                serde_json::from_str::<serde_json::Value>(value.get())
+                    .ok()
+                    .and_then(|run| run.get("id").and_then(|id| id.as_str().map(str::to_owned)))
+            }
+            _ => None,
+        };
+        let started = match id {
+            Some(id) => self.client.start_run_poller(&id, options),
+            None => Err(ClientError::Protocol {
+                status: response.status(),
+                problem: "the created run has no string `id` member to poll it by".into(),
+            }),
+        };
+        match started {
+            Ok(id) => self.id = id,
+            Err(error) => {
+                self.over = true;
+                self.extra.push_back(Event::Failed(error));
+            }
+        }
     }
 
     /// A wait longer than any the command sleeps: cancel the call and end

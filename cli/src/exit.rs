@@ -25,6 +25,9 @@ pub fn describe(failure: &Failure) -> (u8, Option<String>) {
             Some(format!("error: could not write the output: {error}")),
         ),
         Failure::Client(error) => (code_of(error), Some(line_of(error))),
+        Failure::RunEnded(status) => (API_ERROR, Some(format!("error: the run ended {status}"))),
+        Failure::Jq(error) => (API_ERROR, Some(format!("error: {error}"))),
+        Failure::BodyTooLarge(error) => (API_ERROR, Some(format!("error: {error}"))),
         Failure::Stalled => (
             GAVE_UP,
             Some("error: gave up: the client stopped before the call ended".to_owned()),

@@ -109,7 +109,10 @@ mod tests {
     #[test]
     fn bad_expressions_and_bodies_are_errors() {
         assert!(matches!(check(".[ "), Err(JqError::Compile { .. })));
-        assert!(matches!(check("nosuchfilter"), Err(JqError::Compile { .. })));
+        assert!(matches!(
+            check("nosuchfilter"),
+            Err(JqError::Compile { .. })
+        ));
         assert!(matches!(apply(".", b"<html>"), Err(JqError::NotJson(_))));
         assert!(matches!(
             apply("error(\"x\")", b"{}"),

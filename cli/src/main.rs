@@ -10,6 +10,7 @@
 //! interrupted.
 #![forbid(unsafe_code)]
 
+mod api;
 mod args;
 mod engine;
 mod exit;

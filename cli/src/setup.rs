@@ -8,9 +8,7 @@ use acd_core::client::{
     ClientConfig, ClientCredential, ConnectionPagerOptions, EgressMode, PollOptions, RequestSpec,
     RetryPolicy, TablePagerOptions,
 };
-use acd_core::model::decode_component;
-use acd_core::model::{CredentialPolicy, Envelope, PathTemplate};
-use acd_core::model::{Operation, ParamRole};
+use acd_core::model::ParamRole;
 
 /// A command line or configuration that cannot run.
 #[derive(Debug, thiserror::Error)]
@@ -45,6 +43,10 @@ pub struct Plan {
     pub deadline_ms: Option<u64>,
     /// Read the index before paging, to learn the advertised limit.
     pub learn_limits: bool,
+    /// What `acd api` adds around the core's request (empty otherwise).
+    pub raw: crate::api::Raw,
+    /// What kind of job it is, for printing and the exit status.
+    pub job_kind: crate::run::JobKind,
 }
 
 /// The id under which the command-line credential is configured.
@@ -160,37 +162,50 @@ pub fn plan(cli: &Cli, origins: &Origins) -> Result<Plan, SetupError> {
         Some(_) => return fail("--deadline must be a number of seconds, 0 or more"),
     };
     check_config(&config, origins, api_key.is_some())?;
+    let mut raw = crate::api::Raw::default();
     let (job, printing) = match &cli.command {
         Command::Index => (Job::Single(RequestSpec::get_api_index()), Printing::Body),
         Command::Tables(crate::args::TablesCommand::Read(args)) => table_job(args)?,
         Command::Connections(crate::args::ConnectionsCommand::Read(args)) => connection_job(args)?,
         Command::Runs(crate::args::RunsCommand::Wait(args)) => {
-            let mut options = PollOptions::default();
-            if let Some(seconds) = args.interval {
-                if !(seconds.is_finite() && seconds > 0.0) {
-                    return fail("--interval must be a number of seconds above 0");
-                }
-                options.interval_ms = (seconds * 1000.0).round().max(1.0) as u64;
-            }
-            if let Some(ms) = deadline_ms {
-                options.deadline_ms = ms;
-            }
             let job = Job::Run {
                 run_id: args.run_id.clone(),
-                options,
+                options: poll_options(args.interval, deadline_ms)?,
             };
             (job, Printing::Run)
         }
-        Command::Api(args) => (
-            Job::Single(raw_spec(
-                &mut config,
-                &args.method,
-                &args.path,
-                args.data.as_deref(),
-            )?),
-            Printing::Body,
-        ),
+        Command::Api(args) => {
+            let (job, printing, api) = crate::api::plan(&mut config, args)?;
+            raw = api;
+            (job, printing)
+        }
+        Command::Runs(crate::args::RunsCommand::Create(args)) => {
+            let mut spec = RequestSpec::new(acd_core::model::ids::CREATE_AGENT_RUN)
+                .path("agent_id", args.agent_id.clone());
+            if let Some(data) = &args.data {
+                if let Err(error) = serde_json::from_str::<serde::de::IgnoredAny>(data) {
+                    return fail(format!("--data is not JSON ({error}); give a JSON body"));
+                }
+                spec = spec.body(data.as_bytes().to_vec());
+            }
+            let wait = if args.wait {
+                Some(poll_options(args.interval, deadline_ms)?)
+            } else {
+                None
+            };
+            let printing = if args.wait {
+                Printing::Run
+            } else {
+                Printing::Body
+            };
+            (Job::CreateRun { spec, wait }, printing)
+        }
         Command::Completions { .. } => return fail("completions need no request"),
+    };
+    let job_kind = if matches!(&job, Job::CreateRun { wait: Some(_), .. }) {
+        crate::run::JobKind::CreateRunAndWait
+    } else {
+        crate::run::JobKind::Other
     };
     Ok(Plan {
         config,
@@ -198,7 +213,27 @@ pub fn plan(cli: &Cli, origins: &Origins) -> Result<Plan, SetupError> {
         printing,
         deadline_ms,
         learn_limits: global.learn_limits,
+        raw,
+        job_kind,
     })
+}
+
+/// The poller's options: `--interval`, and `--deadline` as its deadline.
+fn poll_options(
+    interval: Option<f64>,
+    deadline_ms: Option<u64>,
+) -> Result<PollOptions, SetupError> {
+    let mut options = PollOptions::default();
+    if let Some(seconds) = interval {
+        if !(seconds.is_finite() && seconds > 0.0) {
+            return fail("--interval must be a number of seconds above 0");
+        }
+        options.interval_ms = (seconds * 1000.0).round().max(1.0) as u64;
+    }
+    if let Some(ms) = deadline_ms {
+        options.deadline_ms = ms;
+    }
+    Ok(options)
 }
 
 /// The core's check of `config`, its errors told in terms of the flag or
@@ -340,106 +375,4 @@ fn with_paging(mut spec: RequestSpec, paging: &PagingArgs) -> RequestSpec {
         spec = spec.param(ParamRole::Offset, offset.clone());
     }
     spec
-}
-
-fn add_operation(config: &mut ClientConfig, operation: Operation) {
-    if config.catalogue.get(&operation.id).is_none() {
-        // Ids and routes of the added operations are distinct from the
-        // standard ones, so adding cannot fail.
-        let _ = config.catalogue.add(operation);
-    }
-}
-
-/// The id of an operation `acd api` calls that the catalogue does not know.
-const RAW_OPERATION: &str = "acdApiRaw";
-
-/// `acd api METHOD PATH`: the catalogue's operation for the route when it
-/// has one (so its limits and validators apply), else an ad-hoc one.
-fn raw_spec(
-    config: &mut ClientConfig,
-    method: &str,
-    path: &str,
-    data: Option<&str>,
-) -> Result<RequestSpec, SetupError> {
-    let method = method.to_ascii_uppercase();
-    if method.is_empty() || !method.bytes().all(|b| b.is_ascii_alphabetic()) {
-        return fail(format!(
-            "{method:?} is not an HTTP method; give one like GET"
-        ));
-    }
-    let (raw_path, raw_query) = path.split_once('?').unwrap_or((path, ""));
-    let root = format!("/api/{}", config.version);
-    let relative = if let Some(rest) = raw_path.strip_prefix(&root) {
-        rest
-    } else if raw_path.starts_with("/api/") {
-        return fail(format!(
-            "{path:?} is not under {root}, the version this client speaks"
-        ));
-    } else {
-        raw_path
-    };
-    let relative = relative.trim_start_matches('/');
-    let segments: Vec<&[u8]> = if relative.is_empty() {
-        Vec::new()
-    } else {
-        relative.split('/').map(str::as_bytes).collect()
-    };
-    let decode = |raw: &[u8]| -> Result<String, SetupError> {
-        decode_component(raw)
-            .map(|text| text.into_owned())
-            .map_err(|problem| SetupError(format!("{path:?}: {problem}")))
-    };
-    let found = config.catalogue.operations().iter().find_map(|operation| {
-        (operation.method == method)
-            .then(|| operation.path.match_segments(&segments))
-            .flatten()
-            .map(|values| (operation.clone(), values))
-    });
-    let mut spec = match found {
-        Some((operation, values)) => {
-            let mut spec = RequestSpec::new(operation.id.clone());
-            for (name, raw) in operation.path.param_names().zip(values) {
-                spec = spec.path(name, decode(raw)?);
-            }
-            spec
-        }
-        None => {
-            let template = PathTemplate::parse(&format!("/{relative}"))
-                .or_else(|error| fail(format!("{path:?} is not a usable path: {error}")))?;
-            let credential = if config.credentials.is_empty() {
-                CredentialPolicy::Public
-            } else {
-                CredentialPolicy::ApiKeyOrOAuth { scope: None }
-            };
-            add_operation(
-                config,
-                Operation {
-                    id: RAW_OPERATION.into(),
-                    method: method.clone(),
-                    path: template,
-                    credential,
-                    envelope: Envelope::Data,
-                    params: Vec::new(),
-                    extra_limits: Vec::new(),
-                    stable_egress: false,
-                    needs_resource: true,
-                    deprecation: None,
-                    honours_idempotency_key: false,
-                    noun: None,
-                },
-            );
-            RequestSpec::new(RAW_OPERATION)
-        }
-    };
-    for pair in raw_query.split('&').filter(|pair| !pair.is_empty()) {
-        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
-        spec = spec.query(decode(name.as_bytes())?, decode(value.as_bytes())?);
-    }
-    if let Some(data) = data {
-        if let Err(error) = serde_json::from_str::<serde::de::IgnoredAny>(data) {
-            return fail(format!("--data is not JSON ({error}); give a JSON body"));
-        }
-        spec = spec.body(data.as_bytes().to_vec());
-    }
-    Ok(spec)
 }

@@ -77,3 +77,42 @@ fn a_retry_after_of_a_day_ends_at_once_with_exit_3() {
     assert_eq!(run.code, Some(3), "{}", run.stderr);
     assert_eq!(server.count(), 1);
 }
+
+#[test]
+fn a_redirect_is_not_followed_and_the_other_origin_sees_no_credential() {
+    let other = FaultServer::start(vec![Reply::page(json!([{"id": 1}]))]);
+    let location = format!("{}/api/v1/tables/t", other.url);
+    let server = FaultServer::start(vec![Reply::Respond {
+        status: 302,
+        headers: vec![("Location".into(), location)],
+        body: String::new(),
+    }]);
+    let run = read(&server, &[]);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert_eq!(server.count(), 1);
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(other.count(), 0, "the second origin was contacted");
+    assert!(run.stderr.contains("302"), "{}", run.stderr);
+}
+
+#[test]
+fn a_huge_body_ends_with_a_typed_error_without_being_read_whole() {
+    let server = FaultServer::start(vec![Reply::Huge(200 * 1024 * 1024)]);
+    let started = Instant::now();
+    let run = read(&server, &[]);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(started.elapsed() < Duration::from_secs(60));
+    assert_eq!(server.count(), 1, "{}", run.stderr);
+    let last = run.stderr.lines().last().unwrap();
+    assert!(last.contains("67108864 bytes"), "{last}");
+    // Announced by Content-Length: not even started.
+    assert!(server.written() < 80 * 1024 * 1024, "{}", server.written());
+    // Without a length (chunked), it stops once past the bound.
+    let server = FaultServer::start(vec![Reply::HugeChunked(200 * 1024 * 1024)]);
+    let run = read(&server, &[]);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert_eq!(server.count(), 1, "{}", run.stderr);
+    assert!(run.stderr.contains("67108864 bytes"), "{}", run.stderr);
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(server.written() < 100 * 1024 * 1024, "{}", server.written());
+}

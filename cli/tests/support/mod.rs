@@ -193,6 +193,11 @@ pub enum Reply {
     Drop,
     /// Read the request, then say nothing for this long.
     Hang(Duration),
+    /// A 200 announcing this many bytes of body, written until the client
+    /// stops reading.
+    Huge(usize),
+    /// A chunked 200 of this many bytes, written until the client stops.
+    HugeChunked(usize),
 }
 
 impl Reply {
@@ -233,6 +238,8 @@ pub struct Seen {
     pub headers: Vec<(String, String)>,
     /// When it arrived.
     pub at: Instant,
+    /// The body, as text.
+    pub body: String,
 }
 
 impl Seen {
@@ -256,6 +263,7 @@ pub struct FaultServer {
     /// `http://127.0.0.1:PORT`.
     pub url: String,
     seen: Arc<Mutex<Vec<Seen>>>,
+    written: Arc<AtomicUsize>,
 }
 
 impl FaultServer {
@@ -266,6 +274,8 @@ impl FaultServer {
         let url = format!("http://{}", listener.local_addr().unwrap());
         let seen = Arc::new(Mutex::new(Vec::new()));
         let log = seen.clone();
+        let written = Arc::new(AtomicUsize::new(0));
+        let counter = written.clone();
         std::thread::spawn(move || {
             for stream in listener.incoming() {
                 let Ok(stream) = stream else { continue };
@@ -275,10 +285,16 @@ impl FaultServer {
                 };
                 let reply = script[index.min(script.len() - 1)].clone();
                 let log = log.clone();
-                std::thread::spawn(move || serve(stream, &reply, &log));
+                let counter = counter.clone();
+                std::thread::spawn(move || serve(stream, &reply, &log, &counter));
             }
         });
-        Self { url, seen }
+        Self { url, seen, written }
+    }
+
+    /// Body bytes written by the huge replies so far.
+    pub fn written(&self) -> usize {
+        self.written.load(Ordering::Relaxed)
     }
 
     /// Every request so far.
@@ -293,13 +309,18 @@ impl FaultServer {
         }
     }
 
+    /// The bodies of every request so far.
+    pub fn bodies(&self) -> Vec<String> {
+        self.seen().into_iter().map(|seen| seen.body).collect()
+    }
+
     /// How many requests arrived.
     pub fn count(&self) -> usize {
         self.seen.lock().unwrap().len()
     }
 }
 
-fn serve(mut stream: TcpStream, reply: &Reply, log: &Mutex<Vec<Seen>>) {
+fn serve(mut stream: TcpStream, reply: &Reply, log: &Mutex<Vec<Seen>>, written: &AtomicUsize) {
     let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut line = String::new();
@@ -326,12 +347,41 @@ fn serve(mut stream: TcpStream, reply: &Reply, log: &Mutex<Vec<Seen>>) {
         line: line.trim_end().to_owned(),
         headers,
         at: Instant::now(),
+        body: String::from_utf8_lossy(&body).into_owned(),
     });
     match reply {
         Reply::Drop => {
             let _ = stream.shutdown(Shutdown::Both);
         }
         Reply::Hang(duration) => std::thread::sleep(*duration),
+        Reply::Huge(size) | Reply::HugeChunked(size) => {
+            let chunked = matches!(reply, Reply::HugeChunked(_));
+            let head = if chunked {
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n".to_owned()
+            } else {
+                format!("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {size}\r\nConnection: close\r\n\r\n")
+            };
+            if stream.write_all(head.as_bytes()).is_err() {
+                return;
+            }
+            let block = vec![b' '; 64 * 1024];
+            let mut sent = 0;
+            while sent < *size {
+                let result = if chunked {
+                    stream
+                        .write_all(format!("{:x}\r\n", block.len()).as_bytes())
+                        .and_then(|()| stream.write_all(&block))
+                        .and_then(|()| stream.write_all(b"\r\n"))
+                } else {
+                    stream.write_all(&block)
+                };
+                if result.is_err() {
+                    return;
+                }
+                sent += block.len();
+                written.fetch_add(block.len(), Ordering::Relaxed);
+            }
+        }
         Reply::Respond {
             status,
             headers,
