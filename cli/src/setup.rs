@@ -93,7 +93,7 @@ impl Origins {
     }
 
     fn unset(&self, origin: &str) -> bool {
-        self.empty.iter().any(|variable| *variable == origin)
+        self.empty.contains(&origin)
     }
 }
 

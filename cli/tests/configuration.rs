@@ -51,7 +51,8 @@ fn an_empty_base_url_variable_means_the_default() {
 
 #[test]
 fn configuration_errors_name_the_flag_or_the_variable() {
-    let cases: &[(&[&str], &[(&str, &str)], &str)] = &[
+    type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a str);
+    let cases: &[Case] = &[
         (&["index"], &[("ACD_BASE_URL", "nope")], "ACD_BASE_URL"),
         (&["index", "--base-url", "nope"], &[], "--base-url"),
         (

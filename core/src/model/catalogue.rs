@@ -299,8 +299,8 @@ impl Catalogue {
         let same = self
             .operations
             .iter()
-            .position(|existing| existing.id == operation.id);
-        if let (Some(_), false) = (same, replace) {
+            .any(|existing| existing.id == operation.id);
+        if same && !replace {
             return Err(CatalogueError::DuplicateId(operation.id));
         }
         for existing in &self.operations {
@@ -316,8 +316,12 @@ impl Catalogue {
                 });
             }
         }
-        match same {
-            Some(position) => self.operations[position] = operation,
+        match self
+            .operations
+            .iter_mut()
+            .find(|existing| existing.id == operation.id)
+        {
+            Some(existing) => *existing = operation,
             None => self.operations.push(operation),
         }
         Ok(())
@@ -484,7 +488,12 @@ mod tests {
         assert_eq!(catalogue.add(Catalogue::get_run()), Ok(()));
         assert_eq!(catalogue.add(keyed), Ok(()));
         assert_eq!(catalogue.operations().len(), count);
-        assert!(catalogue.get("createAgentRun").unwrap().honours_idempotency_key);
+        assert!(
+            catalogue
+                .get("createAgentRun")
+                .unwrap()
+                .honours_idempotency_key
+        );
         assert_eq!(
             Catalogue::new(vec![Catalogue::get_run(), Catalogue::get_run()]),
             Err(CatalogueError::DuplicateId("getRun".into()))
