@@ -17,6 +17,7 @@ mod exit;
 mod interrupt;
 mod jq;
 mod output;
+mod proxy;
 mod report;
 mod run;
 mod setup;

@@ -67,7 +67,7 @@ pub fn execute(plan: Plan, reporter: &mut Reporter, interrupt: &Interrupt) -> Re
         now(),
     )
     .map_err(Failure::Client)?;
-    let transport = Transport::new();
+    let transport = Transport::new(plan.proxy);
     let stdout = io::stdout();
     let mut sink = match plan.printing {
         Printing::Records(format) => Some(RecordSink::new(stdout.lock(), format)),

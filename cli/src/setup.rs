@@ -47,6 +47,8 @@ pub struct Plan {
     pub raw: crate::api::Raw,
     /// What kind of job it is, for printing and the exit status.
     pub job_kind: crate::run::JobKind,
+    /// The proxy from the environment, if any.
+    pub proxy: Option<ureq::Proxy>,
 }
 
 /// The id under which the command-line credential is configured.
@@ -162,6 +164,7 @@ pub fn plan(cli: &Cli, origins: &Origins) -> Result<Plan, SetupError> {
         Some(_) => return fail("--deadline must be a number of seconds, 0 or more"),
     };
     check_config(&config, origins, api_key.is_some())?;
+    let proxy = crate::proxy::for_base_url(&config.base_url)?;
     let mut raw = crate::api::Raw::default();
     let (job, printing) = match &cli.command {
         Command::Index => (Job::Single(RequestSpec::get_api_index()), Printing::Body),
@@ -215,6 +218,7 @@ pub fn plan(cli: &Cli, origins: &Origins) -> Result<Plan, SetupError> {
         learn_limits: global.learn_limits,
         raw,
         job_kind,
+        proxy,
     })
 }
 

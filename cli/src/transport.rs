@@ -37,17 +37,13 @@ pub struct Transport {
     agent: Agent,
 }
 
-impl Default for Transport {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 impl Transport {
     /// An agent that returns every status as a response, follows no
-    /// redirects and times out instead of hanging.
-    pub fn new() -> Self {
+    /// redirects, times out instead of hanging, and goes through `proxy`
+    /// when one is given (and through none otherwise).
+    pub fn new(proxy: Option<ureq::Proxy>) -> Self {
         let config = Agent::config_builder()
+            .proxy(proxy)
             .http_status_as_error(false)
             .max_redirects(0)
             .max_redirects_will_error(false)

@@ -50,7 +50,19 @@ impl Run {
 /// `acd` with no `ACD_*` variable inherited.
 pub fn acd_command() -> Command {
     let mut command = Command::new(ACD);
-    for name in ["ACD_BASE_URL", "ACD_API_KEY", "ACD_TOKEN"] {
+    for name in [
+        "ACD_BASE_URL",
+        "ACD_API_KEY",
+        "ACD_TOKEN",
+        "HTTP_PROXY",
+        "http_proxy",
+        "HTTPS_PROXY",
+        "https_proxy",
+        "ALL_PROXY",
+        "all_proxy",
+        "NO_PROXY",
+        "no_proxy",
+    ] {
         command.env_remove(name);
     }
     command.stdin(Stdio::null());
@@ -439,4 +451,79 @@ pub fn as_ada(url: &str, args: &[&str]) -> Run {
     let mut all = args.to_vec();
     all.extend_from_slice(&["--base-url", url, "--api-key", ADA]);
     acd(&all)
+}
+
+/// An HTTP CONNECT proxy on a free loopback port that records the first
+/// line and headers of every request it gets and tunnels CONNECTs to their
+/// target.
+pub struct RecordingProxy {
+    /// `http://127.0.0.1:PORT`.
+    pub url: String,
+    seen: Arc<Mutex<Vec<Seen>>>,
+}
+
+impl RecordingProxy {
+    /// Starts the proxy.
+    pub fn start() -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = seen.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { continue };
+                let log = log.clone();
+                std::thread::spawn(move || tunnel(stream, &log));
+            }
+        });
+        Self { url, seen }
+    }
+
+    /// Every request so far.
+    pub fn seen(&self) -> Vec<Seen> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+fn tunnel(mut client: TcpStream, log: &Mutex<Vec<Seen>>) {
+    let mut reader = BufReader::new(client.try_clone().unwrap());
+    let mut line = String::new();
+    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+        return;
+    }
+    let mut headers = Vec::new();
+    loop {
+        let mut header = String::new();
+        if reader.read_line(&mut header).unwrap_or(0) == 0 || header.trim().is_empty() {
+            break;
+        }
+        if let Some((name, value)) = header.trim_end().split_once(':') {
+            headers.push((name.to_owned(), value.trim().to_owned()));
+        }
+    }
+    let line = line.trim_end().to_owned();
+    log.lock().unwrap().push(Seen {
+        line: line.clone(),
+        headers,
+        at: Instant::now(),
+        body: String::new(),
+    });
+    let target = line.split(' ').nth(1).unwrap_or("").to_owned();
+    let Ok(mut upstream) = TcpStream::connect(&target) else {
+        let _ = client.write_all(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n");
+        return;
+    };
+    let _ = client.write_all(b"HTTP/1.1 200 Connection established\r\n\r\n");
+    let mut upstream_reader = upstream.try_clone().unwrap();
+    let mut client_writer = client.try_clone().unwrap();
+    std::thread::spawn(move || {
+        let _ = std::io::copy(&mut upstream_reader, &mut client_writer);
+        let _ = client_writer.shutdown(Shutdown::Both);
+    });
+    // What the reader already buffered belongs to the tunnel too.
+    let buffered = reader.buffer().to_vec();
+    let _ = upstream.write_all(&buffered);
+    let mut rest = reader.into_inner();
+    let _ = std::io::copy(&mut rest, &mut upstream);
+    let _ = upstream.shutdown(Shutdown::Write);
 }
