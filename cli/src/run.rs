@@ -85,12 +85,13 @@ pub fn execute(plan: Plan, reporter: &mut Reporter, interrupt: &Interrupt) -> Re
         while let Some(request) = engine.poll_transmit(now()) {
             active = true;
             reporter.advice(&request.warnings);
-            let outcome = match transport.send(&adjust(request.clone(), &raw)) {
+            let sent = adjust(request, &raw);
+            let outcome = match transport.send(&sent) {
                 Ok(outcome) => outcome,
                 Err(too_large) => break 'drive Err(Failure::BodyTooLarge(too_large)),
             };
             interrupt.check()?;
-            reporter.exchange(&request, &outcome);
+            reporter.exchange(&sent, &outcome);
             last = Some(match &outcome {
                 Outcome::Response(response) => {
                     body.clone_from(&response.body);
