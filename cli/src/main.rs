@@ -12,6 +12,7 @@
 
 mod api;
 mod args;
+mod attempts;
 mod engine;
 mod exit;
 mod interrupt;

@@ -44,6 +44,25 @@ fn max_attempts_counts_429s_exactly_n_requests_then_exit_3() {
 }
 
 #[test]
+fn max_attempts_counts_429s_mixed_with_5xx_and_dropped_connections() {
+    let server = FaultServer::start(vec![
+        Reply::error(503, "Busy."),
+        Reply::Drop,
+        Reply::error(429, "Too many requests.").header("Retry-After", "1"),
+    ]);
+    let run = read(&server, &["--max-attempts", "4"]);
+    assert_eq!(run.code, Some(3), "{}", run.stderr);
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(server.count(), 4, "{}", run.stderr);
+    let last = run.stderr.lines().last().unwrap();
+    assert!(
+        last.starts_with("error: gave up after 4 attempt(s)"),
+        "{last}"
+    );
+    assert!(last.contains("429 Too many requests."), "{last}");
+}
+
+#[test]
 fn a_reset_far_in_the_future_ends_at_once_with_exit_3() {
     let server = FaultServer::start(vec![Reply::page(json!([{"id": 1}]))
         .header("RateLimit-Limit", "1")
