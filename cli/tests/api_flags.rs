@@ -285,3 +285,50 @@ fn runs_create_against_the_sandbox_waits_to_succeeded() {
     let last: Value = serde_json::from_str(run.stdout.trim()).unwrap();
     assert_eq!(last["status"], "succeeded");
 }
+
+#[test]
+fn include_on_an_api_error_prints_its_head_and_body_and_exits_1() {
+    let server = FaultServer::start(vec![Reply::error(404, "No table \"t\".")]);
+    let run = api(&server.url, &["GET", "tables/t", "-i"]);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(run.stdout.starts_with("HTTP/1.1 404\r\n"), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .ends_with("\r\n\r\n{\"detail\":\"No table \\\"t\\\".\",\"status\":404}\n"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(run.stderr.trim_end(), "error: 404 No table \"t\".");
+}
+
+#[test]
+fn input_from_stdin_is_the_body() {
+    use std::io::Write;
+    let server = FaultServer::start(vec![Reply::json(201, json!({"data": {"id": "r1"}}))]);
+    let mut child = support::acd_command()
+        .args([
+            "api",
+            "POST",
+            "agents/a1/runs",
+            "--input",
+            "-",
+            "--base-url",
+            &server.url,
+            "--api-key",
+            ADA,
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"{\"input\":\"x\"}")
+        .unwrap();
+    let run = support::collect(child);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(server.bodies()[0], "{\"input\":\"x\"}");
+}
