@@ -110,6 +110,25 @@ pub enum ConnectionsCommand {
 pub enum RunsCommand {
     /// Waits for a run to end, printing each status change.
     Wait(RunWaitArgs),
+    /// Creates a run of an agent (createAgentRun) and prints it; with
+    /// --wait, waits for it to end (exit 0 on succeeded, 1 on failed).
+    Create(RunCreateArgs),
+}
+
+/// `acd runs create`.
+#[derive(Debug, Args)]
+pub struct RunCreateArgs {
+    /// The agent id.
+    pub agent_id: String,
+    /// A JSON body (the run's input).
+    #[arg(long, value_name = "JSON", allow_hyphen_values = true)]
+    pub data: Option<String>,
+    /// Wait for the run to end, printing each status change.
+    #[arg(long)]
+    pub wait: bool,
+    /// Seconds between polls with --wait.
+    #[arg(long, value_name = "SECONDS", requires = "wait")]
+    pub interval: Option<f64>,
 }
 
 /// Output formats of records.
@@ -206,14 +225,57 @@ pub struct RunWaitArgs {
     pub interval: Option<f64>,
 }
 
-/// `acd api`.
+/// `acd api`, with the flags of `gh api`.
 #[derive(Debug, Args)]
 pub struct ApiArgs {
     /// The HTTP method, e.g. GET.
     pub method: String,
-    /// The path under the base URL, e.g. /api/v1/tables/orders?limit=2.
+    /// The path: `/api/v1/...` or relative to it (`tables/orders?limit=2`);
+    /// a path outside the version root (`/openapi.json`) is sent as given.
     pub path: String,
     /// A JSON body.
-    #[arg(long, value_name = "JSON", allow_hyphen_values = true)]
+    #[arg(
+        long,
+        value_name = "JSON",
+        allow_hyphen_values = true,
+        conflicts_with = "input"
+    )]
     pub data: Option<String>,
+    /// A request header, `Name: value` (repeatable). Credentials come only
+    /// from --api-key/--token: a credential header here is refused.
+    #[arg(short = 'H', long = "header", value_name = "NAME:VALUE")]
+    pub headers: Vec<String>,
+    /// Print the status line and the response headers before the body.
+    #[arg(short = 'i', long)]
+    pub include: bool,
+    /// A string field `key=value`: a query parameter for GET, a member of
+    /// the JSON body otherwise (repeatable).
+    #[arg(
+        short = 'f',
+        long = "raw-field",
+        value_name = "KEY=VALUE",
+        allow_hyphen_values = true
+    )]
+    pub raw_fields: Vec<String>,
+    /// A typed field `key=value`: numbers, true, false and null become JSON
+    /// values, `@FILE` the file's text (`@-` stdin); otherwise a string.
+    #[arg(
+        short = 'F',
+        long = "field",
+        value_name = "KEY=VALUE",
+        allow_hyphen_values = true
+    )]
+    pub fields: Vec<String>,
+    /// The request body from FILE (`-` for stdin), sent as is; fields then
+    /// go to the query.
+    #[arg(long, value_name = "FILE")]
+    pub input: Option<String>,
+    /// Every record of a paged read (table or connection records), through
+    /// the client's pager: each record once, one JSON object per line.
+    #[arg(long)]
+    pub paginate: bool,
+    /// Filter the JSON output with a jq expression (each result on its own
+    /// line; strings as raw text). With --paginate it runs on each record.
+    #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
+    pub jq: Option<String>,
 }

@@ -6,16 +6,40 @@
 //! every rule (building, throttling, retries, paging, interpretation) is the
 //! core's. The one thing it adds is the command's own budget (`--deadline`):
 //! a wait that would end after it is not slept, the call is cancelled and
-//! the command gives up at once. With `--learn-limits` it reads the API
+//! the command gives up at once. No single wait is longer than the core's
+//! [`RetryPolicy::max_retry_after_ms`](acd_core::client::RetryPolicy) plus
+//! the backoff's cap (the jitter the core adds on top): a longer one comes
+//! from a server's time that cannot be right (a reset a decade ahead), and
+//! the command gives up at once naming it. With `--learn-limits` it reads the API
 //! index once before paging, so the core learns the limit the server
 //! advertises (a pager's responses describe only the tightest limit they
 //! pass through).
 
+use acd_core::client::{parse_rate_limit_headers, LimitInfo, LimitObservation, LimitSource};
 use acd_core::client::{
     CallId, Client, ClientConfig, ClientError, ClientRequest, ConnectionPagerOptions, Entropy,
     Event, GiveUpReason, Outcome, PollOptions, RequestSpec, TablePagerOptions,
 };
 use std::collections::VecDeque;
+
+/// What the server said about a limit the command waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Announced {
+    /// Requests per window, both from the server (headers or index).
+    Window {
+        /// Requests per window.
+        requests: u64,
+        /// The window, in seconds.
+        seconds: u64,
+    },
+    /// The server's headers gave the count but not the window's length.
+    Count {
+        /// Requests per window.
+        requests: u64,
+    },
+    /// Nothing: the catalogue's limit is all there is.
+    Nothing,
+}
 
 /// Unix milliseconds, the core's instant.
 pub type Millis = u64;
@@ -41,6 +65,13 @@ pub enum Job {
         /// Paging options.
         options: ConnectionPagerOptions,
     },
+    /// Create a run of an agent; with `wait`, then poll it until it ends.
+    CreateRun {
+        /// The createAgentRun request.
+        spec: RequestSpec,
+        /// Polling options when the command waits for the run.
+        wait: Option<PollOptions>,
+    },
     /// Poll a run until it ends.
     Run {
         /// The run id.
@@ -56,9 +87,19 @@ pub struct Engine {
     id: CallId,
     /// The index read that precedes paging, and the paging job it precedes.
     prelude: Option<(CallId, Job)>,
+    /// After a run is created: poll it with these options.
+    follow: Option<PollOptions>,
     deadline_at: Option<Millis>,
+    /// The longest single wait that is slept.
+    longest_wait_ms: u64,
+    /// The bound named when a wait is refused (the policy's).
+    max_wait_ms: u64,
     extra: VecDeque<Event>,
     over: bool,
+    /// The rate-limit headers of the latest response.
+    observations: Vec<LimitObservation>,
+    /// Attempts of the request in progress, for `--max-attempts`.
+    attempts: crate::attempts::AttemptCount,
 }
 
 /// 32 bytes of OS entropy for the client's jitter and idempotency keys, so
@@ -83,6 +124,7 @@ fn start(client: &mut Client, job: Job) -> Result<CallId, ClientError> {
             options,
         } => client.start_connection_pager(&connection, &entity, options),
         Job::Run { run_id, options } => client.start_run_poller(&run_id, options),
+        Job::CreateRun { spec, .. } => client.start(spec),
     }
 }
 
@@ -97,9 +139,16 @@ impl Engine {
         learn_limits: bool,
         now: Millis,
     ) -> Result<Self, ClientError> {
+        let max_wait_ms = config.retry.max_retry_after_ms;
+        let attempts = crate::attempts::AttemptCount::new(config.retry.max_attempts);
+        let longest_wait_ms = max_wait_ms.saturating_add(config.retry.backoff.cap_ms);
         let mut client = Client::new(config, os_entropy())?;
         // Started (so validated and built) before any I/O, in every case.
         let mut id = start(&mut client, job.clone())?;
+        let follow = match &job {
+            Job::CreateRun { wait, .. } => wait.clone(),
+            _ => None,
+        };
         let mut prelude = None;
         if learn_limits && matches!(job, Job::Table { .. } | Job::Connection { .. }) {
             client.cancel(id);
@@ -110,9 +159,14 @@ impl Engine {
             client,
             id,
             prelude,
+            follow,
             deadline_at: deadline_ms.map(|ms| now.saturating_add(ms)),
+            longest_wait_ms,
+            max_wait_ms,
             extra: VecDeque::new(),
             over: false,
+            observations: Vec::new(),
+            attempts,
         })
     }
 
@@ -121,13 +175,20 @@ impl Engine {
         if self.over {
             return None;
         }
-        self.client
-            .poll_transmit(now)
-            .map(|transmit| transmit.request)
+        let request = self.client.poll_transmit(now)?.request;
+        self.attempts.sent(&request.operation_id);
+        Some(request)
     }
 
     /// How the attempt in flight ended.
     pub fn handle(&mut self, outcome: Outcome, now: Millis) {
+        if let Outcome::Response(response) = &outcome {
+            let parsed = parse_rate_limit_headers(&response.headers, now);
+            if !parsed.observations.is_empty() {
+                self.observations = parsed.observations;
+            }
+        }
+        self.attempts.answered(&outcome, self.client.config());
         // Err is misuse only (no attempt in flight), which this loop never does.
         let _ = self.client.handle(self.id, outcome, now);
     }
@@ -146,6 +207,17 @@ impl Engine {
                 return self.prelude_event(event, now);
             }
         }
+        if id != self.id {
+            // The created run's call ended; its poller goes on.
+            return self.poll_event(now);
+        }
+        if let Event::Waiting { reason, .. } = &event {
+            if let Some(error) = self.attempts.exhausted(*reason) {
+                self.client.cancel(self.id);
+                self.over = true;
+                return Some(Event::Failed(error));
+            }
+        }
         match event {
             Event::Waiting {
                 until, ref limit, ..
@@ -155,8 +227,16 @@ impl Engine {
                     self.give_up(deadline_at, until.as_millis(), now, what);
                     self.extra.pop_front()
                 }
+                _ if until.as_millis().saturating_sub(now) > self.longest_wait_ms => {
+                    self.refuse_wait(until.as_millis(), now);
+                    self.extra.pop_front()
+                }
                 _ => Some(event),
             },
+            Event::Response(response) if self.follow.is_some() => {
+                self.follow_run(&response);
+                self.poll_event(now)
+            }
             Event::Done | Event::Failed(_) => {
                 self.over = true;
                 Some(event)
@@ -205,6 +285,91 @@ impl Engine {
                 ),
             }),
         }));
+    }
+
+    /// The run was created: poll it (by the `id` of the created run).
+    fn follow_run(&mut self, response: &acd_core::client::ApiResponse) {
+        let Some(options) = self.follow.take() else {
+            return;
+        };
+        let id = match response {
+            acd_core::client::ApiResponse::Object { value, .. } => {
+                serde_json::from_str::<serde_json::Value>(value.get())
+                    .ok()
+                    .and_then(|run| run.get("id").and_then(|id| id.as_str().map(str::to_owned)))
+            }
+            _ => None,
+        };
+        let started = match id {
+            Some(id) => self.client.start_run_poller(&id, options),
+            None => Err(ClientError::Protocol {
+                status: response.status(),
+                problem: "the created run has no string `id` member to poll it by".into(),
+            }),
+        };
+        match started {
+            Ok(id) => self.id = id,
+            Err(error) => {
+                self.over = true;
+                self.extra.push_back(Event::Failed(error));
+            }
+        }
+    }
+
+    /// A wait longer than any the command sleeps: cancel the call and end
+    /// it here, naming the server's time and the bound.
+    fn refuse_wait(&mut self, until: Millis, now: Millis) {
+        self.client.cancel(self.id);
+        self.over = true;
+        self.extra.push_back(Event::Failed(ClientError::GaveUp {
+            reason: GiveUpReason::RetryAfterTooLong {
+                retry_at: until.into(),
+                wait_ms: until.saturating_sub(now),
+                max_wait_ms: self.max_wait_ms,
+            },
+            attempts: 0,
+            last: Box::new(ClientError::InvalidConfig {
+                field: "max_retry_after_ms".into(),
+                problem: "the server's rate-limit headers name a time that far ahead".into(),
+            }),
+        }));
+    }
+
+    /// What the server announced about `limit`: from the index (the model
+    /// learned it), or from the latest response's headers (a count with the
+    /// same number of requests, and the window when they give one).
+    pub fn announced(&self, limit: &LimitInfo) -> Announced {
+        let model = self
+            .client
+            .throttle()
+            .models()
+            .find(|model| model.name == limit.name);
+        if model.is_some_and(|model| model.source == LimitSource::Index) {
+            return Announced::Window {
+                requests: limit.requests,
+                seconds: limit.window_seconds.into(),
+            };
+        }
+        if model.is_some_and(|model| model.source != LimitSource::Headers) {
+            return Announced::Nothing;
+        }
+        let observation = self
+            .observations
+            .iter()
+            .find(|observation| observation.limit.map(u64::from) == Some(limit.requests));
+        match observation {
+            Some(LimitObservation {
+                window_ms: Some(window_ms),
+                ..
+            }) => Announced::Window {
+                requests: limit.requests,
+                seconds: window_ms.div_ceil(1000),
+            },
+            Some(_) => Announced::Count {
+                requests: limit.requests,
+            },
+            None => Announced::Nothing,
+        }
     }
 
     /// When `poll_transmit` may have something new.

@@ -25,6 +25,9 @@ pub fn describe(failure: &Failure) -> (u8, Option<String>) {
             Some(format!("error: could not write the output: {error}")),
         ),
         Failure::Client(error) => (code_of(error), Some(line_of(error))),
+        Failure::RunEnded(status) => (API_ERROR, Some(format!("error: the run ended {status}"))),
+        Failure::Jq(error) => (API_ERROR, Some(format!("error: {error}"))),
+        Failure::BodyTooLarge(error) => (API_ERROR, Some(format!("error: {error}"))),
         Failure::Stalled => (
             GAVE_UP,
             Some("error: gave up: the client stopped before the call ended".to_owned()),
@@ -73,10 +76,15 @@ pub fn line_of(error: &ClientError) -> String {
                      wait longer",
                     next_at.saturating_since(*deadline_at) as f64 / 1000.0
                 ),
-                GiveUpReason::RetryAfterTooLong { wait_ms, .. } => format!(
-                    "the server asked to wait {:.1} s, longer than the deadline allows; raise \
-                     --deadline to wait longer",
-                    *wait_ms as f64 / 1000.0
+                GiveUpReason::RetryAfterTooLong {
+                    wait_ms,
+                    max_wait_ms,
+                    ..
+                } => format!(
+                    "the server asked to wait {:.1} s, longer than the {:.1} s a wait may last; \
+                     raise --deadline to wait longer",
+                    *wait_ms as f64 / 1000.0,
+                    *max_wait_ms as f64 / 1000.0
                 ),
                 GiveUpReason::MaxAttempts { attempts } => {
                     format!("all {attempts} attempts were used; raise --max-attempts to try more")

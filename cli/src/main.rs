@@ -10,24 +10,31 @@
 //! interrupted.
 #![forbid(unsafe_code)]
 
+mod api;
 mod args;
+mod attempts;
 mod engine;
 mod exit;
 mod interrupt;
+mod jq;
 mod output;
+mod proxy;
 mod report;
 mod run;
 mod setup;
 mod transport;
 
 use args::{Cli, Command, Shell};
-use clap::{CommandFactory, Parser};
+use clap::{CommandFactory, FromArgMatches};
 use report::{Reporter, Verbosity};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
+    let parsed = Cli::command()
+        .try_get_matches()
+        .and_then(|matches| Cli::from_arg_matches(&matches).map(|cli| (cli, matches)));
+    let (cli, matches) = match parsed {
+        Ok(parsed) => parsed,
         Err(error) => {
             // Help and version go to stdout with status 0; usage errors to
             // stderr with status 2.
@@ -51,7 +58,7 @@ fn main() -> ExitCode {
         Verbosity::Normal
     };
     let mut reporter = Reporter::new(verbosity);
-    let plan = match setup::plan(&cli) {
+    let plan = match setup::plan(&cli, &setup::Origins::of(&matches)) {
         Ok(plan) => plan,
         Err(error) => {
             reporter.say(&format!("error: {error}"));

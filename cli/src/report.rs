@@ -5,7 +5,7 @@
 //! No secret ever reaches this module: it sees URLs, statuses and headers
 //! of responses only.
 
-use crate::engine::Millis;
+use crate::engine::{Announced, Millis};
 use acd_core::client::{ClientRequest, DeprecationWarning, LimitInfo, Outcome, WaitReason};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::BTreeSet;
@@ -84,7 +84,7 @@ impl Reporter {
         &mut self,
         until: Millis,
         now: Millis,
-        limit: Option<&LimitInfo>,
+        limit: Option<(&LimitInfo, Announced)>,
         reason: WaitReason,
         last: Option<&str>,
     ) {
@@ -93,7 +93,9 @@ impl Reporter {
         }
         let seconds = until.saturating_sub(now) as f64 / 1000.0;
         let why = match (reason, limit) {
-            (WaitReason::Quota, Some(limit)) => format!("for {}", describe_limit(limit)),
+            (WaitReason::Quota, Some((limit, announced))) => {
+                format!("for {}", describe_announced(limit, announced))
+            }
             (WaitReason::Quota, None) => "for a rate limit to reset".to_owned(),
             (WaitReason::RetryAfter, _) => format!(
                 "as the server's Retry-After asks{}",
@@ -243,6 +245,23 @@ pub fn describe_limit(limit: &LimitInfo) -> String {
         limit.requests,
         limit.window_seconds
     )
+}
+
+/// The limit with the window the server announced when it did:
+/// "the table-read limit (5 per 5 s, as the server announced)", "the
+/// table-read limit (5 per window, as the server announced)", else the
+/// catalogue's "the table-read limit (5 per 60 s)".
+pub fn describe_announced(limit: &LimitInfo, announced: Announced) -> String {
+    let name = limit_name(&limit.name);
+    match announced {
+        Announced::Window { requests, seconds } => {
+            format!("the {name} ({requests} per {seconds} s, as the server announced)")
+        }
+        Announced::Count { requests } => {
+            format!("the {name} ({requests} per window, as the server announced)")
+        }
+        Announced::Nothing => describe_limit(limit),
+    }
 }
 
 /// A limit's name as people say it.

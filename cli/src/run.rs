@@ -2,7 +2,7 @@
 //! outcome, show its events, and sleep (interruptibly) until the instant it
 //! names. It moves bytes and waits; every decision is the core's.
 
-use crate::engine::{Engine, Millis};
+use crate::engine::{Announced, Engine, Millis};
 use crate::interrupt::{Interrupt, Interrupted};
 use crate::output::{write_compact, RecordSink};
 use crate::report::Reporter;
@@ -27,6 +27,13 @@ pub enum Failure {
     /// The client has nothing to send, nothing to say and no instant to
     /// wait for, yet the call is not over.
     Stalled,
+    /// A created run that was waited for ended in a status other than
+    /// `succeeded`.
+    RunEnded(String),
+    /// `--jq` could not filter the response.
+    Jq(crate::jq::JqError),
+    /// The response body passed the transport's bound.
+    BodyTooLarge(crate::transport::BodyTooLarge),
 }
 
 impl From<Interrupted> for Failure {
@@ -60,26 +67,41 @@ pub fn execute(plan: Plan, reporter: &mut Reporter, interrupt: &Interrupt) -> Re
         now(),
     )
     .map_err(Failure::Client)?;
-    let transport = Transport::new();
+    let transport = Transport::new(plan.proxy);
     let stdout = io::stdout();
     let mut sink = match plan.printing {
         Printing::Records(format) => Some(RecordSink::new(stdout.lock(), format)),
         _ => None,
     };
+    let raw = plan.raw;
+    let waits_for_created_run = matches!(plan.job_kind, JobKind::CreateRunAndWait);
     let mut body: Vec<u8> = Vec::new();
+    let mut head: Option<String> = None;
+    let mut heads: std::collections::VecDeque<String> = std::collections::VecDeque::new();
     let mut last: Option<String> = None;
-    let result = loop {
+    let result = 'drive: loop {
         interrupt.check()?;
         let mut active = false;
         while let Some(request) = engine.poll_transmit(now()) {
             active = true;
             reporter.advice(&request.warnings);
-            let outcome = transport.send(&request);
+            let sent = adjust(request, &raw);
+            let outcome = match transport.send(&sent) {
+                Ok(outcome) => outcome,
+                Err(too_large) => break 'drive Err(Failure::BodyTooLarge(too_large)),
+            };
             interrupt.check()?;
-            reporter.exchange(&request, &outcome);
+            reporter.exchange(&sent, &outcome);
             last = Some(match &outcome {
                 Outcome::Response(response) => {
                     body.clone_from(&response.body);
+                    if raw.include {
+                        let shown = crate::output::head(response);
+                        if (200..300).contains(&response.status) {
+                            heads.push_back(shown.clone());
+                        }
+                        head = Some(shown);
+                    }
                     response.status.to_string()
                 }
                 Outcome::Transport(failure) => failure.to_string(),
@@ -92,12 +114,25 @@ pub fn execute(plan: Plan, reporter: &mut Reporter, interrupt: &Interrupt) -> Re
             match event {
                 Event::Response(response) => match (&mut sink, response.into_records()) {
                     (Some(sink), Some(records)) => sink.page(&records)?,
-                    _ => print_body(&body)?,
+                    _ => print_raw(head.as_deref(), &body, raw.jq.as_deref())?,
                 },
                 Event::Page { records, page, .. } => {
-                    if let Some(sink) = &mut sink {
-                        reporter.suspend(|| sink.page(&records))?;
-                        reporter.progress(sink.count(), page);
+                    if let Some(shown) = heads.pop_front() {
+                        reporter.suspend(|| print_head(&shown))?;
+                    }
+                    match (&raw.jq, &mut sink) {
+                        (Some(expression), _) => {
+                            for record in &records {
+                                let out = crate::jq::apply(expression, record.get().as_bytes())
+                                    .map_err(Failure::Jq)?;
+                                reporter.suspend(|| write_out(&out))?;
+                            }
+                        }
+                        (None, Some(sink)) => {
+                            reporter.suspend(|| sink.page(&records))?;
+                            reporter.progress(sink.count(), page);
+                        }
+                        (None, None) => {}
                     }
                 }
                 Event::RunStatus {
@@ -111,22 +146,46 @@ pub fn execute(plan: Plan, reporter: &mut Reporter, interrupt: &Interrupt) -> Re
                         write_compact(&mut out, &run)?;
                         out.write_all(b"\n")?;
                         out.flush()?;
+                        if waits_for_created_run && status != "succeeded" {
+                            ended = Some(Err(Failure::RunEnded(status.clone())));
+                        }
                     }
                 }
                 Event::Waiting {
                     until,
                     limit,
                     reason,
-                } => reporter.waiting(
-                    until.as_millis(),
-                    now(),
-                    limit.as_ref(),
-                    reason,
-                    last.as_deref(),
-                ),
+                } => {
+                    let announced = limit
+                        .as_ref()
+                        .map_or(Announced::Nothing, |limit| engine.announced(limit));
+                    reporter.waiting(
+                        until.as_millis(),
+                        now(),
+                        limit.as_ref().map(|limit| (limit, announced)),
+                        reason,
+                        last.as_deref(),
+                    );
+                }
                 Event::Deprecation(warning) => reporter.deprecation(&warning),
-                Event::Done => ended = Some(Ok(())),
-                Event::Failed(error) => ended = Some(Err(Failure::Client(error))),
+                Event::Done => {
+                    ended.get_or_insert(Ok(()));
+                }
+                Event::Failed(acd_core::client::ClientError::Protocol { status, .. })
+                    if raw.any_body && (200..300).contains(&status) =>
+                {
+                    // `acd api` prints any successful body as received.
+                    print_raw(head.as_deref(), &body, raw.jq.as_deref())?;
+                    ended = Some(Ok(()));
+                }
+                Event::Failed(error) => {
+                    if let (Some(shown), acd_core::client::ClientError::Api { .. }) =
+                        (&head, &error)
+                    {
+                        print_raw(Some(shown), &body, None)?;
+                    }
+                    ended = Some(Err(Failure::Client(error)));
+                }
                 _ => {}
             }
         }
@@ -148,13 +207,65 @@ pub fn execute(plan: Plan, reporter: &mut Reporter, interrupt: &Interrupt) -> Re
     result
 }
 
-fn print_body(body: &[u8]) -> io::Result<()> {
+/// What kind of job the plan runs, as far as printing and exit go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobKind {
+    /// `acd runs create --wait`: exit 1 unless the run succeeded.
+    CreateRunAndWait,
+    /// Anything else.
+    Other,
+}
+
+/// The request as sent: `-H` headers set (replacing a header of the same
+/// name), and a path outside the version root moved back under the base URL.
+fn adjust(
+    mut request: acd_core::client::ClientRequest,
+    raw: &crate::api::Raw,
+) -> acd_core::client::ClientRequest {
+    for (name, value) in &raw.headers {
+        request
+            .headers
+            .retain(|(existing, _)| !existing.eq_ignore_ascii_case(name));
+        request.headers.push((name.clone(), value.clone()));
+    }
+    if let Some((from, to)) = &raw.reroot {
+        if let Some(rest) = request.url.strip_prefix(from.as_str()) {
+            request.url = format!("{to}{rest}");
+        }
+    }
+    request
+}
+
+fn write_out(bytes: &[u8]) -> io::Result<()> {
+    let mut out = io::stdout().lock();
+    out.write_all(bytes)?;
+    out.flush()
+}
+
+fn print_head(head: &str) -> io::Result<()> {
+    write_out(head.as_bytes())
+}
+
+/// The body of `acd api` (after its head with `-i`), through `--jq` if given.
+fn print_raw(head: Option<&str>, body: &[u8], jq: Option<&str>) -> Result<(), Failure> {
+    if let Some(head) = head {
+        print_head(head)?;
+    }
+    let filtered;
+    let body = match jq {
+        Some(expression) => {
+            filtered = crate::jq::apply(expression, body).map_err(Failure::Jq)?;
+            filtered.as_slice()
+        }
+        None => body,
+    };
     let mut out = io::stdout().lock();
     out.write_all(body)?;
-    if !body.ends_with(b"\n") {
+    if !body.is_empty() && !body.ends_with(b"\n") {
         out.write_all(b"\n")?;
     }
-    out.flush()
+    out.flush()?;
+    Ok(())
 }
 
 fn sleep_until(until: Millis, reporter: &Reporter, interrupt: &Interrupt) -> Result<(), Failure> {

@@ -6,11 +6,9 @@ use crate::args::{Cli, Command, ConnectionReadArgs, Format, PagingArgs, TableRea
 use crate::engine::Job;
 use acd_core::client::{
     ClientConfig, ClientCredential, ConnectionPagerOptions, EgressMode, PollOptions, RequestSpec,
-    TablePagerOptions,
+    RetryPolicy, TablePagerOptions,
 };
-use acd_core::model::decode_component;
-use acd_core::model::{CredentialPolicy, Envelope, PathTemplate};
-use acd_core::model::{Operation, ParamRole};
+use acd_core::model::ParamRole;
 
 /// A command line or configuration that cannot run.
 #[derive(Debug, thiserror::Error)]
@@ -45,6 +43,12 @@ pub struct Plan {
     pub deadline_ms: Option<u64>,
     /// Read the index before paging, to learn the advertised limit.
     pub learn_limits: bool,
+    /// What `acd api` adds around the core's request (empty otherwise).
+    pub raw: crate::api::Raw,
+    /// What kind of job it is, for printing and the exit status.
+    pub job_kind: crate::run::JobKind,
+    /// The proxy from the environment, if any.
+    pub proxy: Option<ureq::Proxy>,
 }
 
 /// The id under which the command-line credential is configured.
@@ -53,26 +57,83 @@ const CREDENTIAL_ID: &str = "cli";
 /// every credential of one user inside one client; there is only one here).
 const CREDENTIAL_USER: &str = "cli-user";
 
-/// Builds the plan of `cli`'s command.
-pub fn plan(cli: &Cli) -> Result<Plan, SetupError> {
+/// Where each global value came from: the flag, or its environment
+/// variable (an empty variable counts as unset). Configuration errors name
+/// the one the user actually gave.
+#[derive(Debug, Clone, Default)]
+pub struct Origins {
+    /// `--base-url` or `ACD_BASE_URL`.
+    pub base_url: &'static str,
+    /// `--api-key` or `ACD_API_KEY`.
+    pub api_key: &'static str,
+    /// `--token` or `ACD_TOKEN`.
+    pub token: &'static str,
+    /// The variables that are set but empty (so count as unset).
+    pub empty: Vec<&'static str>,
+}
+
+impl Origins {
+    /// Reads the sources of the global values from clap's matches.
+    pub fn of(matches: &clap::ArgMatches) -> Self {
+        let mut empty = Vec::new();
+        let mut origin = |id: &str, flag: &'static str, variable: &'static str| {
+            if matches.value_source(id) == Some(clap::parser::ValueSource::EnvVariable) {
+                if std::env::var_os(variable).is_some_and(|value| value.is_empty()) {
+                    empty.push(variable);
+                }
+                variable
+            } else {
+                flag
+            }
+        };
+        Self {
+            base_url: origin("base_url", "--base-url", "ACD_BASE_URL"),
+            api_key: origin("api_key", "--api-key", "ACD_API_KEY"),
+            token: origin("token", "--token", "ACD_TOKEN"),
+            empty,
+        }
+    }
+
+    fn unset(&self, origin: &str) -> bool {
+        self.empty.contains(&origin)
+    }
+}
+
+/// Builds the plan of `cli`'s command; `origins` says where the global
+/// values came from.
+pub fn plan(cli: &Cli, origins: &Origins) -> Result<Plan, SetupError> {
     let global = &cli.global;
+    let base_url = if origins.unset(origins.base_url) {
+        crate::args::DEFAULT_BASE_URL
+    } else {
+        global.base_url.as_str()
+    };
+    let api_key = global
+        .api_key
+        .as_ref()
+        .filter(|_| !origins.unset(origins.api_key));
+    let token = global
+        .token
+        .as_ref()
+        .filter(|_| !origins.unset(origins.token));
     let mut config = ClientConfig {
-        base_url: global.base_url.trim_end_matches('/').to_owned(),
+        base_url: base_url.trim_end_matches('/').to_owned(),
         stable_egress_url: None,
         ..ClientConfig::default()
     };
     if ureq::http::Uri::try_from(config.base_url.as_str()).is_err() {
         return fail(format!(
-            "--base-url {:?} is not a URL; give one like {}",
-            global.base_url,
+            "{} {base_url:?} is not a URL; give one like {}",
+            origins.base_url,
             crate::args::DEFAULT_BASE_URL
         ));
     }
-    match (&global.api_key, &global.token) {
+    match (api_key, token) {
         (Some(_), Some(_)) => {
-            return fail(
-                "--api-key and --token (or ACD_API_KEY and ACD_TOKEN) are both set; give only one",
-            )
+            return fail(format!(
+                "{} and {} are both set; give only one",
+                origins.api_key, origins.token
+            ))
         }
         (Some(key), None) => config.credentials.push(ClientCredential::api_key(
             CREDENTIAL_ID,
@@ -87,7 +148,10 @@ pub fn plan(cli: &Cli) -> Result<Plan, SetupError> {
         (None, None) => {}
     }
     if let Some(attempts) = global.max_attempts {
-        config.retry.max_attempts = attempts;
+        if attempts == 0 {
+            return fail("--max-attempts must be 1 or more (the first try counts as one)");
+        }
+        apply_max_attempts(&mut config.retry, attempts);
     }
     let deadline_ms = match global.deadline {
         None => None,
@@ -99,37 +163,52 @@ pub fn plan(cli: &Cli) -> Result<Plan, SetupError> {
         }
         Some(_) => return fail("--deadline must be a number of seconds, 0 or more"),
     };
+    check_config(&config, origins, api_key.is_some())?;
+    let proxy = crate::proxy::for_base_url(&config.base_url)?;
+    let mut raw = crate::api::Raw::default();
     let (job, printing) = match &cli.command {
         Command::Index => (Job::Single(RequestSpec::get_api_index()), Printing::Body),
         Command::Tables(crate::args::TablesCommand::Read(args)) => table_job(args)?,
         Command::Connections(crate::args::ConnectionsCommand::Read(args)) => connection_job(args)?,
         Command::Runs(crate::args::RunsCommand::Wait(args)) => {
-            let mut options = PollOptions::default();
-            if let Some(seconds) = args.interval {
-                if !(seconds.is_finite() && seconds > 0.0) {
-                    return fail("--interval must be a number of seconds above 0");
-                }
-                options.interval_ms = (seconds * 1000.0).round().max(1.0) as u64;
-            }
-            if let Some(ms) = deadline_ms {
-                options.deadline_ms = ms;
-            }
             let job = Job::Run {
                 run_id: args.run_id.clone(),
-                options,
+                options: poll_options(args.interval, deadline_ms)?,
             };
             (job, Printing::Run)
         }
-        Command::Api(args) => (
-            Job::Single(raw_spec(
-                &mut config,
-                &args.method,
-                &args.path,
-                args.data.as_deref(),
-            )?),
-            Printing::Body,
-        ),
+        Command::Api(args) => {
+            let (job, printing, api) = crate::api::plan(&mut config, args)?;
+            raw = api;
+            (job, printing)
+        }
+        Command::Runs(crate::args::RunsCommand::Create(args)) => {
+            let mut spec = RequestSpec::new(acd_core::model::ids::CREATE_AGENT_RUN)
+                .path("agent_id", args.agent_id.clone());
+            if let Some(data) = &args.data {
+                if let Err(error) = serde_json::from_str::<serde::de::IgnoredAny>(data) {
+                    return fail(format!("--data is not JSON ({error}); give a JSON body"));
+                }
+                spec = spec.body(data.as_bytes().to_vec());
+            }
+            let wait = if args.wait {
+                Some(poll_options(args.interval, deadline_ms)?)
+            } else {
+                None
+            };
+            let printing = if args.wait {
+                Printing::Run
+            } else {
+                Printing::Body
+            };
+            (Job::CreateRun { spec, wait }, printing)
+        }
         Command::Completions { .. } => return fail("completions need no request"),
+    };
+    let job_kind = if matches!(&job, Job::CreateRun { wait: Some(_), .. }) {
+        crate::run::JobKind::CreateRunAndWait
+    } else {
+        crate::run::JobKind::Other
     };
     Ok(Plan {
         config,
@@ -137,7 +216,64 @@ pub fn plan(cli: &Cli) -> Result<Plan, SetupError> {
         printing,
         deadline_ms,
         learn_limits: global.learn_limits,
+        raw,
+        job_kind,
+        proxy,
     })
+}
+
+/// The poller's options: `--interval`, and `--deadline` as its deadline.
+fn poll_options(
+    interval: Option<f64>,
+    deadline_ms: Option<u64>,
+) -> Result<PollOptions, SetupError> {
+    let mut options = PollOptions::default();
+    if let Some(seconds) = interval {
+        if !(seconds.is_finite() && seconds > 0.0) {
+            return fail("--interval must be a number of seconds above 0");
+        }
+        options.interval_ms = (seconds * 1000.0).round().max(1.0) as u64;
+    }
+    if let Some(ms) = deadline_ms {
+        options.deadline_ms = ms;
+    }
+    Ok(options)
+}
+
+/// The core's check of `config`, its errors told in terms of the flag or
+/// variable each field came from.
+fn check_config(config: &ClientConfig, origins: &Origins, key: bool) -> Result<(), SetupError> {
+    let Err(error) = config.check() else {
+        return Ok(());
+    };
+    let acd_core::client::ClientError::InvalidConfig { field, problem } = &error else {
+        return fail(error.to_string());
+    };
+    let origin = match field.as_str() {
+        "base_url" => origins.base_url,
+        "credentials" if key => origins.api_key,
+        "credentials" => origins.token,
+        "retry.max_attempts" | "retry.max_throttled" => "--max-attempts",
+        field if field.starts_with("retry.") => "--deadline",
+        _ => return fail(error.to_string()),
+    };
+    let what = if field == "credentials" {
+        // The secret itself is never shown.
+        format!("{origin}: the value given")
+    } else {
+        origin.to_owned()
+    };
+    fail(format!("{what}: {problem}"))
+}
+
+/// `--max-attempts N` on the core's retry policy: N attempts per request,
+/// the first try included, 429s included. The core counts a 429 that says
+/// when to retry against `max_throttled` (the retries it allows after such
+/// 429s) and every other failure against `max_attempts`; both are set so
+/// that a request refused with 429 every time is sent exactly N times.
+fn apply_max_attempts(retry: &mut RetryPolicy, attempts: u32) {
+    retry.max_attempts = attempts;
+    retry.max_throttled = attempts.saturating_sub(1);
 }
 
 fn no_offset_with_all(paging: &PagingArgs) -> Result<(), SetupError> {
@@ -243,106 +379,4 @@ fn with_paging(mut spec: RequestSpec, paging: &PagingArgs) -> RequestSpec {
         spec = spec.param(ParamRole::Offset, offset.clone());
     }
     spec
-}
-
-fn add_operation(config: &mut ClientConfig, operation: Operation) {
-    if config.catalogue.get(&operation.id).is_none() {
-        // Ids and routes of the added operations are distinct from the
-        // standard ones, so adding cannot fail.
-        let _ = config.catalogue.add(operation);
-    }
-}
-
-/// The id of an operation `acd api` calls that the catalogue does not know.
-const RAW_OPERATION: &str = "acdApiRaw";
-
-/// `acd api METHOD PATH`: the catalogue's operation for the route when it
-/// has one (so its limits and validators apply), else an ad-hoc one.
-fn raw_spec(
-    config: &mut ClientConfig,
-    method: &str,
-    path: &str,
-    data: Option<&str>,
-) -> Result<RequestSpec, SetupError> {
-    let method = method.to_ascii_uppercase();
-    if method.is_empty() || !method.bytes().all(|b| b.is_ascii_alphabetic()) {
-        return fail(format!(
-            "{method:?} is not an HTTP method; give one like GET"
-        ));
-    }
-    let (raw_path, raw_query) = path.split_once('?').unwrap_or((path, ""));
-    let root = format!("/api/{}", config.version);
-    let relative = if let Some(rest) = raw_path.strip_prefix(&root) {
-        rest
-    } else if raw_path.starts_with("/api/") {
-        return fail(format!(
-            "{path:?} is not under {root}, the version this client speaks"
-        ));
-    } else {
-        raw_path
-    };
-    let relative = relative.trim_start_matches('/');
-    let segments: Vec<&[u8]> = if relative.is_empty() {
-        Vec::new()
-    } else {
-        relative.split('/').map(str::as_bytes).collect()
-    };
-    let decode = |raw: &[u8]| -> Result<String, SetupError> {
-        decode_component(raw)
-            .map(|text| text.into_owned())
-            .map_err(|problem| SetupError(format!("{path:?}: {problem}")))
-    };
-    let found = config.catalogue.operations().iter().find_map(|operation| {
-        (operation.method == method)
-            .then(|| operation.path.match_segments(&segments))
-            .flatten()
-            .map(|values| (operation.clone(), values))
-    });
-    let mut spec = match found {
-        Some((operation, values)) => {
-            let mut spec = RequestSpec::new(operation.id.clone());
-            for (name, raw) in operation.path.param_names().zip(values) {
-                spec = spec.path(name, decode(raw)?);
-            }
-            spec
-        }
-        None => {
-            let template = PathTemplate::parse(&format!("/{relative}"))
-                .or_else(|error| fail(format!("{path:?} is not a usable path: {error}")))?;
-            let credential = if config.credentials.is_empty() {
-                CredentialPolicy::Public
-            } else {
-                CredentialPolicy::ApiKeyOrOAuth { scope: None }
-            };
-            add_operation(
-                config,
-                Operation {
-                    id: RAW_OPERATION.into(),
-                    method: method.clone(),
-                    path: template,
-                    credential,
-                    envelope: Envelope::Data,
-                    params: Vec::new(),
-                    extra_limits: Vec::new(),
-                    stable_egress: false,
-                    needs_resource: true,
-                    deprecation: None,
-                    honours_idempotency_key: false,
-                    noun: None,
-                },
-            );
-            RequestSpec::new(RAW_OPERATION)
-        }
-    };
-    for pair in raw_query.split('&').filter(|pair| !pair.is_empty()) {
-        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
-        spec = spec.query(decode(name.as_bytes())?, decode(value.as_bytes())?);
-    }
-    if let Some(data) = data {
-        if let Err(error) = serde_json::from_str::<serde::de::IgnoredAny>(data) {
-            return fail(format!("--data is not JSON ({error}); give a JSON body"));
-        }
-        spec = spec.body(data.as_bytes().to_vec());
-    }
-    Ok(spec)
 }

@@ -12,22 +12,38 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long one exchange may take once connected.
 const EXCHANGE_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// The largest response body read: 64 MiB, far above the largest
+/// legitimate page (5,000 table records). A body that passes it ends the
+/// command with [`BodyTooLarge`] as soon as it does, without reading the
+/// rest. (The one place the bound lives; a per-client maximum in the
+/// core's configuration would replace it.)
+pub const MAX_BODY_BYTES: u64 = 64 * 1024 * 1024;
+
+/// A response whose body passed [`MAX_BODY_BYTES`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the {status} response's body is larger than the {limit} bytes this client reads; \
+     ask for less (e.g. a smaller --limit or --page-size)"
+)]
+pub struct BodyTooLarge {
+    /// The response's status.
+    pub status: u16,
+    /// The bound, in bytes.
+    pub limit: u64,
+}
+
 /// One HTTP agent (its connection pool is reused across requests).
 pub struct Transport {
     agent: Agent,
 }
 
-impl Default for Transport {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 impl Transport {
     /// An agent that returns every status as a response, follows no
-    /// redirects and times out instead of hanging.
-    pub fn new() -> Self {
+    /// redirects, times out instead of hanging, and goes through `proxy`
+    /// when one is given (and through none otherwise).
+    pub fn new(proxy: Option<ureq::Proxy>) -> Self {
         let config = Agent::config_builder()
+            .proxy(proxy)
             .http_status_as_error(false)
             .max_redirects(0)
             .max_redirects_will_error(false)
@@ -40,8 +56,8 @@ impl Transport {
         }
     }
 
-    /// Sends `request`.
-    pub fn send(&self, request: &ClientRequest) -> Outcome {
+    /// Sends `request`: the outcome, or the body passed the bound.
+    pub fn send(&self, request: &ClientRequest) -> Result<Outcome, BodyTooLarge> {
         let mut builder = ureq::http::Request::builder()
             .method(request.method.as_str())
             .uri(request.url.as_str());
@@ -52,17 +68,29 @@ impl Transport {
         let Ok(http_request) = builder.body(body) else {
             // The core built a request the http crate refuses (a bad URL or
             // header byte): it never left this machine.
-            return Outcome::Transport(TransportFailure::Connect);
+            return Ok(Outcome::Transport(TransportFailure::Connect));
         };
         match self.agent.run(http_request) {
             Ok(response) => read_response(response),
-            Err(error) => Outcome::Transport(failure_of(&error)),
+            Err(error) => Ok(Outcome::Transport(failure_of(&error))),
         }
     }
 }
 
-fn read_response(mut response: ureq::http::Response<ureq::Body>) -> Outcome {
+fn read_response(mut response: ureq::http::Response<ureq::Body>) -> Result<Outcome, BodyTooLarge> {
     let status = response.status().as_u16();
+    let too_large = BodyTooLarge {
+        status,
+        limit: MAX_BODY_BYTES,
+    };
+    let announced = response
+        .headers()
+        .get("content-length")
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.trim().parse::<u64>().ok());
+    if announced.is_some_and(|length| length > MAX_BODY_BYTES) {
+        return Err(too_large);
+    }
     let headers = response
         .headers()
         .iter()
@@ -76,19 +104,20 @@ fn read_response(mut response: ureq::http::Response<ureq::Body>) -> Outcome {
     match response
         .body_mut()
         .with_config()
-        .limit(u64::MAX)
+        .limit(MAX_BODY_BYTES)
         .read_to_vec()
     {
-        Ok(body) => Outcome::Response(HttpResponse {
+        Ok(body) => Ok(Outcome::Response(HttpResponse {
             status,
             headers,
             body,
-        }),
-        Err(error) => Outcome::Transport(match failure_of(&error) {
+        })),
+        Err(ureq::Error::BodyExceedsLimit(_)) => Err(too_large),
+        Err(error) => Ok(Outcome::Transport(match failure_of(&error) {
             // The request was sent and answered: a broken body is never "connect".
             TransportFailure::Connect => TransportFailure::Interrupted,
             other => other,
-        }),
+        })),
     }
 }
 

@@ -50,7 +50,19 @@ impl Run {
 /// `acd` with no `ACD_*` variable inherited.
 pub fn acd_command() -> Command {
     let mut command = Command::new(ACD);
-    for name in ["ACD_BASE_URL", "ACD_API_KEY", "ACD_TOKEN"] {
+    for name in [
+        "ACD_BASE_URL",
+        "ACD_API_KEY",
+        "ACD_TOKEN",
+        "HTTP_PROXY",
+        "http_proxy",
+        "HTTPS_PROXY",
+        "https_proxy",
+        "ALL_PROXY",
+        "all_proxy",
+        "NO_PROXY",
+        "no_proxy",
+    ] {
         command.env_remove(name);
     }
     command.stdin(Stdio::null());
@@ -193,6 +205,11 @@ pub enum Reply {
     Drop,
     /// Read the request, then say nothing for this long.
     Hang(Duration),
+    /// A 200 announcing this many bytes of body, written until the client
+    /// stops reading.
+    Huge(usize),
+    /// A chunked 200 of this many bytes, written until the client stops.
+    HugeChunked(usize),
 }
 
 impl Reply {
@@ -233,6 +250,8 @@ pub struct Seen {
     pub headers: Vec<(String, String)>,
     /// When it arrived.
     pub at: Instant,
+    /// The body, as text.
+    pub body: String,
 }
 
 impl Seen {
@@ -256,6 +275,7 @@ pub struct FaultServer {
     /// `http://127.0.0.1:PORT`.
     pub url: String,
     seen: Arc<Mutex<Vec<Seen>>>,
+    written: Arc<AtomicUsize>,
 }
 
 impl FaultServer {
@@ -266,6 +286,8 @@ impl FaultServer {
         let url = format!("http://{}", listener.local_addr().unwrap());
         let seen = Arc::new(Mutex::new(Vec::new()));
         let log = seen.clone();
+        let written = Arc::new(AtomicUsize::new(0));
+        let counter = written.clone();
         std::thread::spawn(move || {
             for stream in listener.incoming() {
                 let Ok(stream) = stream else { continue };
@@ -275,10 +297,16 @@ impl FaultServer {
                 };
                 let reply = script[index.min(script.len() - 1)].clone();
                 let log = log.clone();
-                std::thread::spawn(move || serve(stream, &reply, &log));
+                let counter = counter.clone();
+                std::thread::spawn(move || serve(stream, &reply, &log, &counter));
             }
         });
-        Self { url, seen }
+        Self { url, seen, written }
+    }
+
+    /// Body bytes written by the huge replies so far.
+    pub fn written(&self) -> usize {
+        self.written.load(Ordering::Relaxed)
     }
 
     /// Every request so far.
@@ -293,13 +321,18 @@ impl FaultServer {
         }
     }
 
+    /// The bodies of every request so far.
+    pub fn bodies(&self) -> Vec<String> {
+        self.seen().into_iter().map(|seen| seen.body).collect()
+    }
+
     /// How many requests arrived.
     pub fn count(&self) -> usize {
         self.seen.lock().unwrap().len()
     }
 }
 
-fn serve(mut stream: TcpStream, reply: &Reply, log: &Mutex<Vec<Seen>>) {
+fn serve(mut stream: TcpStream, reply: &Reply, log: &Mutex<Vec<Seen>>, written: &AtomicUsize) {
     let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut line = String::new();
@@ -326,12 +359,41 @@ fn serve(mut stream: TcpStream, reply: &Reply, log: &Mutex<Vec<Seen>>) {
         line: line.trim_end().to_owned(),
         headers,
         at: Instant::now(),
+        body: String::from_utf8_lossy(&body).into_owned(),
     });
     match reply {
         Reply::Drop => {
             let _ = stream.shutdown(Shutdown::Both);
         }
         Reply::Hang(duration) => std::thread::sleep(*duration),
+        Reply::Huge(size) | Reply::HugeChunked(size) => {
+            let chunked = matches!(reply, Reply::HugeChunked(_));
+            let head = if chunked {
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n".to_owned()
+            } else {
+                format!("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {size}\r\nConnection: close\r\n\r\n")
+            };
+            if stream.write_all(head.as_bytes()).is_err() {
+                return;
+            }
+            let block = vec![b' '; 64 * 1024];
+            let mut sent = 0;
+            while sent < *size {
+                let result = if chunked {
+                    stream
+                        .write_all(format!("{:x}\r\n", block.len()).as_bytes())
+                        .and_then(|()| stream.write_all(&block))
+                        .and_then(|()| stream.write_all(b"\r\n"))
+                } else {
+                    stream.write_all(&block)
+                };
+                if result.is_err() {
+                    return;
+                }
+                sent += block.len();
+                written.fetch_add(block.len(), Ordering::Relaxed);
+            }
+        }
         Reply::Respond {
             status,
             headers,
@@ -389,4 +451,79 @@ pub fn as_ada(url: &str, args: &[&str]) -> Run {
     let mut all = args.to_vec();
     all.extend_from_slice(&["--base-url", url, "--api-key", ADA]);
     acd(&all)
+}
+
+/// An HTTP CONNECT proxy on a free loopback port that records the first
+/// line and headers of every request it gets and tunnels CONNECTs to their
+/// target.
+pub struct RecordingProxy {
+    /// `http://127.0.0.1:PORT`.
+    pub url: String,
+    seen: Arc<Mutex<Vec<Seen>>>,
+}
+
+impl RecordingProxy {
+    /// Starts the proxy.
+    pub fn start() -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = seen.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { continue };
+                let log = log.clone();
+                std::thread::spawn(move || tunnel(stream, &log));
+            }
+        });
+        Self { url, seen }
+    }
+
+    /// Every request so far.
+    pub fn seen(&self) -> Vec<Seen> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+fn tunnel(mut client: TcpStream, log: &Mutex<Vec<Seen>>) {
+    let mut reader = BufReader::new(client.try_clone().unwrap());
+    let mut line = String::new();
+    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+        return;
+    }
+    let mut headers = Vec::new();
+    loop {
+        let mut header = String::new();
+        if reader.read_line(&mut header).unwrap_or(0) == 0 || header.trim().is_empty() {
+            break;
+        }
+        if let Some((name, value)) = header.trim_end().split_once(':') {
+            headers.push((name.to_owned(), value.trim().to_owned()));
+        }
+    }
+    let line = line.trim_end().to_owned();
+    log.lock().unwrap().push(Seen {
+        line: line.clone(),
+        headers,
+        at: Instant::now(),
+        body: String::new(),
+    });
+    let target = line.split(' ').nth(1).unwrap_or("").to_owned();
+    let Ok(mut upstream) = TcpStream::connect(&target) else {
+        let _ = client.write_all(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n");
+        return;
+    };
+    let _ = client.write_all(b"HTTP/1.1 200 Connection established\r\n\r\n");
+    let mut upstream_reader = upstream.try_clone().unwrap();
+    let mut client_writer = client.try_clone().unwrap();
+    std::thread::spawn(move || {
+        let _ = std::io::copy(&mut upstream_reader, &mut client_writer);
+        let _ = client_writer.shutdown(Shutdown::Both);
+    });
+    // What the reader already buffered belongs to the tunnel too.
+    let buffered = reader.buffer().to_vec();
+    let _ = upstream.write_all(&buffered);
+    let mut rest = reader.into_inner();
+    let _ = std::io::copy(&mut rest, &mut upstream);
+    let _ = upstream.shutdown(Shutdown::Write);
 }

@@ -263,13 +263,21 @@ impl Catalogue {
     pub fn new(operations: Vec<Operation>) -> Result<Self, CatalogueError> {
         let mut catalogue = Self { operations: vec![] };
         for operation in operations {
-            catalogue.add(operation)?;
+            catalogue.insert(operation, false)?;
         }
         Ok(catalogue)
     }
 
-    /// Adds a caller-defined operation, such as `createAgentRun`.
+    /// Adds a caller-defined operation. An operation whose id is already
+    /// there replaces it (so a caller can adjust a built-in one, e.g. make
+    /// `createAgentRun` honour idempotency keys, and adding a built-in
+    /// again is harmless); a different id on a route already served is
+    /// refused.
     pub fn add(&mut self, operation: Operation) -> Result<(), CatalogueError> {
+        self.insert(operation, true)
+    }
+
+    fn insert(&mut self, operation: Operation, replace: bool) -> Result<(), CatalogueError> {
         let is_token = !operation.method.is_empty()
             && operation.method.bytes().all(|b| b.is_ascii_uppercase());
         if !is_token {
@@ -288,9 +296,16 @@ impl Catalogue {
                 }
             }
         }
+        let same = self
+            .operations
+            .iter()
+            .any(|existing| existing.id == operation.id);
+        if same && !replace {
+            return Err(CatalogueError::DuplicateId(operation.id));
+        }
         for existing in &self.operations {
             if existing.id == operation.id {
-                return Err(CatalogueError::DuplicateId(operation.id));
+                continue;
             }
             if existing.method == operation.method && existing.path == operation.path {
                 return Err(CatalogueError::DuplicateRoute {
@@ -301,7 +316,14 @@ impl Catalogue {
                 });
             }
         }
-        self.operations.push(operation);
+        match self
+            .operations
+            .iter_mut()
+            .find(|existing| existing.id == operation.id)
+        {
+            Some(existing) => *existing = operation,
+            None => self.operations.push(operation),
+        }
         Ok(())
     }
 
@@ -379,10 +401,12 @@ impl Catalogue {
     }
 
     /// The client role's default catalogue: the three specified operations
-    /// ([`Catalogue::standard`]) plus [`Catalogue::get_run`], so polling a
-    /// run works out of the box in every binding.
+    /// ([`Catalogue::standard`]) plus the runs, [`Catalogue::create_agent_run`]
+    /// (with its per-agent limit) and [`Catalogue::get_run`], so creating,
+    /// reading and waiting for a run work out of the box in every binding.
     pub fn for_clients() -> Self {
         let mut catalogue = Self::standard();
+        catalogue.operations.push(Self::create_agent_run());
         catalogue.operations.push(Self::get_run());
         catalogue
     }
@@ -412,7 +436,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_client_catalogue_adds_get_run_and_the_gate_keeps_the_three() {
+    fn the_client_catalogue_adds_the_runs_and_the_gate_keeps_the_three() {
         let ids_of = |catalogue: &Catalogue| -> Vec<String> {
             catalogue
                 .operations()
@@ -430,6 +454,7 @@ mod tests {
                 "getApiIndex",
                 "listTableRecords",
                 "listConnectionRecords",
+                "createAgentRun",
                 "getRun"
             ]
         );
@@ -439,10 +464,38 @@ mod tests {
             ("GET", "/runs/{run_id}".to_owned())
         );
         assert_eq!(run.envelope, Envelope::Data);
-        // Adding it again, as older callers did by hand, is refused by id.
+        // The clients' catalogue has the runs: createAgentRun with its
+        // per-agent limit (30 per 60 s) and getRun.
         let mut catalogue = Catalogue::for_clients();
+        let create = catalogue.get("createAgentRun").unwrap().clone();
         assert_eq!(
-            catalogue.add(Catalogue::get_run()),
+            (create.method.as_str(), create.path.to_string()),
+            ("POST", "/agents/{agent_id}/runs".to_owned())
+        );
+        assert_eq!(create.extra_limits.len(), 1);
+        assert_eq!(create.extra_limits[0].quota.requests, 30);
+        assert_eq!(create.extra_limits[0].quota.window_ms, 60_000);
+        assert_eq!(
+            create.extra_limits[0].per,
+            LimitSubject::PathParam("agent_id".into())
+        );
+        assert!(catalogue.get("getRun").is_some());
+        // Adding one again, as older callers did by hand, replaces it (one
+        // entry stays); a list with one id twice is still refused.
+        let count = catalogue.operations().len();
+        let mut keyed = Catalogue::create_agent_run();
+        keyed.honours_idempotency_key = true;
+        assert_eq!(catalogue.add(Catalogue::get_run()), Ok(()));
+        assert_eq!(catalogue.add(keyed), Ok(()));
+        assert_eq!(catalogue.operations().len(), count);
+        assert!(
+            catalogue
+                .get("createAgentRun")
+                .unwrap()
+                .honours_idempotency_key
+        );
+        assert_eq!(
+            Catalogue::new(vec![Catalogue::get_run(), Catalogue::get_run()]),
             Err(CatalogueError::DuplicateId("getRun".into()))
         );
     }

@@ -12,13 +12,10 @@ use crate::model::{Catalogue, CredentialRecord, InMemoryCredentials, Secret};
 use crate::UnixMillis;
 use serde::{Deserialize, Serialize};
 
-/// The standard catalogue plus [`Catalogue::get_run`] and
+/// The clients' catalogue: the standard one plus [`Catalogue::get_run`] and
 /// [`Catalogue::create_agent_run`].
 pub fn catalogue() -> Catalogue {
-    let mut catalogue = Catalogue::for_clients();
-    // Its id and route are distinct from the others.
-    let _ = catalogue.add(Catalogue::create_agent_run());
-    catalogue
+    Catalogue::for_clients()
 }
 
 /// One job of a simulated client; a client runs all its tasks concurrently.

@@ -1,0 +1,137 @@
+//! `acd` against servers that misbehave on purpose: a 429 that never ends,
+//! a reset time far in the future, a redirect to another origin and a body
+//! far larger than any page. Each must end, with the contract's exit status.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod support;
+
+use serde_json::json;
+use std::time::{Duration, Instant};
+use support::{acd, FaultServer, Reply, ADA};
+
+fn read(server: &FaultServer, extra: &[&str]) -> support::Run {
+    let mut args = vec![
+        "tables",
+        "read",
+        "t",
+        "--base-url",
+        &server.url,
+        "--api-key",
+        ADA,
+    ];
+    args.extend_from_slice(extra);
+    acd(&args)
+}
+
+#[test]
+fn max_attempts_counts_429s_exactly_n_requests_then_exit_3() {
+    for n in [1u32, 3] {
+        let server = FaultServer::start(vec![
+            Reply::error(429, "Too many requests.").header("Retry-After", "1")
+        ]);
+        let run = read(&server, &["--max-attempts", &n.to_string()]);
+        assert_eq!(run.code, Some(3), "{}", run.stderr);
+        // Give a stray extra request the time to arrive before counting.
+        std::thread::sleep(Duration::from_millis(300));
+        assert_eq!(server.count(), n as usize, "{}", run.stderr);
+        let last = run.stderr.lines().last().unwrap();
+        assert!(
+            last.starts_with(&format!("error: gave up after {n} attempt(s)")),
+            "{last}"
+        );
+        assert!(last.contains("429 Too many requests."), "{last}");
+    }
+}
+
+#[test]
+fn max_attempts_counts_429s_mixed_with_5xx_and_dropped_connections() {
+    let server = FaultServer::start(vec![
+        Reply::error(503, "Busy."),
+        Reply::Drop,
+        Reply::error(429, "Too many requests.").header("Retry-After", "1"),
+    ]);
+    let run = read(&server, &["--max-attempts", "4"]);
+    assert_eq!(run.code, Some(3), "{}", run.stderr);
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(server.count(), 4, "{}", run.stderr);
+    let last = run.stderr.lines().last().unwrap();
+    assert!(
+        last.starts_with("error: gave up after 4 attempt(s)"),
+        "{last}"
+    );
+    assert!(last.contains("429 Too many requests."), "{last}");
+}
+
+#[test]
+fn a_reset_far_in_the_future_ends_at_once_with_exit_3() {
+    let server = FaultServer::start(vec![Reply::page(json!([{"id": 1}]))
+        .header("RateLimit-Limit", "1")
+        .header("RateLimit-Remaining", "0")
+        .header("RateLimit-Reset", "999999999")]);
+    let started = Instant::now();
+    let run = read(&server, &["--all", "--page-size", "1"]);
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "it slept the wait"
+    );
+    assert_eq!(run.code, Some(3), "{}", run.stderr);
+    assert_eq!(server.count(), 1, "the second page is never sent");
+    assert_eq!(run.stdout, "{\"id\":1}\n", "the first page is kept");
+    assert!(!run.stderr.contains("waiting 999999999"), "{}", run.stderr);
+    let last = run.stderr.lines().last().unwrap();
+    assert!(last.starts_with("error: gave up"), "{last}");
+    // The server's time is named, and the bound.
+    assert!(last.contains("999999999"), "{last}");
+    assert!(last.contains("60.0 s"), "{last}");
+}
+
+#[test]
+fn a_retry_after_of_a_day_ends_at_once_with_exit_3() {
+    let server = FaultServer::start(vec![
+        Reply::error(429, "Slow down.").header("Retry-After", "86400")
+    ]);
+    let started = Instant::now();
+    let run = read(&server, &[]);
+    assert!(started.elapsed() < Duration::from_secs(20));
+    assert_eq!(run.code, Some(3), "{}", run.stderr);
+    assert_eq!(server.count(), 1);
+}
+
+#[test]
+fn a_redirect_is_not_followed_and_the_other_origin_sees_no_credential() {
+    let other = FaultServer::start(vec![Reply::page(json!([{"id": 1}]))]);
+    let location = format!("{}/api/v1/tables/t", other.url);
+    let server = FaultServer::start(vec![Reply::Respond {
+        status: 302,
+        headers: vec![("Location".into(), location)],
+        body: String::new(),
+    }]);
+    let run = read(&server, &[]);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert_eq!(server.count(), 1);
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(other.count(), 0, "the second origin was contacted");
+    assert!(run.stderr.contains("302"), "{}", run.stderr);
+}
+
+#[test]
+fn a_huge_body_ends_with_a_typed_error_without_being_read_whole() {
+    let server = FaultServer::start(vec![Reply::Huge(200 * 1024 * 1024)]);
+    let started = Instant::now();
+    let run = read(&server, &[]);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(started.elapsed() < Duration::from_secs(60));
+    assert_eq!(server.count(), 1, "{}", run.stderr);
+    let last = run.stderr.lines().last().unwrap();
+    assert!(last.contains("67108864 bytes"), "{last}");
+    // Announced by Content-Length: not even started.
+    assert!(server.written() < 80 * 1024 * 1024, "{}", server.written());
+    // Without a length (chunked), it stops once past the bound.
+    let server = FaultServer::start(vec![Reply::HugeChunked(200 * 1024 * 1024)]);
+    let run = read(&server, &[]);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert_eq!(server.count(), 1, "{}", run.stderr);
+    assert!(run.stderr.contains("67108864 bytes"), "{}", run.stderr);
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(server.written() < 100 * 1024 * 1024, "{}", server.written());
+}

@@ -1,0 +1,94 @@
+//! Wait lines name the window the server announced (its headers or its
+//! index) when one is known, else the catalogue's.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod support;
+
+use serde_json::{json, Value};
+use support::{as_ada, FaultServer, Reply, Sandbox};
+
+fn waits(stderr: &str) -> Vec<&str> {
+    stderr
+        .lines()
+        .filter(|line| line.starts_with("waiting "))
+        .collect()
+}
+
+#[test]
+fn a_sandbox_at_5_reads_per_5_s_is_named_as_the_server_says_not_as_60_s() {
+    let records: Vec<Value> = (1..=7).map(|id| json!({"id": id})).collect();
+    let sandbox = Sandbox::start(&support::sandbox_config(&[("orders", records)], 5, 5));
+    let run = as_ada(
+        &sandbox.url,
+        &["tables", "read", "orders", "--all", "--page-size", "1"],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(run.records().len(), 7);
+    let lines = waits(&run.stderr);
+    assert!(!lines.is_empty(), "{}", run.stderr);
+    for line in lines {
+        // The headers give the count (5) but not the window's length.
+        assert!(
+            line.ends_with("for the table-read limit (5 per window, as the server announced)"),
+            "{line}"
+        );
+    }
+}
+
+#[test]
+fn a_window_given_by_the_structured_headers_is_named() {
+    let page = |records: Value| {
+        Reply::page(records)
+            .header("RateLimit-Policy", "\"reads\";q=2;w=7")
+            .header("RateLimit", "\"reads\";r=0;t=1")
+    };
+    let server = FaultServer::start(vec![page(json!([{"id": 1}])), page(json!([]))]);
+    let run = as_ada(
+        &server.url,
+        &[
+            "tables",
+            "read",
+            "t",
+            "--all",
+            "--page-size",
+            "1",
+            "--deadline",
+            "30",
+        ],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let lines = waits(&run.stderr);
+    assert_eq!(lines.len(), 1, "{}", run.stderr);
+    assert!(
+        lines[0].ends_with("(2 per 7 s, as the server announced)"),
+        "{}",
+        lines[0]
+    );
+}
+
+#[test]
+fn without_anything_from_the_server_the_catalogue_window_is_named() {
+    // Six pages and no rate-limit header: the client's own model (5 table
+    // reads per 60 s) makes the sixth wait; a deadline of 1 s ends it, and
+    // the line names the catalogue's limit.
+    let server = FaultServer::start(vec![Reply::page(json!([{"id": 1}]))]);
+    let run = as_ada(
+        &server.url,
+        &[
+            "tables",
+            "read",
+            "t",
+            "--all",
+            "--page-size",
+            "1",
+            "--deadline",
+            "1",
+        ],
+    );
+    assert_eq!(run.code, Some(3), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("the table-read limit (5 per 60 s)"),
+        "{}",
+        run.stderr
+    );
+}
