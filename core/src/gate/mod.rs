@@ -1,6 +1,6 @@
 //! The gate: the server role's sans-IO decision pipeline.
 //!
-//! One call per request, [`Gate::decide`], in this order (see DESIGN.md):
+//! One call per request, [`Gate::decide`], in this order (see ARCHITECTURE.md):
 //! route → credential → authenticate → authorize → rate limits →
 //! validate → (caller's) resource answer → response bytes and headers.
 //!

@@ -159,9 +159,8 @@ impl<K: Default, H> Table<K, H> {
     /// [`Self::update_inline`] for a state kept in the side list (a state
     /// whose companion is 2²³ or more: a count above 8 million in one
     /// window, or the GCRA fraction of a quota above 8 million per window).
-    /// Inline: out of line it cost the fixed window's count-only path
-    /// about 15 % in wall clock (one key, same machine, alternated runs)
-    /// though it saved 7 instructions.
+    /// Inline: out of line it was slower (docs/perf/limiter.md, "Tried
+    /// this round and not kept").
     #[inline]
     fn update_side<R>(
         &mut self,
