@@ -210,7 +210,10 @@ fn a_day_long_server_time_fails_the_call_at_once_and_a_new_call_does_not_wait_a_
             },
             "{what}"
         );
-        assert!(matches!(*last, ClientError::Api { status: 429, .. }), "{what}");
+        assert!(
+            matches!(*last, ClientError::Api { status: 429, .. }),
+            "{what}"
+        );
 
         // A new call on the same client goes out within the bound.
         let failed_at = run.ended_at;

@@ -64,6 +64,18 @@ pub struct RateLimitHeaders {
     pub ignored: Vec<String>,
 }
 
+impl RateLimitHeaders {
+    /// When a server that refused a request says it admits again:
+    /// `Retry-After`, else the latest reset the response reports (a 429 that
+    /// carries only `RateLimit-Reset`, `x-ratelimit-reset` or `t=`). The
+    /// instant as the server named it; the caller bounds it (see
+    /// `server_wait`).
+    pub fn refused_until(&self) -> Option<UnixMillis> {
+        self.retry_at
+            .or_else(|| self.observations.iter().map(|o| o.reset_at).max())
+    }
+}
+
 /// Parses the rate-limit headers of a response received at `now`.
 pub fn parse_rate_limit_headers(
     headers: &[(String, String)],

@@ -13,9 +13,21 @@
 //! Before the server has told when a window ends, the model opens a window
 //! at the first send. That is conservative for an epoch-aligned fixed window
 //! (the server's window containing that send ends no later) and for GCRA.
+//!
+//! Every instant and window length a server supplies (resets, `Retry-After`,
+//! `w=`, the index's windows) is kept no further ahead than the throttle's
+//! bound, [`Throttle::max_wait_ms`] (the client's
+//! `RetryPolicy::max_retry_after_ms`), so no block, window end or window the
+//! model keeps plans a longer wait (see `server_wait`).
+//!
+//! A 429 blocks the refusing limit until the server's time, and that limit's
+//! window is taken to end then: the model never adds its own window on top
+//! of the server's answer.
 
 use super::ratelimit_headers::RateLimitHeaders;
 use super::request::{ClientRequest, LimitRef};
+use super::retry::DEFAULT_MAX_RETRY_AFTER_MS;
+use super::server_wait::{bound_window_ms, ServerWait};
 use crate::limit::Quota;
 use crate::model::index::RateLimits;
 use crate::UnixMillis;
@@ -144,16 +156,45 @@ pub enum Plan {
 }
 
 /// Models of every limit seen, keyed by [`LimitRef::key`].
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Throttle {
     models: LiteMap<String, LimitModel>,
     learned: LiteMap<String, Quota>,
+    #[serde(default = "default_max_wait_ms")]
+    max_wait_ms: u64,
+}
+
+fn default_max_wait_ms() -> u64 {
+    DEFAULT_MAX_RETRY_AFTER_MS
+}
+
+impl Default for Throttle {
+    fn default() -> Self {
+        Self::with_max_wait_ms(DEFAULT_MAX_RETRY_AFTER_MS)
+    }
 }
 
 impl Throttle {
-    /// An empty throttle.
+    /// An empty throttle whose bound is the default `max_retry_after_ms`
+    /// (60 s).
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// An empty throttle that keeps no server-supplied instant or window
+    /// further ahead than `max_wait_ms` (the client passes its
+    /// `RetryPolicy::max_retry_after_ms`).
+    pub fn with_max_wait_ms(max_wait_ms: u64) -> Self {
+        Self {
+            models: LiteMap::new_vec(),
+            learned: LiteMap::new_vec(),
+            max_wait_ms,
+        }
+    }
+
+    /// The bound on what the model keeps from a server.
+    pub fn max_wait_ms(&self) -> u64 {
+        self.max_wait_ms
     }
 
     /// The models, by key.
@@ -192,11 +233,12 @@ impl Throttle {
             .scope
             .clone()
             .unwrap_or_else(|| crate::model::limits::CREDENTIAL_LIMIT_NAME.into());
+        let window_ms = u64::try_from(limits.window_seconds.max(1))
+            .unwrap_or(u64::MAX / 1_000)
+            .saturating_mul(1_000);
         let quota = Quota {
             requests: u32::try_from(limits.requests.max(0)).unwrap_or(u32::MAX),
-            window_ms: u64::try_from(limits.window_seconds.max(1))
-                .unwrap_or(u64::MAX / 1_000)
-                .saturating_mul(1_000),
+            window_ms: bound_window_ms(window_ms, self.max_wait_ms),
         };
         for (_, model) in self.models.iter_mut() {
             if model.name == name && model.source == LimitSource::Assumed {
@@ -287,6 +329,8 @@ impl Throttle {
         now: impl Into<UnixMillis>,
     ) {
         let now = now.into();
+        let max_wait_ms = self.max_wait_ms;
+        let bounded = |at: UnixMillis| ServerWait::new(at, now, max_wait_ms).bounded();
         for reference in limits {
             let Some(model) = self.entry(reference) else {
                 continue;
@@ -309,19 +353,16 @@ impl Throttle {
                 model.limit = limit;
             }
             if let Some(window_ms) = observation.window_ms {
-                model.window_ms = window_ms.max(1);
+                model.window_ms = bound_window_ms(window_ms, max_wait_ms);
             }
             model.remaining = observation.remaining.saturating_sub(model.in_flight);
-            model.window_end = Some(observation.reset_at);
+            model.window_end = Some(bounded(observation.reset_at));
             model.source = LimitSource::Headers;
             model.roll(now);
             refused.get_or_insert(index);
         }
         if status == 429 {
-            let until = headers
-                .retry_at
-                .or_else(|| headers.observations.iter().map(|o| o.reset_at).max());
-            if let Some(until) = until {
+            if let Some(until) = headers.refused_until().map(bounded) {
                 match refused {
                     // The refusing limit admits again at `until`: its window
                     // is spent until then.
@@ -333,11 +374,17 @@ impl Throttle {
                         }
                     }
                     // Not known which limit refused: hold every limit of the
-                    // request until then, keeping what is known about each.
+                    // request until then, keeping what is known about each,
+                    // except that a limit the model believes spent past
+                    // `until` admits again then: the server's word decides,
+                    // the model's own window is not added on top.
                     None => {
                         for reference in limits {
                             if let Some(model) = self.entry(reference) {
                                 model.blocked_until = model.blocked_until.max(until);
+                                if model.remaining_at(until) == 0 {
+                                    model.window_end = Some(until);
+                                }
                             }
                         }
                     }
