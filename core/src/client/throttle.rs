@@ -101,14 +101,16 @@ impl LimitModel {
 
     /// The first instant at or after `now` at which one more send fits.
     pub fn ready_at(&self, now: impl Into<UnixMillis>) -> UnixMillis {
-        let start = now.into().max(self.blocked_until);
+        let now = now.into();
+        let start = now.max(self.blocked_until);
         if self.remaining_at(start) > 0 {
             return start;
         }
         match self.window_end {
             Some(end) if end > start && self.limit > 0 => end,
-            // A limit of 0 never admits: look again one window later.
-            _ => start.saturating_add(self.window_ms.max(1)),
+            // A limit of 0 never admits: look again one window after now,
+            // or when the block ends if that is later (never both added up).
+            _ => start.max(now.saturating_add(self.window_ms.max(1))),
         }
     }
 
