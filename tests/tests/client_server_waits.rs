@@ -340,3 +340,47 @@ fn a_pager_spanning_many_windows_reads_every_row_with_a_single_attempt_per_page(
         .iter()
         .any(|event| matches!(event.what, TraceKind::Failed { .. })));
 }
+
+#[test]
+fn a_limit_of_0_reported_by_a_server_does_not_hold_a_call_forever() {
+    // Found by the client_driver fuzz target: a model of a limit of 0 used
+    // to look again a window later, forever, without sending. It now lets
+    // one probe through per window, so the attempts (or the server) decide.
+    let headers = [
+        ("RateLimit-Limit", "0"),
+        ("RateLimit-Remaining", "0"),
+        ("RateLimit-Reset", "2"),
+    ];
+    let mut client = client_with(RetryPolicy::default());
+    let id = client.start(RequestSpec::list_table_records("t")).unwrap();
+    let run = drive(&mut client, id, NOW, |_| refused(&headers));
+    assert_eq!(run.sends.len(), 5, "{run:?}");
+    assert!(
+        matches!(
+            &run.end,
+            Some(Err(ClientError::GaveUp {
+                reason: GiveUpReason::MaxAttempts { attempts: 5 },
+                ..
+            }))
+        ),
+        "{run:?}"
+    );
+
+    // A pager whose pages all report a limit of 0 still reads every page.
+    let mut client = client_with(RetryPolicy::default());
+    let options = TablePagerOptions {
+        page_size: 1,
+        ..TablePagerOptions::default()
+    };
+    let id = client.start_table_pager("orders", options).unwrap();
+    let run = drive(&mut client, id, NOW, |n| {
+        let body = if n < 2 {
+            r#"{"data":[{"id":1}]}"#
+        } else {
+            r#"{"data":[]}"#
+        };
+        response(200, body, &headers)
+    });
+    assert_eq!((&run.end, run.sends.len()), (&Some(Ok(())), 3));
+    assert_waits_within(&run, THROTTLE_JITTER);
+}

@@ -90,33 +90,35 @@ impl LimitModel {
         }
     }
 
-    /// Requests left at `at`, counting a window that has ended as full.
+    /// Requests left at `at`, counting a window that has ended as full. A
+    /// limit of 0 admits one probe per window: only a request can learn
+    /// that the server admits again, so the model never holds a call
+    /// forever.
     pub fn remaining_at(&self, at: impl Into<UnixMillis>) -> u32 {
         let at = at.into();
         match self.window_end {
-            Some(end) if at >= end => self.limit,
+            Some(end) if at >= end => self.limit.max(1),
             _ => self.remaining,
         }
     }
 
     /// The first instant at or after `now` at which one more send fits.
     pub fn ready_at(&self, now: impl Into<UnixMillis>) -> UnixMillis {
-        let now = now.into();
-        let start = now.max(self.blocked_until);
+        let start = now.into().max(self.blocked_until);
         if self.remaining_at(start) > 0 {
             return start;
         }
         match self.window_end {
-            Some(end) if end > start && self.limit > 0 => end,
-            // A limit of 0 never admits: look again one window after now,
-            // or when the block ends if that is later (never both added up).
-            _ => start.max(now.saturating_add(self.window_ms.max(1))),
+            Some(end) if end > start => end,
+            // Nothing sent under this model yet (a limit of 0 never used):
+            // one probe now.
+            _ => start,
         }
     }
 
     fn roll(&mut self, now: UnixMillis) {
         if self.window_end.is_some_and(|end| now >= end) {
-            self.remaining = self.limit;
+            self.remaining = self.limit.max(1);
             self.window_end = None;
         }
     }
@@ -266,19 +268,9 @@ impl Throttle {
         for reference in limits {
             let (at, blocked_until) = match self.models.get(&reference.key) {
                 Some(model) => (model.ready_at(now), model.blocked_until),
-                // Never used: a full window, unless the limit admits nothing.
-                None => {
-                    let quota = self
-                        .learned
-                        .get(&reference.name)
-                        .unwrap_or(&reference.quota);
-                    let at = if quota.requests > 0 {
-                        now
-                    } else {
-                        now.saturating_add(quota.window())
-                    };
-                    (at, UnixMillis::ZERO)
-                }
+                // Never used: a full window (or, for a limit of 0, the
+                // probe the model admits).
+                None => (now, UnixMillis::ZERO),
             };
             if at > now && wait.is_none_or(|(longest, _, _)| at > longest) {
                 let reason = if at == blocked_until {
