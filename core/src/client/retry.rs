@@ -76,8 +76,8 @@ pub struct AttemptState {
 }
 
 /// Retry rules of one client. With the defaults, a call that meets a 429
-/// with `Retry-After: 1` on every attempt ends after 5 attempts, about 5 to
-/// 9 s after the first.
+/// with `Retry-After: 1` on every attempt ends after 5 attempts, 4 to 9 s
+/// after the first (4 × 1 s, plus a backoff of up to 1 s per retry).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RetryPolicy {
