@@ -110,6 +110,7 @@ def main(out):
         add("client_driver", f"{now}\n".encode() + b"\n\n".join([answer] * 6))
     add("client_driver", "1700000000000\n" + "\n\n".join(["429 20\nRetry-After: 1"] * 8))
     add("client_driver", "1700000000000\n200 20\nRateLimit-Limit: 5\nRateLimit-Remaining: 0\nRateLimit-Reset: 999999999\n\nT 5000\n\nC 1\n\n503 20\nRetry-After: 2")
+    add("client_driver", "1700000000000\n429 20\nDate: Tue, 14 Nov 2023 21:13:20 GMT\nRetry-After: Tue, 14 Nov 2023 21:13:50 GMT\n\n200 -3600000\nRateLimit-Limit: 5\nRateLimit-Remaining: 1\nRateLimit-Reset: 40")
     add("client_driver", "1700000000000\n200 20\nDeprecation: @1700000000\nSunset: Wed, 15 Nov 2023 22:13:20 GMT\n\n429 20\nRateLimit-Policy: \"p\";q=0;w=86400\nRateLimit: \"p\";r=0;t=86400")
 
     add("structured_fields", '"default";q=100;w=60')

@@ -4,15 +4,16 @@
 //!
 //! Input: the first line is the start time (Unix ms, any `u64`); then one
 //! answer per paragraph (separated by an empty line): a first line
-//! `STATUS DELAY_MS` (DELAY_MS optional, how long after the send the answer
-//! arrives; `T` instead of a status is a transport timeout, `C` a connect
-//! failure) and header lines. Bodies follow from the call an answer goes to
-//! (a record page, a running run, an empty list). Once the answers run out
-//! every request is answered 404, so every call ends.
+//! `STATUS DELAY_MS` and header lines. `DELAY_MS` (optional, default 20) is
+//! how far the clock moves between the send and the answer, negative to set
+//! it back; `T` instead of a status is a transport timeout, `C` a connect
+//! failure. Bodies follow from the call an answer goes to (a record page, a
+//! running run, an empty list). Once the answers run out every request is
+//! answered 404, so every call ends.
 //!
 //! Invariants, asserted: no panic; no wait further ahead than
-//! `max_retry_after_ms` plus the backoff cap from when it was planned (the
-//! driver's `Waiting` events and `poll_timeout`); the driver never spins
+//! `max_retry_after_ms` plus the backoff cap from the latest time the client
+//! was told (the driver's `Waiting` events and `poll_timeout`); the driver never spins
 //! (a due call sends or moves its wake-up later); every call ends with
 //! exactly one `Done` or `Failed`, nothing after it.
 #![no_main]
@@ -29,7 +30,9 @@ use std::collections::BTreeMap;
 struct Answer {
     status: Option<u16>,
     failure: Option<TransportFailure>,
-    delay_ms: u64,
+    /// Milliseconds the clock moves between the send and the answer; a
+    /// negative value sets the clock back (a wall clock corrected).
+    delay_ms: i64,
     headers: Vec<(String, String)>,
 }
 
@@ -51,7 +54,7 @@ fn answers(bytes: &[u8]) -> (u64, Vec<Answer>) {
         };
         let delay_ms = words
             .next()
-            .and_then(|word| word.parse::<u64>().ok())
+            .and_then(|word| word.parse::<i64>().ok())
             .unwrap_or(20);
         out.push(Answer {
             status,
@@ -104,7 +107,11 @@ fuzz_target!(|bytes: &[u8]| {
         seed: Some(7),
         ..ClientConfig::default()
     }
-    .with_credential(ClientCredential::api_key("main", "acd_live_demo_ada", "ada"));
+    .with_credential(ClientCredential::api_key(
+        "main",
+        "acd_live_demo_ada",
+        "ada",
+    ));
     let policy = config.retry;
     let bound = policy
         .max_retry_after_ms
@@ -129,6 +136,8 @@ fuzz_target!(|bytes: &[u8]| {
     let mut finals: BTreeMap<CallId, u32> = BTreeMap::new();
     let mut script = script.into_iter();
     let mut now = UnixMillis::new(start);
+    // The latest time the client was told: waits are bounded from it.
+    let mut latest = now;
     let mut idle_turns = 0;
     for _ in 0..2_000 {
         let mut sent = false;
@@ -137,26 +146,31 @@ fuzz_target!(|bytes: &[u8]| {
             let kind = kinds.get(&transmit.id).copied().unwrap_or(Kind::Single);
             let outcome = match script.next() {
                 Some(answer) => {
-                    now = now.saturating_add(answer.delay_ms);
+                    now = if answer.delay_ms >= 0 {
+                        now.saturating_add(answer.delay_ms.unsigned_abs())
+                    } else {
+                        UnixMillis::new(
+                            u64::from(now).saturating_sub(answer.delay_ms.unsigned_abs()),
+                        )
+                    };
+                    latest = latest.max(now);
                     match (answer.failure, answer.status) {
                         (Some(failure), _) => Outcome::Transport(failure),
                         (None, status) => {
-                            let mut response =
-                                HttpResponse::new(status.unwrap_or(200), body(kind));
+                            let mut response = HttpResponse::new(status.unwrap_or(200), body(kind));
                             response.headers = answer.headers;
                             Outcome::Response(response)
                         }
                     }
                 }
-                None => Outcome::Response(HttpResponse::new(
-                    404,
-                    r#"{"detail":"gone","status":404}"#,
-                )),
+                None => {
+                    Outcome::Response(HttpResponse::new(404, r#"{"detail":"gone","status":404}"#))
+                }
             };
             assert!(client.handle(transmit.id, outcome, now).is_ok());
-            drain(&mut client, now, bound, &mut finals);
+            drain(&mut client, latest, bound, &mut finals);
         }
-        drain(&mut client, now, bound, &mut finals);
+        drain(&mut client, latest, bound, &mut finals);
         if client.is_idle() {
             break;
         }
@@ -164,16 +178,20 @@ fuzz_target!(|bytes: &[u8]| {
             panic!("live calls, none in flight, and no wake-up");
         };
         assert!(
-            u64::from(next) <= u64::from(now).saturating_add(bound),
-            "poll_timeout {next} is more than {bound} ms after {now}"
+            u64::from(next) <= u64::from(latest).saturating_add(bound),
+            "poll_timeout {next} is more than {bound} ms after {latest}"
         );
         if next <= now && !sent {
             idle_turns += 1;
-            assert!(idle_turns < 3, "the driver spins: due at {next}, now {now}, nothing sent");
+            assert!(
+                idle_turns < 3,
+                "the driver spins: due at {next}, now {now}, nothing sent"
+            );
         } else {
             idle_turns = 0;
         }
         now = now.max(next);
+        latest = latest.max(now);
     }
     assert!(client.is_idle(), "every call ends once the answers run out");
     for id in kinds.keys() {
@@ -181,7 +199,8 @@ fuzz_target!(|bytes: &[u8]| {
     }
 });
 
-fn drain(client: &mut Client, now: UnixMillis, bound: u64, finals: &mut BTreeMap<CallId, u32>) {
+/// Drains the events; `latest` is the latest time the client was told.
+fn drain(client: &mut Client, latest: UnixMillis, bound: u64, finals: &mut BTreeMap<CallId, u32>) {
     while let Some((id, event)) = client.poll_event() {
         assert!(
             !finals.contains_key(&id),
@@ -189,8 +208,8 @@ fn drain(client: &mut Client, now: UnixMillis, bound: u64, finals: &mut BTreeMap
         );
         match event {
             Event::Waiting { until, .. } => assert!(
-                u64::from(until) <= u64::from(now).saturating_add(bound),
-                "{id} plans a wait until {until}, more than {bound} ms after {now}"
+                u64::from(until) <= u64::from(latest).saturating_add(bound),
+                "{id} plans a wait until {until}, more than {bound} ms after {latest}"
             ),
             Event::Done | Event::Failed(_) => {
                 *finals.entry(id).or_insert(0) += 1;
