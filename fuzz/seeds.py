@@ -6,7 +6,9 @@ Usage: fuzz/seeds.py OUT_DIR    (one directory per target under OUT_DIR)
 Every seed is derived from tests/vectors/*.json, in the input format of its
 target (see fuzz/src/lib.rs): gate requests as request heads, client
 responses as status + headers + body, header lists as header lines, index
-bodies and gate configurations as JSON. Re-running it gives the same files.
+bodies and gate configurations as JSON, and the client driver's scripts as
+a start time followed by one answer head per paragraph. Re-running it gives
+the same files.
 """
 import hashlib
 import json
