@@ -6,7 +6,9 @@ Usage: fuzz/seeds.py OUT_DIR    (one directory per target under OUT_DIR)
 Every seed is derived from tests/vectors/*.json, in the input format of its
 target (see fuzz/src/lib.rs): gate requests as request heads, client
 responses as status + headers + body, header lists as header lines, index
-bodies and gate configurations as JSON. Re-running it gives the same files.
+bodies and gate configurations as JSON, and the client driver's scripts as
+a start time followed by one answer head per paragraph. Re-running it gives
+the same files.
 """
 import hashlib
 import json
@@ -93,6 +95,26 @@ def main(out):
         for header, value in headers:
             if header.lower() == "sunset":
                 add("retry_after", value)
+    # The client driver: a start time, then one answer per paragraph
+    # ("STATUS DELAY_MS" and header lines), from the throttle and retry files.
+    driver_answers = []
+    for case in load("client-throttle.json")["cases"]:
+        for step in case["input"]["steps"]:
+            response = step.get("response")
+            if response:
+                driver_answers.append((response["now"], response["status"], response.get("headers", [])))
+    for case in load("client-retry.json")["cases"]:
+        outcome = case["input"]["outcome"]
+        if "status" in outcome:
+            driver_answers.append((case["input"]["now"], outcome["status"], outcome.get("headers", [])))
+    for now, status, headers in driver_answers:
+        answer = head(f"{status} 20", headers).rstrip(b"\n")
+        add("client_driver", f"{now}\n".encode() + b"\n\n".join([answer] * 6))
+    add("client_driver", "1700000000000\n" + "\n\n".join(["429 20\nRetry-After: 1"] * 8))
+    add("client_driver", "1700000000000\n200 20\nRateLimit-Limit: 5\nRateLimit-Remaining: 0\nRateLimit-Reset: 999999999\n\nT 5000\n\nC 1\n\n503 20\nRetry-After: 2")
+    add("client_driver", "1700000000000\n429 20\nDate: Tue, 14 Nov 2023 21:13:20 GMT\nRetry-After: Tue, 14 Nov 2023 21:13:50 GMT\n\n200 -3600000\nRateLimit-Limit: 5\nRateLimit-Remaining: 1\nRateLimit-Reset: 40")
+    add("client_driver", "1700000000000\n200 20\nDeprecation: @1700000000\nSunset: Wed, 15 Nov 2023 22:13:20 GMT\n\n429 20\nRateLimit-Policy: \"p\";q=0;w=86400\nRateLimit: \"p\";r=0;t=86400")
+
     add("structured_fields", '"default";q=100;w=60')
     add("structured_fields", '"default";r=42;t=17')
 

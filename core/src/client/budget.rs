@@ -14,11 +14,12 @@ use serde::{Deserialize, Serialize};
 pub struct BudgetPolicy {
     /// Tokens when full (and at start).
     pub capacity: u32,
-    /// Cost of retrying a 5xx, a 429 without `Retry-After`, or a connect failure.
+    /// Cost of retrying a 5xx, a 429 that does not say when, or a connect failure.
     pub retry_cost: u32,
     /// Cost of retrying a timeout or an interrupted connection.
     pub timeout_cost: u32,
-    /// Cost of retrying a 429 that carries `Retry-After` (the server said when).
+    /// Cost of retrying a 429 that says when to return (`Retry-After`, or the
+    /// reset of the limit it reports).
     pub throttled_cost: u32,
     /// Tokens earned by a call that succeeds on its first attempt.
     pub success_refund: u32,

@@ -87,8 +87,8 @@ impl Client {
                 Box::new(entropy.jitter_stream()),
             ),
             keys: entropy.key_stream(),
+            throttle: Throttle::with_max_wait_ms(config.retry.max_retry_after_ms),
             config,
-            throttle: Throttle::new(),
             deprecations: DeprecationTracker::new(),
             calls: LiteMap::new_vec(),
             orphans: LiteMap::new_vec(),
@@ -254,7 +254,10 @@ impl Client {
             match self.throttle.plan(&call.request, now) {
                 Plan::WaitUntil { at, limit, reason } => {
                     let limit = self.limit_info(&call.request, &limit);
-                    let ceiling = self.config.retry.backoff.base_ms;
+                    // Up to the backoff base (never above the cap), drawn once
+                    // per attempt, so instances told the same instant spread.
+                    let backoff = self.config.retry.backoff;
+                    let ceiling = backoff.base_ms.min(backoff.cap_ms);
                     let call = self.calls.get_mut(&id)?;
                     let planner = &mut self.planner;
                     let jitter = *call

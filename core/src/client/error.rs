@@ -32,11 +32,22 @@ pub enum GiveUpReason {
         /// The HTTP method.
         method: String,
     },
-    /// The policy's maximum number of attempts was reached.
+    /// The policy's maximum number of attempts was reached (every attempt
+    /// counts, 429s included).
     #[error("all {attempts} attempts allowed by the retry policy were used")]
     MaxAttempts {
         /// Attempts made.
         attempts: u32,
+    },
+    /// The server refused more attempts with a 429 that said when to
+    /// return than [`super::RetryPolicy::max_throttled`] allows.
+    #[error(
+        "the server refused {refusals} attempts with 429, more than RetryPolicy::max_throttled \
+         allows; the quota is in use elsewhere, so try again later"
+    )]
+    MaxThrottled {
+        /// 429s with a server time met, this one included.
+        refusals: u32,
     },
     /// The next attempt would start after the overall deadline.
     #[error(

@@ -56,6 +56,7 @@ mod ratelimit_headers;
 mod request;
 mod response;
 mod retry;
+mod server_wait;
 mod structured;
 mod throttle;
 
@@ -81,6 +82,8 @@ pub use request::{
 };
 pub use response::{interpret, returns_list, ApiResponse};
 pub use retry::{
-    AttemptState, RetryCause, RetryDecision, RetryPlanner, RetryPolicy, MIN_RETRY_DELAY_MS,
+    AttemptState, RetryCause, RetryDecision, RetryPlanner, RetryPolicy, DEFAULT_MAX_RETRY_AFTER_MS,
+    MIN_RETRY_DELAY_MS,
 };
+pub use server_wait::{bound_window_ms, ServerWait};
 pub use throttle::{LimitModel, LimitSource, Plan, Throttle, WaitReason, MAX_MODELS};

@@ -64,6 +64,27 @@ pub struct RateLimitHeaders {
     pub ignored: Vec<String>,
 }
 
+impl RateLimitHeaders {
+    /// When a server that refused a request says it admits again:
+    /// `Retry-After`, else the latest reset of a limit the response reports
+    /// spent (remaining 0), else the latest reset it reports at all (a 429
+    /// that carries only `RateLimit-Reset`, `x-ratelimit-reset` or `t=`).
+    /// The instant as the server named it; the caller bounds it (see
+    /// `server_wait`).
+    pub fn refused_until(&self) -> Option<UnixMillis> {
+        let latest = |spent_only: bool| {
+            self.observations
+                .iter()
+                .filter(|o| !spent_only || o.remaining == 0)
+                .map(|o| o.reset_at)
+                .max()
+        };
+        self.retry_at
+            .or_else(|| latest(true))
+            .or_else(|| latest(false))
+    }
+}
+
 /// Parses the rate-limit headers of a response received at `now`.
 pub fn parse_rate_limit_headers(
     headers: &[(String, String)],
@@ -250,6 +271,21 @@ mod tests {
             (Some(5), 0, UnixMillis::new(1_042_000))
         );
         assert_eq!(parsed.retry_at, Some(UnixMillis::new(1_042_000)));
+    }
+
+    #[test]
+    fn a_refusal_is_timed_by_retry_after_else_the_spent_limits_reset() {
+        let at =
+            |pairs: &[(&str, &str)]| parse_rate_limit_headers(&headers(pairs), 0).refused_until();
+        let spent = [("RateLimit-Remaining", "0"), ("RateLimit-Reset", "7")];
+        let other = [("x-ratelimit-remaining", "3"), ("x-ratelimit-reset", "90")];
+        let both: Vec<(&str, &str)> = spent.iter().chain(&other).copied().collect();
+        assert_eq!(at(&both), Some(UnixMillis::new(7_000)));
+        assert_eq!(at(&other), Some(UnixMillis::new(90_000)));
+        let mut told = both.clone();
+        told.push(("Retry-After", "2"));
+        assert_eq!(at(&told), Some(UnixMillis::new(2_000)));
+        assert_eq!(at(&[]), None);
     }
 
     #[test]

@@ -9,23 +9,33 @@
 //!    been processed (5xx, timeout, broken connection) is retried only when
 //!    idempotent (GET… or an idempotency key); a connect failure never left
 //!    the client, so any method may be retried.
-//! 3. At most `max_attempts` attempts. A 429 with `Retry-After` is the
-//!    server saying when its quota admits again: it counts against
-//!    `max_throttled` instead, and its backoff stays at the level of the
-//!    call's real failures, so an instance that met a 429 competes for the
+//! 3. At most [`RetryPolicy::max_attempts`] attempts per call, **every
+//!    attempt counted, the first included, 429s included**: after attempt
+//!    number `max_attempts` the call gives up, whatever the answer. Of those,
+//!    at most [`RetryPolicy::max_throttled`] 429s that say when to return are
+//!    retried (no separate cap by default).
+//! 4. The server's time is authoritative: on a 429, `Retry-After`, else the
+//!    latest reset the response reports (`RateLimit-Reset`,
+//!    `x-ratelimit-reset`, `t=`); on a 5xx, `Retry-After`. The retry is never
+//!    earlier, and the capped full-jitter backoff of the retry is added on
+//!    top ("wait that many seconds, then retry with backoff and jitter").
+//!    After a 429 that says when, that backoff stays at the level of the
+//!    call's other failures, so an instance that met a 429 competes for the
 //!    next window on equal terms with instances that were merely throttled.
-//! 4. `Retry-After` (on a 429, or a 5xx that sends it) is authoritative: the
-//!    retry is never earlier, and the capped full-jitter backoff of the retry
-//!    is added on top ("wait that many seconds, then retry with backoff and
-//!    jitter"); a wait beyond `max_retry_after_ms` gives up at once, naming
-//!    the server's time. Otherwise: full-jitter exponential backoff. Either
-//!    way a retry is at least [`MIN_RETRY_DELAY_MS`] after the answer, so a
-//!    `Retry-After: 0` never retries in the same millisecond.
-//! 5. No attempt starts after `first attempt + deadline_ms`, plus the time
-//!    the call spent waiting for the client's own throttle
-//!    ([`AttemptState::throttled_ms`]): proactive waits are not the server
-//!    failing, so they do not eat the deadline.
-//! 6. Every retry is paid from the [`RetryBudget`]; an empty budget gives up.
+//!    Otherwise: full-jitter exponential backoff. Either way a retry is at
+//!    least [`MIN_RETRY_DELAY_MS`] after the answer, so a `Retry-After: 0`
+//!    never retries in the same millisecond.
+//! 5. **A server time more than [`RetryPolicy::max_retry_after_ms`] away is
+//!    never waited for**: the call gives up at once with
+//!    [`GiveUpReason::RetryAfterTooLong`], naming the server's time. The same
+//!    bound caps what the throttle keeps (see `server_wait`), so no wait the
+//!    client plans from a server's answer is longer.
+//! 6. No attempt starts after `first attempt + deadline_ms +` the time the
+//!    call spent waiting for the client's own proactive throttle
+//!    ([`AttemptState::throttled_ms`]): those waits are the client pacing
+//!    itself, not the server failing. Waits after an answer (backoff, a
+//!    429's or 5xx's server time) do not extend it.
+//! 7. Every retry is paid from the [`RetryBudget`]; an empty budget gives up.
 
 use super::backoff::BackoffPolicy;
 use super::budget::{BudgetPolicy, RetryBudget};
@@ -34,11 +44,16 @@ use super::http::{Outcome, TransportFailure};
 use super::random::RandomSource;
 use super::ratelimit_headers::parse_rate_limit_headers;
 use super::request::ClientRequest;
+use super::server_wait::ServerWait;
 use crate::UnixMillis;
 use serde::{Deserialize, Serialize};
 
 /// The shortest wait before any retry: 100 ms.
 pub const MIN_RETRY_DELAY_MS: u64 = 100;
+
+/// The default of [`RetryPolicy::max_retry_after_ms`], and the bound of a
+/// [`super::Throttle`] made with `Throttle::new`: 60 s.
+pub const DEFAULT_MAX_RETRY_AFTER_MS: u64 = 60_000;
 
 /// One logical call's attempt bookkeeping. The driver keeps it per call; it
 /// is public for callers that use [`RetryPlanner`] directly.
@@ -51,29 +66,40 @@ pub struct AttemptState {
     pub first_sent_at: Option<UnixMillis>,
     /// Budget tokens the last retry spent (refunded on success).
     pub held_retry_cost: u32,
-    /// Time spent waiting for a quota — the client's own throttle, or a
-    /// 429's `Retry-After` — which extends the deadline.
+    /// Time spent waiting for the client's own proactive throttle before
+    /// its attempts, which extends the deadline.
     pub throttled_ms: u64,
-    /// Attempts answered 429 with `Retry-After` (they count against
-    /// [`RetryPolicy::max_throttled`], not `max_attempts`).
+    /// Attempts answered 429 with a server time (`Retry-After` or a reset).
+    /// They count against `max_attempts` like every attempt, and against
+    /// [`RetryPolicy::max_throttled`].
     pub throttled: u32,
 }
 
-/// Retry rules of one client.
+/// Retry rules of one client. With the defaults, a call that meets a 429
+/// with `Retry-After: 1` on every attempt ends after 5 attempts, 4 to 9 s
+/// after the first (4 × 1 s, plus a backoff of up to 1 s per retry).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RetryPolicy {
-    /// Attempts per logical call, the first included; a 429 that carries
-    /// `Retry-After` is a wait for a quota and does not count.
+    /// Attempts per logical call (one request, one page, one poll): every
+    /// attempt counts, the first included, 429s included. Default 5.
     pub max_attempts: u32,
-    /// 429s with `Retry-After` one logical call accepts before giving up
-    /// (quota waits; each also costs the budget its `throttled_cost`).
+    /// Of those attempts, how many answered 429 with a server time
+    /// (`Retry-After` or a reset) a call retries; the next such 429 ends it
+    /// with [`GiveUpReason::MaxThrottled`]. Default `u32::MAX`: no cap of
+    /// its own, `max_attempts` decides.
     pub max_throttled: u32,
-    /// Backoff when the server does not say when to retry.
+    /// Backoff after a failed attempt (added on top of a server's time).
     pub backoff: BackoffPolicy,
-    /// The longest `Retry-After` the caller is willing to wait.
+    /// The longest wait a server may ask for: a `Retry-After`, reset or
+    /// HTTP-date further away gives up at once, naming the server's time,
+    /// and the throttle keeps no block, window end or window length from a
+    /// server longer than this. Default 60 s.
     pub max_retry_after_ms: u64,
-    /// No attempt starts later than this after the first one.
+    /// No attempt starts later than this after the first attempt of the
+    /// call's current request, plus the time that request waited for the
+    /// client's own proactive throttle (pacing, not failure). Waits for a
+    /// server's time and backoffs count. Default 120 s.
     pub deadline_ms: u64,
 }
 
@@ -81,10 +107,10 @@ impl Default for RetryPolicy {
     fn default() -> Self {
         Self {
             max_attempts: 5,
-            max_throttled: 20,
+            max_throttled: u32::MAX,
             backoff: BackoffPolicy::default(),
-            max_retry_after_ms: 60_000,
-            deadline_ms: 120_000,
+            max_retry_after_ms: DEFAULT_MAX_RETRY_AFTER_MS,
+            deadline_ms: 300_000,
         }
     }
 }
@@ -109,7 +135,8 @@ impl RetryPolicy {
 pub enum RetryCause {
     /// A 429.
     Throttled {
-        /// Whether it carried `Retry-After`.
+        /// Whether it said when to return (`Retry-After`, or the reset of
+        /// the limit it reports).
         retry_after: bool,
     },
     /// A 5xx.
@@ -218,10 +245,10 @@ impl RetryPlanner {
         let give_up = |reason| RetryDecision::GiveUp { reason };
         let attempts = state.attempts.max(1);
         let costs = *self.budget.policy();
-        let (cause, cost, retry_at, reached_server) = match outcome {
+        let (cause, cost, server_until, reached_server) = match outcome {
             Outcome::Response(response) => {
                 let status = response.status;
-                let retry_at = || parse_rate_limit_headers(&response.headers, now).retry_at;
+                let parsed = || parse_rate_limit_headers(&response.headers, now);
                 match status {
                     200..=299 => {
                         let refund = if attempts <= 1 {
@@ -234,22 +261,22 @@ impl RetryPlanner {
                         return RetryDecision::Done;
                     }
                     429 => {
-                        let at = retry_at();
-                        let cost = if at.is_some() {
+                        let until = parsed().refused_until();
+                        let cost = if until.is_some() {
                             costs.throttled_cost
                         } else {
                             costs.retry_cost
                         };
                         let cause = RetryCause::Throttled {
-                            retry_after: at.is_some(),
+                            retry_after: until.is_some(),
                         };
                         // Refused: the server did nothing, any method may retry.
-                        (cause, cost, at, false)
+                        (cause, cost, until, false)
                     }
                     500..=599 => (
                         RetryCause::ServerError { status },
                         costs.retry_cost,
-                        retry_at(),
+                        parsed().retry_at,
                         true,
                     ),
                     _ => return give_up(GiveUpReason::NotRetryable { status }),
@@ -269,46 +296,41 @@ impl RetryPlanner {
                 method: request.method.clone(),
             });
         }
-        // A 429 that says when is a wait for a quota, not a failure: it
-        // counts against `max_throttled`, not `max_attempts`, and its wait
-        // extends the deadline like a throttle wait.
-        let quota_wait = matches!(cause, RetryCause::Throttled { retry_after: true });
-        let failures = attempts.saturating_sub(state.throttled).max(1);
-        if quota_wait {
-            if state.throttled >= self.policy.max_throttled {
-                return give_up(GiveUpReason::MaxAttempts { attempts });
-            }
-        } else if failures >= self.policy.max_attempts {
+        // Every attempt counts, the first and 429s included.
+        if attempts >= self.policy.max_attempts {
             return give_up(GiveUpReason::MaxAttempts { attempts });
         }
-        let at = match retry_at {
-            Some(retry_at) => {
-                let wait_ms = retry_at.saturating_since(now);
-                if wait_ms > self.policy.max_retry_after_ms {
+        let quota_wait = matches!(cause, RetryCause::Throttled { retry_after: true });
+        if quota_wait && state.throttled >= self.policy.max_throttled {
+            return give_up(GiveUpReason::MaxThrottled {
+                refusals: state.throttled.saturating_add(1),
+            });
+        }
+        // The backoff level: the attempts that were not a 429 saying when
+        // (so such a 429 does not push the retry later in the next window).
+        let failures = attempts.saturating_sub(state.throttled).max(1);
+        let start = match server_until {
+            Some(until) => {
+                let wait = ServerWait::new(until, now, self.policy.max_retry_after_ms);
+                if wait.is_too_long() {
                     return give_up(GiveUpReason::RetryAfterTooLong {
-                        retry_at,
-                        wait_ms,
-                        max_wait_ms: self.policy.max_retry_after_ms,
+                        retry_at: wait.until,
+                        wait_ms: wait.wait_ms,
+                        max_wait_ms: wait.max_wait_ms,
                     });
                 }
-                retry_at
-                    .max(now)
-                    .saturating_add(self.policy.backoff.delay(failures, &mut *self.random))
+                until.max(now)
             }
-            None => now.saturating_add(self.policy.backoff.delay(failures, &mut *self.random)),
-        }
-        .max(now.saturating_add(MIN_RETRY_DELAY_MS));
-        let quota_ms = if quota_wait {
-            retry_at.map_or(0, |retry_at| retry_at.saturating_since(now))
-        } else {
-            0
+            None => now,
         };
+        let at = start
+            .saturating_add(self.policy.backoff.delay(failures, &mut *self.random))
+            .max(now.saturating_add(MIN_RETRY_DELAY_MS));
         let deadline_at = state
             .first_sent_at
             .unwrap_or(now)
             .saturating_add(self.policy.deadline_ms)
-            .saturating_add(state.throttled_ms)
-            .saturating_add(quota_ms);
+            .saturating_add(state.throttled_ms);
         if at > deadline_at {
             return give_up(GiveUpReason::Deadline {
                 deadline_at,
@@ -324,7 +346,6 @@ impl RetryPlanner {
         state.held_retry_cost = cost;
         if quota_wait {
             state.throttled = state.throttled.saturating_add(1);
-            state.throttled_ms = state.throttled_ms.saturating_add(quota_ms);
         }
         RetryDecision::Retry {
             at,

@@ -13,9 +13,21 @@
 //! Before the server has told when a window ends, the model opens a window
 //! at the first send. That is conservative for an epoch-aligned fixed window
 //! (the server's window containing that send ends no later) and for GCRA.
+//!
+//! Every instant and window length a server supplies (resets, `Retry-After`,
+//! `w=`, the index's windows) is kept no further ahead than the throttle's
+//! bound, [`Throttle::max_wait_ms`] (the client's
+//! `RetryPolicy::max_retry_after_ms`), so no block, window end or window the
+//! model keeps plans a longer wait (see `server_wait`).
+//!
+//! A 429 blocks the refusing limit until the server's time, and that limit's
+//! window is taken to end then: the model never adds its own window on top
+//! of the server's answer.
 
 use super::ratelimit_headers::RateLimitHeaders;
 use super::request::{ClientRequest, LimitRef};
+use super::retry::DEFAULT_MAX_RETRY_AFTER_MS;
+use super::server_wait::{bound_window_ms, ServerWait};
 use crate::limit::Quota;
 use crate::model::index::RateLimits;
 use crate::UnixMillis;
@@ -78,11 +90,14 @@ impl LimitModel {
         }
     }
 
-    /// Requests left at `at`, counting a window that has ended as full.
+    /// Requests left at `at`, counting a window that has ended as full. A
+    /// limit of 0 admits one probe per window: only a request can learn
+    /// that the server admits again, so the model never holds a call
+    /// forever.
     pub fn remaining_at(&self, at: impl Into<UnixMillis>) -> u32 {
         let at = at.into();
         match self.window_end {
-            Some(end) if at >= end => self.limit,
+            Some(end) if at >= end => self.limit.max(1),
             _ => self.remaining,
         }
     }
@@ -94,15 +109,16 @@ impl LimitModel {
             return start;
         }
         match self.window_end {
-            Some(end) if end > start && self.limit > 0 => end,
-            // A limit of 0 never admits: look again one window later.
-            _ => start.saturating_add(self.window_ms.max(1)),
+            Some(end) if end > start => end,
+            // Nothing sent under this model yet (a limit of 0 never used):
+            // one probe now.
+            _ => start,
         }
     }
 
     fn roll(&mut self, now: UnixMillis) {
         if self.window_end.is_some_and(|end| now >= end) {
-            self.remaining = self.limit;
+            self.remaining = self.limit.max(1);
             self.window_end = None;
         }
     }
@@ -144,16 +160,45 @@ pub enum Plan {
 }
 
 /// Models of every limit seen, keyed by [`LimitRef::key`].
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Throttle {
     models: LiteMap<String, LimitModel>,
     learned: LiteMap<String, Quota>,
+    #[serde(default = "default_max_wait_ms")]
+    max_wait_ms: u64,
+}
+
+fn default_max_wait_ms() -> u64 {
+    DEFAULT_MAX_RETRY_AFTER_MS
+}
+
+impl Default for Throttle {
+    fn default() -> Self {
+        Self::with_max_wait_ms(DEFAULT_MAX_RETRY_AFTER_MS)
+    }
 }
 
 impl Throttle {
-    /// An empty throttle.
+    /// An empty throttle whose bound is the default `max_retry_after_ms`
+    /// (60 s).
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// An empty throttle that keeps no server-supplied instant or window
+    /// further ahead than `max_wait_ms` (the client passes its
+    /// `RetryPolicy::max_retry_after_ms`).
+    pub fn with_max_wait_ms(max_wait_ms: u64) -> Self {
+        Self {
+            models: LiteMap::new_vec(),
+            learned: LiteMap::new_vec(),
+            max_wait_ms,
+        }
+    }
+
+    /// The bound on what the model keeps from a server.
+    pub fn max_wait_ms(&self) -> u64 {
+        self.max_wait_ms
     }
 
     /// The models, by key.
@@ -192,11 +237,12 @@ impl Throttle {
             .scope
             .clone()
             .unwrap_or_else(|| crate::model::limits::CREDENTIAL_LIMIT_NAME.into());
+        let window_ms = u64::try_from(limits.window_seconds.max(1))
+            .unwrap_or(u64::MAX / 1_000)
+            .saturating_mul(1_000);
         let quota = Quota {
             requests: u32::try_from(limits.requests.max(0)).unwrap_or(u32::MAX),
-            window_ms: u64::try_from(limits.window_seconds.max(1))
-                .unwrap_or(u64::MAX / 1_000)
-                .saturating_mul(1_000),
+            window_ms: bound_window_ms(window_ms, self.max_wait_ms),
         };
         for (_, model) in self.models.iter_mut() {
             if model.name == name && model.source == LimitSource::Assumed {
@@ -222,19 +268,9 @@ impl Throttle {
         for reference in limits {
             let (at, blocked_until) = match self.models.get(&reference.key) {
                 Some(model) => (model.ready_at(now), model.blocked_until),
-                // Never used: a full window, unless the limit admits nothing.
-                None => {
-                    let quota = self
-                        .learned
-                        .get(&reference.name)
-                        .unwrap_or(&reference.quota);
-                    let at = if quota.requests > 0 {
-                        now
-                    } else {
-                        now.saturating_add(quota.window())
-                    };
-                    (at, UnixMillis::ZERO)
-                }
+                // Never used: a full window (or, for a limit of 0, the
+                // probe the model admits).
+                None => (now, UnixMillis::ZERO),
             };
             if at > now && wait.is_none_or(|(longest, _, _)| at > longest) {
                 let reason = if at == blocked_until {
@@ -287,6 +323,8 @@ impl Throttle {
         now: impl Into<UnixMillis>,
     ) {
         let now = now.into();
+        let max_wait_ms = self.max_wait_ms;
+        let bounded = |at: UnixMillis| ServerWait::new(at, now, max_wait_ms).bounded();
         for reference in limits {
             let Some(model) = self.entry(reference) else {
                 continue;
@@ -309,19 +347,16 @@ impl Throttle {
                 model.limit = limit;
             }
             if let Some(window_ms) = observation.window_ms {
-                model.window_ms = window_ms.max(1);
+                model.window_ms = bound_window_ms(window_ms, max_wait_ms);
             }
             model.remaining = observation.remaining.saturating_sub(model.in_flight);
-            model.window_end = Some(observation.reset_at);
+            model.window_end = Some(bounded(observation.reset_at));
             model.source = LimitSource::Headers;
             model.roll(now);
             refused.get_or_insert(index);
         }
         if status == 429 {
-            let until = headers
-                .retry_at
-                .or_else(|| headers.observations.iter().map(|o| o.reset_at).max());
-            if let Some(until) = until {
+            if let Some(until) = headers.refused_until().map(bounded) {
                 match refused {
                     // The refusing limit admits again at `until`: its window
                     // is spent until then.
@@ -333,11 +368,17 @@ impl Throttle {
                         }
                     }
                     // Not known which limit refused: hold every limit of the
-                    // request until then, keeping what is known about each.
+                    // request until then, keeping what is known about each,
+                    // except that a limit the model believes spent past
+                    // `until` admits again then: the server's word decides,
+                    // the model's own window is not added on top.
                     None => {
                         for reference in limits {
                             if let Some(model) = self.entry(reference) {
                                 model.blocked_until = model.blocked_until.max(until);
+                                if model.remaining_at(until) == 0 {
+                                    model.window_end = Some(until);
+                                }
                             }
                         }
                     }
