@@ -526,7 +526,11 @@ mod tests {
             idempotency_keys: true,
             ..ClientConfig::default()
         }
-        .with_credential(ClientCredential::api_key("main", "acd_live_demo_ada", "ada"));
+        .with_credential(ClientCredential::api_key(
+            "main",
+            "acd_live_demo_ada",
+            "ada",
+        ));
         let mut create = Catalogue::create_agent_run();
         create.honours_idempotency_key = true;
         config.catalogue.add(create).unwrap();
@@ -556,7 +560,13 @@ mod tests {
         assert_eq!(first.request.idempotency_key.unwrap(), built_key);
 
         let mut keys: Vec<String> = (0..5)
-            .map(|_| client.build(&create_run()).unwrap().idempotency_key.unwrap())
+            .map(|_| {
+                client
+                    .build(&create_run())
+                    .unwrap()
+                    .idempotency_key
+                    .unwrap()
+            })
             .collect();
         keys.push(built_key);
         keys.push(started_key);
@@ -570,7 +580,11 @@ mod tests {
             max_body_bytes,
             ..ClientConfig::default()
         }
-        .with_credential(ClientCredential::api_key("main", "acd_live_demo_ada", "ada"));
+        .with_credential(ClientCredential::api_key(
+            "main",
+            "acd_live_demo_ada",
+            "ada",
+        ));
         let mut client = Client::new(config, Entropy::from_seed(1)).unwrap();
         let id = client
             .start(RequestSpec::list_table_records("orders"))

@@ -163,7 +163,9 @@ fn safe_location(location: &str) -> String {
         Some((scheme, rest)) => {
             let authority_end = rest.find('/').unwrap_or(rest.len());
             let (authority, path) = rest.split_at(authority_end);
-            let host = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
+            let host = authority
+                .rsplit_once('@')
+                .map_or(authority, |(_, host)| host);
             format!("{scheme}://{host}{path}")
         }
         None => kept.to_owned(),
@@ -324,8 +326,10 @@ mod tests {
 
     #[test]
     fn a_redirect_names_status_and_location_without_secrets() {
-        let response = HttpResponse::new(302, "")
-            .with_header("Location", "http://user:pw@127.0.0.1:9/api/v1/x?key=acd_live_s#f");
+        let response = HttpResponse::new(302, "").with_header(
+            "Location",
+            "http://user:pw@127.0.0.1:9/api/v1/x?key=acd_live_s#f",
+        );
         let error = interpret(&op("listTableRecords"), &response).unwrap_err();
         assert_eq!(
             error,
@@ -335,7 +339,8 @@ mod tests {
             }
         );
         let sentence = error.to_string();
-        assert!(sentence.starts_with("the API answered 302 (a redirect to http://127.0.0.1:9/api/v1/x)"));
+        assert!(sentence
+            .starts_with("the API answered 302 (a redirect to http://127.0.0.1:9/api/v1/x)"));
         assert!(!sentence.contains("acd_live") && !sentence.contains("pw"));
         let bare = interpret(&op("getApiIndex"), &HttpResponse::new(307, "")).unwrap_err();
         assert_eq!(
@@ -345,7 +350,9 @@ mod tests {
                 location: None
             }
         );
-        assert!(bare.to_string().contains("307 (a redirect without a Location)"));
+        assert!(bare
+            .to_string()
+            .contains("307 (a redirect without a Location)"));
     }
 
     #[test]
