@@ -205,6 +205,14 @@ pub fn interpret(
                 ))),
             };
         }
+        0 => {
+            return Err(protocol(
+                "status 0 is how a browser reports a redirect it was told not to follow \
+                 (the client follows none, so credentials never reach another address); \
+                 set base_url to the address the API is served at"
+                    .into(),
+            ))
+        }
         _ => {
             return Err(protocol(format!(
                 "status {status} is not part of the API; expected 2xx, 4xx or 5xx"
