@@ -34,9 +34,6 @@ export interface Transport {
   send(request: WireRequest, signal?: AbortSignal, limits?: TransportLimits): Promise<Outcome>;
 }
 
-/** The longest delay a host timer holds: 2^31 - 1 ms. */
-export declare const MAX_TIMER_MS: number;
-
 /** A timer source (the host's, or a VirtualClock). */
 export interface Timers {
   setTimeout(callback: () => void, ms: number): unknown;
