@@ -268,7 +268,6 @@ pub struct Transmit {
 #[uniffi::export(Debug)]
 pub struct Client {
     pub(crate) inner: Mutex<core_client::Client>,
-    keys: Mutex<core_client::KeyStream>,
 }
 
 impl std::fmt::Debug for Client {
@@ -292,27 +291,32 @@ impl Client {
             None => core_client::Entropy::from_os()
                 .map_err(|error| AcdError::Config(format!("no OS entropy: {error}")))?,
         };
-        let keys = entropy.key_stream();
         let inner = core_client::Client::new(config.inner.clone(), entropy)
             .map_err(|error| AcdError::Config(error.to_string()))?;
         Ok(Arc::new(Self {
             inner: Mutex::new(inner),
-            keys: Mutex::new(keys),
         }))
     }
 
     /// Builds `spec` into a request, validated with the gate's validators.
+    /// An automatic idempotency key comes from the client's one key stream,
+    /// so it never repeats a key of a call the client started.
     pub fn build(&self, spec: RequestSpec) -> Result<Arc<ClientRequest>, AcdError> {
-        let client = lock(&self.inner);
-        let request =
-            core_client::build_request(client.config(), &spec.into(), &mut lock(&self.keys))?;
+        let request = lock(&self.inner).build(&spec.into())?;
         Ok(ClientRequest::new(request))
+    }
+
+    /// The largest response body the client accepts, in bytes (the core's
+    /// `ClientConfig::max_body_bytes`): a transport stops reading a body
+    /// as soon as it passes this, and reads none of a body whose
+    /// `Content-Length` is above it.
+    pub fn max_body_bytes(&self) -> u64 {
+        lock(&self.inner).config().max_body_bytes
     }
 
     /// Like `build`, but a refusal comes back as a value with its kind.
     pub fn try_build(&self, spec: RequestSpec) -> BuildResult {
-        let client = lock(&self.inner);
-        match core_client::build_request(client.config(), &spec.into(), &mut lock(&self.keys)) {
+        match lock(&self.inner).build(&spec.into()) {
             Ok(request) => BuildResult::Ok {
                 request: ClientRequest::new(request),
             },
@@ -431,8 +435,13 @@ impl Client {
         response: HttpResponse,
     ) -> InterpretResult {
         let client = lock(&self.inner);
+        let response = response.into();
+        if let Err(error) = core_client::check_body_size(&response, client.config().max_body_bytes)
+        {
+            return Err(error).into();
+        }
         match client.config().catalogue.get(&operation_id) {
-            Some(operation) => core_client::interpret(operation, &response.into()).into(),
+            Some(operation) => core_client::interpret(operation, &response).into(),
             None => Err(core_client::ClientError::UnknownOperation {
                 operation: operation_id,
             })

@@ -389,7 +389,9 @@ impl From<core_client::ClientError> for ClientFailure {
         };
         let (status, detail) = match last {
             E::Api { status, detail, .. } => (Some(*status), Some(detail.clone())),
-            E::Protocol { status, .. } => (Some(*status), None),
+            E::Protocol { status, .. }
+            | E::Redirect { status, .. }
+            | E::BodyTooLarge { status, .. } => (Some(*status), None),
             _ => (None, None),
         };
         Self {

@@ -3,9 +3,11 @@
 // injectable. Every rule (building, throttling, retries, paging, polling)
 // is the driver's; this file only moves requests, outcomes and events:
 //   pollTransmits -> transport.send -> handle -> pollEvents, and a timer
-//   set to pollTimeout for waits. Each entry ("acd", "acd/client") defines
+//   set to pollTimeout for waits (a wait longer than a timer can hold,
+//   2^31 - 1 ms, is slept in pieces: one wakeup per piece, never a spin).
+//   Each entry ("acd", "acd/client") defines
 //   AcdClient over the driver of the module it loads (acdClientOver).
-import { fetchTransport, systemTimers } from './transport.js';
+import { MAX_TIMER_MS, fetchTransport, systemTimers } from './transport.js';
 import { randomEntropy } from './entropy.js';
 
 /** The host clock: Unix milliseconds from `Date.now()`. */
@@ -62,6 +64,7 @@ export function acdClientOver(Client) {
     #clock;
     #timers;
     #calls = new Map();
+    #limits;
     #timer = null;
     #timerAt = null;
     #onEvent;
@@ -69,7 +72,8 @@ export function acdClientOver(Client) {
     /**
      * Options: `baseUrl`, `apiKey` (or `credentials`, a list of
      * `{id, kind, secret, user}`), `config` (any other ClientConfig member),
-     * `transport` (`{send(request, signal)}`, default `fetchTransport()`),
+     * `transport` (`{send(request, signal, {maxBodyBytes})}`, default
+     * `fetchTransport()`),
      * `clock` (`{now()}`), `timers` (`{setTimeout, clearTimeout}`),
      * `entropy` (32 bytes; default `crypto.getRandomValues`), `onEvent`.
      */
@@ -84,6 +88,7 @@ export function acdClientOver(Client) {
         ];
       }
       this.#driver = new Client(config, options.entropy ?? randomEntropy());
+      this.#limits = Object.freeze({ maxBodyBytes: this.#driver.maxBodyBytes });
       this.#timers = options.timers ?? systemTimers;
       this.#clock = options.clock ?? systemClock;
       this.#transport = options.transport ?? fetchTransport({ timers: this.#timers });
@@ -218,7 +223,7 @@ export function acdClientOver(Client) {
 
     #send(transmit) {
       const call = this.#calls.get(transmit.id);
-      this.#transport.send(transmit.request, call?.signal).then(
+      this.#transport.send(transmit.request, call?.signal, this.#limits).then(
         (outcome) => {
           // A cancelled call's answer still updates the throttle (the driver
           // keeps it as an orphan); the driver emits nothing more for it.
@@ -239,7 +244,9 @@ export function acdClientOver(Client) {
       this.#timer = null;
       this.#timerAt = at;
       if (at === null) return;
-      const delay = Math.max(0, at - this.#clock.now());
+      // Timers hold at most 2^31 - 1 ms (a longer delay fires at once): a
+      // longer wait is slept in pieces, the timer set again when one ends.
+      const delay = Math.min(Math.max(0, at - this.#clock.now()), MAX_TIMER_MS);
       this.#timer = this.#timers.setTimeout(() => {
         this.#timer = null;
         this.#timerAt = null;

@@ -16,13 +16,22 @@ export interface WireRequest {
 /** How a transport failed, by what it tells about delivery. */
 export type TransportFailureKind = 'connect' | 'timeout' | 'interrupted';
 
+/** What the client asks of every transport besides the request. */
+export interface TransportLimits {
+  /**
+   * The largest body to read, in bytes (the client's `maxBodyBytes`): stop
+   * reading once a body passes it; read none of one whose Content-Length is above it.
+   */
+  readonly maxBodyBytes?: number;
+}
+
 /**
  * Sends one request; rejects only when `signal` aborts (with its reason).
  * The request reads until the returned promise settles (the driver then
- * releases it): copy what a transport keeps.
+ * releases it): copy what a transport keeps. Follows no redirect.
  */
 export interface Transport {
-  send(request: WireRequest, signal?: AbortSignal): Promise<Outcome>;
+  send(request: WireRequest, signal?: AbortSignal, limits?: TransportLimits): Promise<Outcome>;
 }
 
 /** A timer source (the host's, or a VirtualClock). */
@@ -38,8 +47,10 @@ export declare const systemTimers: Timers;
 export interface FetchTransportOptions {
   /** The fetch to use (default: the global one). */
   fetch?: (url: string, init: RequestInit) => Promise<Response>;
-  /** Time for the whole exchange, body included (default 30000 ms). */
+  /** Time for the whole exchange, body included (default 30000 ms, at most 2^31 - 1). */
   timeoutMs?: number;
+  /** The body bound when `send` is given none (AcdClient always gives its driver's). */
+  maxBodyBytes?: number;
   /** Timers for the timeout (default: the host's). */
   timers?: Timers;
 }

@@ -6,6 +6,14 @@
 //   interrupted the connection failed after sending: it may have been delivered;
 // and an abort by the caller's AbortSignal rejects with the signal's reason
 // (the call is cancelled, nothing is retried). Timers are injectable.
+//
+// No redirect is followed (`redirect: 'manual'`): Node hands the 3xx itself
+// to the core, which fails the call naming the status and `Location`; a
+// browser gives an opaque redirect, handed over as status 0 (the core says
+// why). So a credential never reaches another address. The timeout covers
+// the whole exchange, body included, and a body is read as a stream that
+// stops as soon as it passes the client's `maxBodyBytes` (the core's bound;
+// none of a body whose Content-Length is above it is read).
 
 /** Error codes (Node's undici `cause.code`) meaning the request never left. */
 const NEVER_SENT = new Set([
@@ -41,33 +49,83 @@ export const systemTimers = Object.freeze({
   clearTimeout: (handle) => globalThis.clearTimeout(handle),
 });
 
+/** The longest delay `setTimeout` takes (2^31 - 1 ms); longer ones fire at once. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** The reason a transport aborts a fetch with when its timeout fires. */
 class TransportTimeout extends Error {}
 
+const NO_BYTES = new Uint8Array(0);
+
 /**
- * A transport over `fetch`: `send(request, signal)` resolves to
+ * The body of `response`: every byte, or, with a bound, at most `limit + 1`
+ * bytes (the core refuses a body longer than its bound), the stream
+ * cancelled as soon as it passes the bound; nothing is read when the
+ * announced Content-Length is above it.
+ */
+async function readBody(response, limit) {
+  if (typeof limit !== 'number') return new Uint8Array(await response.arrayBuffer());
+  const declared = response.headers.get('content-length');
+  if (declared !== null && Number(declared) > limit) {
+    response.body?.cancel().catch(() => {});
+    return NO_BYTES;
+  }
+  if (!response.body) return NO_BYTES;
+  const reader = response.body.getReader();
+  const chunks = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.byteLength;
+    if (size > limit) {
+      reader.cancel().catch(() => {});
+      break;
+    }
+  }
+  const body = new Uint8Array(Math.min(size, limit + 1));
+  let at = 0;
+  for (const chunk of chunks) {
+    const part = chunk.subarray(0, body.length - at);
+    body.set(part, at);
+    at += part.length;
+    if (at === body.length) break;
+  }
+  return body;
+}
+
+/**
+ * A transport over `fetch`: `send(request, signal, limits)` resolves to
  * `{status, headers, body}` or `{type: "transport", failure}`, and rejects
- * only when `signal` aborts (with the signal's reason).
+ * only when `signal` aborts (with the signal's reason). `limits.maxBodyBytes`
+ * (AcdClient passes its driver's) bounds the body read.
  * Options: `fetch` (default: the global one), `timeoutMs` (default 30000,
- * covering the whole exchange including the body), `timers`.
+ * covering the whole exchange including the body; at most 2^31 - 1),
+ * `maxBodyBytes` (used when `send` is given none), `timers`.
  */
 export function fetchTransport(options = {}) {
   const doFetch = options.fetch ?? ((...args) => globalThis.fetch(...args));
-  const timeoutMs = options.timeoutMs ?? 30_000;
+  const timeoutMs = Math.min(options.timeoutMs ?? 30_000, MAX_TIMER_MS);
   const timers = options.timers ?? systemTimers;
   return {
-    async send(request, signal) {
+    async send(request, signal, limits) {
       signal?.throwIfAborted();
+      const maxBodyBytes = limits?.maxBodyBytes ?? options.maxBodyBytes;
       const controller = new AbortController();
       const onAbort = () => controller.abort(signal.reason);
       signal?.addEventListener('abort', onAbort, { once: true });
       const timer = timers.setTimeout(() => controller.abort(new TransportTimeout()), timeoutMs);
       try {
-        const init = { method: request.method, headers: request.headers, signal: controller.signal };
+        const init = {
+          method: request.method, headers: request.headers, signal: controller.signal, redirect: 'manual',
+        };
         if (request.body !== undefined) init.body = request.body;
         const response = await doFetch(request.url, init);
-        const body = new Uint8Array(await response.arrayBuffer());
-        return { status: response.status, headers: [...response.headers], body };
+        const headers = [...response.headers];
+        if (response.type === 'opaqueredirect') return { status: 0, headers, body: NO_BYTES };
+        const body = await readBody(response, maxBodyBytes);
+        return { status: response.status, headers, body };
       } catch (error) {
         if (signal?.aborted) throw signal.reason;
         if (controller.signal.reason instanceof TransportTimeout) {

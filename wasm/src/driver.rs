@@ -13,8 +13,8 @@ use crate::error::{ErrorClass, Failure};
 use crate::events::{event_to_js, raw_array_text};
 use crate::js::{self, object};
 use acd_core::client::{
-    build_request, ApiResponse, AttemptState, CallId, Client, ClientConfig, ConnectionPagerOptions,
-    Entropy, Event, KeyStream, PollOptions, TablePagerOptions, Transmit,
+    ApiResponse, AttemptState, CallId, Client, ClientConfig, ConnectionPagerOptions, Entropy,
+    Event, PollOptions, TablePagerOptions, Transmit,
 };
 use js_sys::{Array, Reflect, Uint8Array};
 use serde_json::value::RawValue;
@@ -41,8 +41,6 @@ extern "C" {
 #[wasm_bindgen(js_name = Client)]
 pub struct JsClient {
     pub(crate) inner: Client,
-    /// Idempotency keys for `build` (advanced use), from the same entropy.
-    keys: KeyStream,
     /// Bytes the package's `Client` class writes a spec or a response into
     /// (through `scratchView`) before `startScratch` or `handleScratch`
     /// reads them, and reads a page's records from after
@@ -127,11 +125,9 @@ impl JsClient {
             Some(seed) => Entropy::from_seed(seed),
             None => entropy_from_js(entropy)?,
         };
-        let keys = entropy.key_stream();
         Client::new(config, entropy)
             .map(|inner| JsClient {
                 inner,
-                keys,
                 scratch: Vec::new(),
                 mailbox: Box::default(),
             })
@@ -139,18 +135,32 @@ impl JsClient {
     }
 
     /// Builds and validates a request without starting a call (advanced
-    /// use: the driver builds its own); throws `AcdRequestError`.
+    /// use: the driver builds its own); throws `AcdRequestError`. An
+    /// automatic idempotency key comes from the client's one key stream,
+    /// so it never repeats a key of a call the client started.
     pub fn build(
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "RequestSpecInit")] spec: JsValue,
     ) -> Result<JsClientRequest, JsValue> {
         let spec = spec_from_js(&spec)?;
-        build_request(self.inner.config(), &spec, &mut self.keys)
+        self.inner
+            .build(&spec)
             .map(|inner| JsClientRequest {
                 inner,
                 attempt: AttemptState::default(),
             })
             .map_err(|error| client_error(&error))
+    }
+
+    /// The largest response body the client accepts, in bytes (the
+    /// configuration's `maxBodyBytes`, 32 MiB by default): a transport stops
+    /// reading a body as soon as it passes this, and reads none of a body
+    /// whose `Content-Length` is above it.
+    #[wasm_bindgen(getter, js_name = maxBodyBytes)]
+    pub fn max_body_bytes(&self) -> f64 {
+        #[allow(clippy::cast_precision_loss)]
+        let bytes = self.inner.config().max_body_bytes as f64;
+        bytes
     }
 
     /// Tokens left in the retry budget.

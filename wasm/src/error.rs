@@ -107,8 +107,8 @@ impl Failure {
 /// of its last attempt's error.
 fn client_class(error: &ClientError) -> ErrorClass {
     match error {
-        ClientError::Api { .. } => ErrorClass::Api,
-        ClientError::Protocol { .. } => ErrorClass::Protocol,
+        ClientError::Api { .. } | ClientError::Redirect { .. } => ErrorClass::Api,
+        ClientError::Protocol { .. } | ClientError::BodyTooLarge { .. } => ErrorClass::Protocol,
         ClientError::Transport { .. } => ErrorClass::Transport,
         ClientError::InvalidConfig { .. } => ErrorClass::Config,
         ClientError::GaveUp { last, .. } => client_class(last),
@@ -168,7 +168,9 @@ impl From<&ClientError> for Failure {
                 details.detail = Some(detail);
                 details.extra = Some(extra.as_raw());
             }
-            ClientError::Protocol { status, .. } => details.status = Some(*status),
+            ClientError::Protocol { status, .. }
+            | ClientError::Redirect { status, .. }
+            | ClientError::BodyTooLarge { status, .. } => details.status = Some(*status),
             ClientError::InvalidParams { problems, .. } => details.problems = Some(problems),
             _ => {}
         }

@@ -87,6 +87,8 @@ export interface ClientCredentialInit {
 /** Retry rules. */
 export interface RetryPolicyInit {
   maxAttempts?: number;
+  /** 429s carrying Retry-After one call accepts before giving up. */
+  maxThrottled?: number;
   backoff?: { baseMs?: number; capMs?: number };
   maxRetryAfterMs?: number;
   deadlineMs?: number;
@@ -121,6 +123,11 @@ export interface ClientConfig {
   proactiveThrottle?: boolean;
   retry?: RetryPolicyInit;
   budget?: BudgetPolicyInit;
+  /**
+   * The largest response body accepted, in bytes (default 32 MiB): the
+   * transport stops reading past it and the call fails (code BODY_TOO_LARGE).
+   */
+  maxBodyBytes?: number;
   /** Fixes jitter and keys (tests); by default the client draws from `entropy`. */
   seed?: number;
 }

@@ -23,12 +23,14 @@ class AsyncHttpClient:
     """An asyncio client of the API over HTTP.
 
     Takes :class:`acd.Client`'s arguments (``api_key``, ``base_url``,
-    ``user``, ``retry``, ``seed``) and:
+    ``user``, ``retry``, ``seed``, ``max_body_bytes``) and:
 
     :param http_client: an ``httpx.AsyncClient``, or any object with
         ``async send(acd.Request) -> acd.Response``; by default a new
         ``httpx.AsyncClient``.
-    :param timeout: seconds per request for the transport made here.
+    :param timeout: seconds one exchange may take, from sending to the last
+        byte of the body (the transports made here, and an httpx client given).
+        Redirects are never followed.
     :param sleep: awaited with seconds to wait (default ``asyncio.sleep``).
     :param clock: returns the time in Unix ms (default the system clock).
 
@@ -47,12 +49,14 @@ class AsyncHttpClient:
         user: Optional[str] = None,
         retry: Optional[RetryPolicy] = None,
         seed: Optional[int] = None,
+        max_body_bytes: Optional[int] = None,
         http_client: Any = None,
         timeout: float = 30.0,
         sleep: Optional[Callable[[float], Awaitable[None]]] = None,
         clock: Optional[Callable[[], int]] = None,
     ) -> None:
-        self.client = Client(api_key, base_url=base_url, user=user, retry=retry, seed=seed)
+        self.client = Client(api_key, base_url=base_url, user=user, retry=retry, seed=seed,
+                             max_body_bytes=max_body_bytes)
         self._transport = async_transport(http_client, timeout)
         self._sleep = sleep if sleep is not None else asyncio.sleep
         self._clock = clock if clock is not None else wall_clock_ms

@@ -48,6 +48,9 @@ class Client:
     :param retry: the retry policy; the core's defaults when omitted.
     :param seed: a fixed seed for jitter and keys (tests); by default each
         client draws its own from the operating system.
+    :param max_body_bytes: the largest response body accepted, in bytes
+        (the core's default when omitted: 32 MiB); a longer body fails the
+        call with an :class:`APIError` and is not read past the bound.
     :raises ConfigError: when the core refuses the configuration.
     """
 
@@ -59,8 +62,10 @@ class Client:
         user: Optional[str] = None,
         retry: Optional[RetryPolicy] = None,
         seed: Optional[int] = None,
+        max_body_bytes: Optional[int] = None,
     ) -> None:
-        config = client_config_json(api_key=api_key, base_url=base_url, user=user, retry=retry, seed=seed)
+        config = client_config_json(api_key=api_key, base_url=base_url, user=user, retry=retry, seed=seed,
+                                    max_body_bytes=max_body_bytes)
         try:
             self._engine = Engine(config)
         except _ffi.AcdError as error:
@@ -69,6 +74,11 @@ class Client:
 
     def __repr__(self) -> str:
         return f"acd.Client(base_url={self._base_url!r})"
+
+    @property
+    def max_body_bytes(self) -> int:
+        """The largest response body accepted, in bytes (the core's setting)."""
+        return self._engine.max_body_bytes
 
     def start(
         self,

@@ -21,6 +21,8 @@ class RetryPolicy:
     the core's default for that member.
 
     :param max_attempts: attempts per call, the first included.
+    :param max_throttled: 429s carrying ``Retry-After`` one call accepts
+        before giving up (the core's ``max_throttled``).
     :param deadline_ms: no attempt starts later than this after the first.
     :param max_retry_after_ms: the longest ``Retry-After`` accepted.
     :param backoff_base_ms: first backoff ceiling (full jitter below it).
@@ -28,6 +30,7 @@ class RetryPolicy:
     """
 
     max_attempts: Optional[int] = None
+    max_throttled: Optional[int] = None
     deadline_ms: Optional[int] = None
     max_retry_after_ms: Optional[int] = None
     backoff_base_ms: Optional[int] = None
@@ -36,7 +39,7 @@ class RetryPolicy:
     def to_core(self) -> Dict[str, Any]:
         """The core's ``RetryPolicy`` JSON object with the members set here."""
         policy: Dict[str, Any] = {}
-        for name in ("max_attempts", "deadline_ms", "max_retry_after_ms"):
+        for name in ("max_attempts", "max_throttled", "deadline_ms", "max_retry_after_ms"):
             value = getattr(self, name)
             if value is not None:
                 policy[name] = value
@@ -57,6 +60,7 @@ def client_config_json(
     user: Optional[str],
     retry: Optional[RetryPolicy],
     seed: Optional[int],
+    max_body_bytes: Optional[int] = None,
 ) -> bytes:
     """The core configuration for ``acd.Client``'s arguments, falling back to
     the ``ACD_API_KEY`` and ``ACD_BASE_URL`` environment variables."""
@@ -73,4 +77,6 @@ def client_config_json(
         config["retry"] = retry.to_core()
     if seed is not None:
         config["seed"] = seed
+    if max_body_bytes is not None:
+        config["max_body_bytes"] = max_body_bytes
     return json.dumps(config).encode("utf-8")

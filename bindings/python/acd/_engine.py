@@ -37,6 +37,8 @@ class Engine:
     def __init__(self, config_json: bytes) -> None:
         config = _ffi.ClientConfig.from_json(config_json.decode("utf-8")).with_get_run()
         self._client = _ffi.Client(config)
+        self.max_body_bytes: int = self._client.max_body_bytes()
+        """The largest response body accepted (the core's ``max_body_bytes``)."""
 
     def start(self, spec: _ffi.RequestSpec) -> int:
         """Starts one request (validated and built now; raises if refused)."""
@@ -68,7 +70,8 @@ class Engine:
             return None
         request = transmit.request
         return transmit.id, Request(request.method(), request.url(),
-                                    [(h.name, h.value) for h in request.wire_headers()], request.body())
+                                    [(h.name, h.value) for h in request.wire_headers()], request.body(),
+                                    self.max_body_bytes)
 
     def handle(self, call: int, outcome: Union[Response, TransportFailure], now: int) -> None:
         """How the attempt sent for ``call`` ended."""

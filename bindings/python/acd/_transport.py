@@ -5,13 +5,28 @@ otherwise, or anything with the same ``send`` method).
 A transport never interprets anything: error statuses are responses, and
 transport failures are reported as ``"connect"``, ``"timeout"`` or
 ``"interrupted"`` so the core decides whether to retry.
+
+The transports made here
+
+* never follow a redirect: a 3xx is handed to the core as it came (which
+  fails the call naming the status and ``Location``), so a credential is
+  never sent to another address;
+* bound the whole exchange by ``timeout``: the body is streamed and a
+  deadline, counted from sending, is checked after every read (each read
+  itself waits at most ``timeout``), so a body that trickles in cannot
+  stretch a call forever;
+* stop reading a body as soon as it passes ``Request.max_body_bytes`` (the
+  core's bound) and read none of one whose ``Content-Length`` is above it;
+  the core then fails the call with its typed error.
 """
 from __future__ import annotations
 
+import asyncio
+import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, List, Optional, Protocol, Tuple, Union
+from typing import Any, AsyncIterator, Awaitable, Iterable, List, Optional, Protocol, Tuple, Union
 
 __all__ = [
     "Request",
@@ -46,6 +61,9 @@ class Request:
     url: str
     headers: Headers = field(repr=False)
     body: Optional[bytes] = field(default=None, repr=False)
+    max_body_bytes: Optional[int] = field(default=None, repr=False)
+    """The largest response body to read (the core's ``max_body_bytes``):
+    stop reading once a body passes it (``None``: no bound)."""
 
     def __repr__(self) -> str:
         return f"Request({self.method} {self.url.split('?', 1)[0]}, headers={redacted(self.headers)!r})"
@@ -89,20 +107,92 @@ class AsyncTransport(Protocol):
         ...
 
 
+_CHUNK = 64 * 1024
+
+
+def _declared_length(headers: Iterable[Tuple[str, str]]) -> Optional[int]:
+    for name, value in headers:
+        if name.lower() == "content-length":
+            try:
+                return int(value.strip())
+            except ValueError:
+                return None
+    return None
+
+
+class _BodyReader:
+    """Collects a streamed body: at most ``limit + 1`` bytes (the core sees
+    one byte more than its bound and refuses the body), and no read after
+    ``deadline`` (``time.monotonic()``)."""
+
+    def __init__(self, limit: Optional[int], deadline: float, timeout: float) -> None:
+        self.limit = limit
+        self.deadline = deadline
+        self.timeout = timeout
+        self.chunks: List[bytes] = []
+        self.size = 0
+
+    def skip(self, headers: Iterable[Tuple[str, str]]) -> bool:
+        """Whether the announced length is above the bound (read nothing)."""
+        declared = _declared_length(headers)
+        return self.limit is not None and declared is not None and declared > self.limit
+
+    def add(self, chunk: bytes) -> bool:
+        """Keeps ``chunk``; whether to read on (``False`` once past the bound)."""
+        self.chunks.append(chunk)
+        self.size += len(chunk)
+        return self.limit is None or self.size <= self.limit
+
+    def check_deadline(self) -> None:
+        """Raises the timeout failure once the exchange has run out of time."""
+        if time.monotonic() > self.deadline:
+            raise TransportFailure("timeout", f"the response did not arrive in full within {self.timeout:g} s")
+
+    def body(self) -> bytes:
+        """The bytes kept (at most one more than the bound)."""
+        body = b"".join(self.chunks)
+        return body if self.limit is None else body[: self.limit + 1]
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Hands every 3xx back as it came (an ``HTTPError``) instead of following it."""
+
+    def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str) -> None:
+        return None
+
+
+def _read_urllib(reply: Any, reader: _BodyReader) -> bytes:
+    read = getattr(reply, "read1", None) or reply.read
+    while True:
+        reader.check_deadline()
+        chunk = read(_CHUNK)
+        if not chunk or not reader.add(chunk):
+            return reader.body()
+
+
 class UrllibTransport:
-    """The zero-dependency transport (the standard library's urllib)."""
+    """The zero-dependency transport (the standard library's urllib). It
+    follows no redirect; ``timeout`` (seconds) bounds the whole exchange."""
 
     def __init__(self, timeout: float = 30.0) -> None:
         self.timeout = timeout
+        self._opener = urllib.request.build_opener(_NoRedirect)
 
     def send(self, request: Request) -> Response:
-        """Sends ``request`` with ``urllib.request.urlopen``."""
+        """Sends ``request`` with urllib; raises :class:`TransportFailure`
+        when no full response arrived in time."""
+        reader = _BodyReader(request.max_body_bytes, time.monotonic() + self.timeout, self.timeout)
         http = urllib.request.Request(request.url, data=request.body, method=request.method, headers=dict(request.headers))
         try:
-            with urllib.request.urlopen(http, timeout=self.timeout) as reply:
-                return Response(reply.status, list(reply.getheaders()), reply.read())
-        except urllib.error.HTTPError as error:
-            return Response(error.code, list(error.headers.items()), error.read())
+            try:
+                reply = self._opener.open(http, timeout=self.timeout)
+            except urllib.error.HTTPError as error:
+                reply = error
+            with reply:
+                status = reply.status if hasattr(reply, "status") and reply.status is not None else reply.code
+                headers = list(reply.headers.items())
+                body = b"" if reader.skip(headers) else _read_urllib(reply, reader)
+                return Response(status, headers, body)
         except urllib.error.URLError as error:
             reason = error.reason
             if isinstance(reason, TimeoutError):
@@ -126,23 +216,35 @@ def _httpx_failure(httpx: Any, error: Exception) -> TransportFailure:
 
 
 class HttpxTransport:
-    """Sends through an ``httpx.Client`` (the caller's, or one made here)."""
+    """Sends through an ``httpx.Client`` (the caller's, or one made here),
+    never following a redirect; ``timeout`` (seconds) bounds the whole
+    exchange, whatever the client's own per-read timeouts."""
 
     def __init__(self, client: Any = None, timeout: float = 30.0) -> None:
         import httpx
 
         self._httpx = httpx
+        self.timeout = timeout
         self.owned = client is None
         """Whether acd made the client (then acd closes it)."""
         self.client = httpx.Client(timeout=timeout) if client is None else client
 
     def send(self, request: Request) -> Response:
         """Sends ``request``; httpx failures become :class:`TransportFailure`."""
+        reader = _BodyReader(request.max_body_bytes, time.monotonic() + self.timeout, self.timeout)
         try:
-            reply = self.client.request(request.method, request.url, headers=request.headers, content=request.body)
+            with self.client.stream(request.method, request.url, headers=request.headers, content=request.body,
+                                    follow_redirects=False) as reply:
+                headers = list(reply.headers.items())
+                if not reader.skip(headers):
+                    reader.check_deadline()
+                    for chunk in reply.iter_bytes():
+                        reader.check_deadline()
+                        if not reader.add(chunk):
+                            break
+                return Response(reply.status_code, headers, reader.body())
         except self._httpx.TransportError as error:
             raise _httpx_failure(self._httpx, error) from error
-        return Response(reply.status_code, list(reply.headers.items()), reply.content)
 
     def close(self) -> None:
         """Closes the httpx client if it was made here."""
@@ -151,12 +253,15 @@ class HttpxTransport:
 
 
 class AsyncHttpxTransport:
-    """Sends through an ``httpx.AsyncClient`` (the caller's, or one made here)."""
+    """Sends through an ``httpx.AsyncClient`` (the caller's, or one made
+    here), never following a redirect; ``timeout`` (seconds) bounds the
+    whole exchange."""
 
     def __init__(self, client: Any = None, timeout: float = 30.0) -> None:
         import httpx
 
         self._httpx = httpx
+        self.timeout = timeout
         self.owned = client is None
         """Whether acd made the client (then acd closes it)."""
         self.client = httpx.AsyncClient(timeout=timeout) if client is None else client
@@ -164,10 +269,24 @@ class AsyncHttpxTransport:
     async def send(self, request: Request) -> Response:
         """Sends ``request``; httpx failures become :class:`TransportFailure`."""
         try:
-            reply = await self.client.request(request.method, request.url, headers=request.headers, content=request.body)
+            return await asyncio.wait_for(self._exchange(request), self.timeout)
+        except asyncio.TimeoutError as error:
+            raise TransportFailure("timeout", f"the response did not arrive in full within {self.timeout:g} s") \
+                from error
         except self._httpx.TransportError as error:
             raise _httpx_failure(self._httpx, error) from error
-        return Response(reply.status_code, list(reply.headers.items()), reply.content)
+
+    async def _exchange(self, request: Request) -> Response:
+        reader = _BodyReader(request.max_body_bytes, time.monotonic() + self.timeout, self.timeout)
+        async with self.client.stream(request.method, request.url, headers=request.headers, content=request.body,
+                                      follow_redirects=False) as reply:
+            headers = list(reply.headers.items())
+            if not reader.skip(headers):
+                chunks: AsyncIterator[bytes] = reply.aiter_bytes()
+                async for chunk in chunks:
+                    if not reader.add(chunk):
+                        break
+            return Response(reply.status_code, headers, reader.body())
 
     async def aclose(self) -> None:
         """Closes the httpx client if it was made here."""
@@ -188,7 +307,7 @@ def sync_transport(http_client: Any, timeout: float) -> Union[HttpxTransport, Ur
         except ImportError:
             return UrllibTransport(timeout=timeout)
     if _is_httpx(http_client, "Client"):
-        return HttpxTransport(http_client)
+        return HttpxTransport(http_client, timeout=timeout)
     if callable(getattr(http_client, "send", None)):
         transport: Transport = http_client
         return transport
@@ -201,7 +320,7 @@ def async_transport(http_client: Any, timeout: float) -> Union[AsyncHttpxTranspo
     if http_client is None:
         return AsyncHttpxTransport(timeout=timeout)
     if _is_httpx(http_client, "AsyncClient"):
-        return AsyncHttpxTransport(http_client)
+        return AsyncHttpxTransport(http_client, timeout=timeout)
     if callable(getattr(http_client, "send", None)):
         transport: AsyncTransport = http_client
         return transport

@@ -59,6 +59,14 @@ impl ClientCredential {
     }
 }
 
+/// The default [`ClientConfig::max_body_bytes`]: 32 MiB.
+///
+/// The largest legitimate answer is one page of 5,000 records (the spec's
+/// largest `limit`); at a generous 2 KiB per record that is about 10 MiB, so
+/// 32 MiB leaves three times that room while still stopping a runaway or
+/// hostile body long before it costs real memory.
+pub const DEFAULT_MAX_BODY_BYTES: u64 = 32 * 1024 * 1024;
+
 /// Everything a [`super::Client`] needs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -103,6 +111,11 @@ pub struct ClientConfig {
     pub retry: RetryPolicy,
     /// The retry budget.
     pub budget: BudgetPolicy,
+    /// The largest response body the client accepts, in bytes (default
+    /// [`DEFAULT_MAX_BODY_BYTES`], 32 MiB). A transport stops reading as soon
+    /// as a body passes it (and reads none of a body whose `Content-Length`
+    /// is above it); the call then fails with [`ClientError::BodyTooLarge`].
+    pub max_body_bytes: u64,
     /// A fixed seed for jitter and idempotency keys (tests, vectors, the
     /// simulation). When set it wins over the [`super::Entropy`] given to
     /// [`super::Client::new`]; leave it `None` (the default) in production so
@@ -126,6 +139,7 @@ impl Default for ClientConfig {
             proactive_throttle: true,
             retry: RetryPolicy::default(),
             budget: BudgetPolicy::default(),
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             seed: None,
         }
     }
@@ -185,6 +199,12 @@ impl ClientConfig {
                     &format!("a secret {}", crate::model::credential::SECRET_SHAPE),
                 );
             }
+        }
+        if self.max_body_bytes == 0 {
+            return fail(
+                "max_body_bytes",
+                "must be at least 1 byte (the default is 32 MiB)",
+            );
         }
         self.retry.check()
     }

@@ -22,7 +22,7 @@ use super::polling::{PollOptions, PollerState};
 use super::random::{uniform_inclusive, Entropy, KeyStream};
 use super::ratelimit_headers::parse_rate_limit_headers;
 use super::request::{build_request, ClientRequest, RequestSpec};
-use super::response::{interpret, ApiResponse};
+use super::response::{check_body_size, interpret, ApiResponse};
 use super::retry::{RetryCause, RetryDecision, RetryPlanner};
 use super::throttle::{Plan, Throttle, WaitReason};
 use crate::model::ids::GET_RUN;
@@ -112,7 +112,12 @@ impl Client {
         self.planner.budget()
     }
 
-    pub(super) fn build(&mut self, spec: &RequestSpec) -> Result<ClientRequest, ClientError> {
+    /// Builds `spec` into a request without starting a call (advanced use:
+    /// a caller that sends and retries on its own). An automatic
+    /// `Idempotency-Key` comes from this client's one key stream, the same
+    /// the calls it starts draw from, so no two requests of a client share
+    /// a key whichever way they were built.
+    pub fn build(&mut self, spec: &RequestSpec) -> Result<ClientRequest, ClientError> {
         build_request(&self.config, spec, &mut self.keys)
     }
 
@@ -422,6 +427,7 @@ impl Client {
         request: &ClientRequest,
         response: &super::http::HttpResponse,
     ) -> Result<ApiResponse, ClientError> {
+        check_body_size(response, self.config.max_body_bytes)?;
         match self.config.catalogue.get(&request.operation_id) {
             Some(operation) => interpret(operation, response),
             None => Err(ClientError::UnknownOperation {

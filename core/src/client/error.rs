@@ -186,6 +186,34 @@ pub enum ClientError {
         /// What was wrong with it.
         problem: String,
     },
+    /// The server answered a redirect (3xx). The client never follows one,
+    /// so credentials never reach another address: point `base_url` at the
+    /// final address instead. `location` is the `Location` header without
+    /// its query, fragment or user information (they may hold secrets).
+    #[error(
+        "the API answered {status} (a redirect{}), which the client does not follow so that \
+         credentials never reach another address; set base_url to the address the API is served at",
+        location_clause(location.as_deref())
+    )]
+    Redirect {
+        /// The HTTP status (300 to 399).
+        status: u16,
+        /// Where the server pointed, its query and fragment removed.
+        location: Option<String>,
+    },
+    /// The response body was larger than [`super::ClientConfig::max_body_bytes`];
+    /// the transport stopped reading it.
+    #[error(
+        "the response (status {status}) has a body larger than the {limit} bytes \
+         ClientConfig::max_body_bytes allows, so it was not read; ask for a smaller page \
+         or raise max_body_bytes"
+    )]
+    BodyTooLarge {
+        /// The HTTP status.
+        status: u16,
+        /// The bound, in bytes.
+        limit: u64,
+    },
     /// The transport failed and the call was not (or no longer) retried.
     #[error("the request failed in transport: {failure}")]
     Transport {
@@ -236,6 +264,13 @@ pub enum ClientError {
         /// The record's position in its page.
         position: usize,
     },
+}
+
+fn location_clause(location: Option<&str>) -> String {
+    match location {
+        Some(location) => format!(" to {location}"),
+        None => " without a Location".to_owned(),
+    }
 }
 
 fn invalid_params_sentence(operation: &str, problems: &[ParamProblem]) -> String {

@@ -63,7 +63,7 @@ mod throttle;
 pub use backoff::{BackoffPolicy, DEFAULT_BASE_MS, DEFAULT_CAP_MS};
 pub use budget::{BudgetPolicy, RetryBudget};
 pub use calls::CallId;
-pub use config::{ApiKeyHeader, ClientConfig, ClientCredential};
+pub use config::{ApiKeyHeader, ClientConfig, ClientCredential, DEFAULT_MAX_BODY_BYTES};
 pub use deprecation::{parse_deprecation, Deprecated, DeprecationTracker, DeprecationWarning};
 pub use driver::{Client, Transmit};
 pub use error::{ClientError, GiveUpReason};
@@ -80,7 +80,7 @@ pub use ratelimit_headers::{
 pub use request::{
     build_request, redact_headers, ClientRequest, EgressMode, LimitRef, RequestSpec,
 };
-pub use response::{interpret, returns_list, ApiResponse};
+pub use response::{check_body_size, interpret, returns_list, ApiResponse};
 pub use retry::{
     AttemptState, RetryCause, RetryDecision, RetryPlanner, RetryPolicy, DEFAULT_MAX_RETRY_AFTER_MS,
     MIN_RETRY_DELAY_MS,

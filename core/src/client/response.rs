@@ -5,12 +5,18 @@
 //! * payload records are handed over as raw JSON ([`RawValue`]): each
 //!   record's bytes are copied once, out of the body, and never re-parsed;
 //! * error bodies become [`ClientError::Api`] (status, detail, extra members);
-//! * anything that breaks the contract (a 200 without `data`, a non-JSON
-//!   error body, a redirect) is a [`ClientError::Protocol`], never a panic.
+//! * a redirect (3xx) is a [`ClientError::Redirect`] naming the status and
+//!   the `Location` (its query and user information removed): no transport
+//!   follows redirects, so credentials never reach another address;
+//! * a body above the client's bound is a [`ClientError::BodyTooLarge`]
+//!   ([`check_body_size`]);
+//! * anything else that breaks the contract (a 200 without `data`, a
+//!   non-JSON error body) is a [`ClientError::Protocol`], never a panic.
 
 use super::error::ClientError;
 use super::error_members::ErrorReply;
 use super::http::HttpResponse;
+use crate::model::header_names::first_value;
 use crate::model::{ApiIndex, Envelope, Operation, ParamRole};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -125,6 +131,51 @@ struct ValueEnvelope {
     data: Box<RawValue>,
 }
 
+/// The longest `Location` an error sentence repeats, in characters.
+const MAX_LOCATION_CHARS: usize = 200;
+
+/// Refuses a body larger than `max_body_bytes`: the bytes received (a
+/// transport hands over at most one byte more than the bound) or the
+/// `Content-Length` the server announced (a transport reads none of such a
+/// body). The check every caller of [`interpret`] makes first; the driver
+/// makes it with [`super::ClientConfig::max_body_bytes`].
+pub fn check_body_size(response: &HttpResponse, max_body_bytes: u64) -> Result<(), ClientError> {
+    let received = u64::try_from(response.body.len()).unwrap_or(u64::MAX);
+    let announced = first_value(&response.headers, "content-length")
+        .and_then(|value| value.trim().parse::<u64>().ok())
+        .unwrap_or(0);
+    if received > max_body_bytes || announced > max_body_bytes {
+        return Err(ClientError::BodyTooLarge {
+            status: response.status,
+            limit: max_body_bytes,
+        });
+    }
+    Ok(())
+}
+
+/// `location` safe to repeat in a sentence: without query, fragment or
+/// user information (any of which may hold a secret), control characters
+/// removed, at most [`MAX_LOCATION_CHARS`] characters.
+fn safe_location(location: &str) -> String {
+    let end = location.find(['?', '#']).unwrap_or(location.len());
+    let kept = location.get(..end).unwrap_or_default();
+    let kept = match kept.split_once("://") {
+        Some((scheme, rest)) => {
+            let authority_end = rest.find('/').unwrap_or(rest.len());
+            let (authority, path) = rest.split_at(authority_end);
+            let host = authority
+                .rsplit_once('@')
+                .map_or(authority, |(_, host)| host);
+            format!("{scheme}://{host}{path}")
+        }
+        None => kept.to_owned(),
+    };
+    kept.chars()
+        .filter(|c| !c.is_control())
+        .take(MAX_LOCATION_CHARS)
+        .collect()
+}
+
 /// Interprets `response` as an answer to `operation`.
 pub fn interpret(
     operation: &Operation,
@@ -134,6 +185,12 @@ pub fn interpret(
     let protocol = |problem: String| ClientError::Protocol { status, problem };
     match status {
         200..=299 => {}
+        300..=399 => {
+            return Err(ClientError::Redirect {
+                status,
+                location: first_value(&response.headers, "location").map(safe_location),
+            })
+        }
         400..=599 => {
             return match ErrorReply::from_slice(&response.body) {
                 Ok(body) => Err(ClientError::Api {
@@ -147,6 +204,14 @@ pub fn interpret(
                     describe_body(&response.body)
                 ))),
             };
+        }
+        0 => {
+            return Err(protocol(
+                "status 0 is how a browser reports a redirect it was told not to follow \
+                 (the client follows none, so credentials never reach another address); \
+                 set base_url to the address the API is served at"
+                    .into(),
+            ))
         }
         _ => {
             return Err(protocol(format!(
@@ -258,7 +323,6 @@ mod tests {
             ("listConnectionRecords", 200, r#"{"data":[]}"#),
             ("getApiIndex", 200, r#"{"name":"x"}"#),
             ("listTableRecords", 500, "<html>"),
-            ("listTableRecords", 302, ""),
         ] {
             let result = interpret(&op(operation), &HttpResponse::new(status, body));
             assert!(
@@ -266,6 +330,59 @@ mod tests {
                 "{operation} {status} {body}: {result:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_redirect_names_status_and_location_without_secrets() {
+        let response = HttpResponse::new(302, "").with_header(
+            "Location",
+            "http://user:pw@127.0.0.1:9/api/v1/x?key=acd_live_s#f",
+        );
+        let error = interpret(&op("listTableRecords"), &response).unwrap_err();
+        assert_eq!(
+            error,
+            ClientError::Redirect {
+                status: 302,
+                location: Some("http://127.0.0.1:9/api/v1/x".into()),
+            }
+        );
+        let sentence = error.to_string();
+        assert!(sentence
+            .starts_with("the API answered 302 (a redirect to http://127.0.0.1:9/api/v1/x)"));
+        assert!(!sentence.contains("acd_live") && !sentence.contains("pw"));
+        let bare = interpret(&op("getApiIndex"), &HttpResponse::new(307, "")).unwrap_err();
+        assert_eq!(
+            bare,
+            ClientError::Redirect {
+                status: 307,
+                location: None
+            }
+        );
+        assert!(bare
+            .to_string()
+            .contains("307 (a redirect without a Location)"));
+    }
+
+    #[test]
+    fn bodies_above_the_bound_are_refused() {
+        let ten = HttpResponse::new(200, "0123456789");
+        assert_eq!(check_body_size(&ten, 10), Ok(()));
+        assert_eq!(
+            check_body_size(&ten, 9),
+            Err(ClientError::BodyTooLarge {
+                status: 200,
+                limit: 9
+            })
+        );
+        let announced = HttpResponse::new(500, "").with_header("Content-Length", "1000");
+        assert_eq!(
+            check_body_size(&announced, 999),
+            Err(ClientError::BodyTooLarge {
+                status: 500,
+                limit: 999
+            })
+        );
+        assert_eq!(check_body_size(&announced, 1000), Ok(()));
     }
 
     #[test]

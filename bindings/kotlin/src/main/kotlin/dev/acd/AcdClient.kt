@@ -24,7 +24,10 @@ import kotlinx.serialization.json.put
 private fun JsonElement?.text(): String = (this as? JsonPrimitive)?.contentOrNull ?: ""
 
 /** A request from the core's wire JSON (`method`, `url`, `headers` as pairs, `body` as bytes or null). */
-private fun requestOf(wire: JsonObject): Request {
+private fun requestOf(
+    wire: JsonObject,
+    maxBodyBytes: Long,
+): Request {
     val headers =
         (wire["headers"] as? JsonArray).orEmpty().mapNotNull { pair ->
             (pair as? JsonArray)?.takeIf { it.size == 2 }?.let { Header(it[0].text(), it[1].text()) }
@@ -33,7 +36,7 @@ private fun requestOf(wire: JsonObject): Request {
         (wire["body"] as? JsonArray)?.let { bytes ->
             Body(ByteArray(bytes.size) { i -> ((bytes[i] as? JsonPrimitive)?.intOrNull ?: 0).toByte() })
         }
-    return Request(wire["method"].text(), wire["url"].text(), headers, body)
+    return Request(wire["method"].text(), wire["url"].text(), headers, body, maxBodyBytes)
 }
 
 /** One request to send now, and the call it belongs to. */
@@ -65,6 +68,9 @@ data class Transmit(
  * @param retry the retry policy; the core's defaults when `null`.
  * @param seed a fixed seed for jitter and idempotency keys (tests); by
  *   default each client draws its own from the operating system.
+ * @param maxBodyBytes the largest response body accepted, in bytes (the
+ *   core's default, 32 MiB, when `null`); a longer one fails the call and is
+ *   not read past the bound.
  * @throws ConfigException when the core refuses the configuration.
  */
 class AcdClient
@@ -75,6 +81,7 @@ class AcdClient
         user: String? = null,
         retry: RetryPolicy? = null,
         seed: Long? = null,
+        maxBodyBytes: Long? = null,
     ) {
         /** The generated driver this client forwards to. */
         internal val driver: acd.Client
@@ -82,10 +89,14 @@ class AcdClient
         /** The base URL requests go to. */
         val baseUrl: String
 
+        /** The largest response body accepted, in bytes (the core's setting). */
+        val maxBodyBytes: Long
+
         init {
-            val json = clientConfigJson(apiKey, baseUrl, user, retry, seed)
+            val json = clientConfigJson(apiKey, baseUrl, user, retry, seed, maxBodyBytes)
             driver = ffi { acd.ClientConfig.fromJson(json).withGetRun().use { acd.Client(it) } }
             this.baseUrl = ffi { acd.ClientConfig.fromJson(json).use { it.baseUrl() } }
+            this.maxBodyBytes = driver.maxBodyBytes().toLong()
         }
 
         /** The base URL only (never a credential). */
@@ -185,7 +196,8 @@ class AcdClient
         fun pollTransmit(nowMs: Long): Transmit? {
             val transmit = ffi { driver.pollTransmit(nowMs) } ?: return null
             val wire = transmit.request.use { it.toWireJson() }
-            return Transmit(transmit.id.toLong(), requestOf(Json.parseToJsonElement(wire) as? JsonObject ?: JsonObject(emptyMap())))
+            val parsed = Json.parseToJsonElement(wire) as? JsonObject ?: JsonObject(emptyMap())
+            return Transmit(transmit.id.toLong(), requestOf(parsed, maxBodyBytes))
         }
 
         /**

@@ -33,6 +33,8 @@ internal const val NO_PROGRESS = "no call can make progress: nothing to send and
  *   `runTest` skips the waits in virtual time).
  * @param onDeprecation called with each deprecation notice (logged as a
  *   warning by default).
+ * @param maxBodyBytes the largest response body accepted, in bytes (the
+ *   core's default, 32 MiB, when `null`).
  * @throws ConfigException when the core refuses the configuration.
  */
 class AcdHttpClient(
@@ -46,9 +48,10 @@ class AcdHttpClient(
     private val clock: () -> Long = System::currentTimeMillis,
     private val delay: suspend (Long) -> Unit = { kotlinx.coroutines.delay(it) },
     private val onDeprecation: (Event.Deprecation) -> Unit = ::logDeprecation,
+    maxBodyBytes: Long? = null,
 ) {
     /** The sans-IO client whose decisions this client carries out. */
-    val client: AcdClient = AcdClient(apiKey, baseUrl, user, retry, seed)
+    val client: AcdClient = AcdClient(apiKey, baseUrl, user, retry, seed, maxBodyBytes)
 
     private val queues = HashMap<Long, ArrayDeque<Event>>()
     private val stepping = Mutex()
@@ -208,7 +211,9 @@ class AcdHttpClient(
             retry: RetryPolicy? = null,
             seed: Long? = null,
             transport: Transport = JavaHttpTransport(),
-        ): BlockingAcdHttpClient = AcdHttpClient(apiKey, baseUrl, user, retry, seed, transport).blocking()
+            maxBodyBytes: Long? = null,
+        ): BlockingAcdHttpClient =
+            AcdHttpClient(apiKey, baseUrl, user, retry, seed, transport, maxBodyBytes = maxBodyBytes).blocking()
     }
 }
 

@@ -28,11 +28,14 @@ data class RetryPolicy
         val backoffBaseMs: Long? = null,
         /** The largest backoff ceiling in ms. */
         val backoffCapMs: Long? = null,
+        /** 429s carrying `Retry-After` one call accepts before giving up (the core's `max_throttled`). */
+        val maxThrottled: Int? = null,
     ) {
         /** The core's `RetryPolicy` JSON object with the members set here. */
         fun toCore(): JsonObject =
             buildJsonObject {
                 maxAttempts?.let { put("max_attempts", it) }
+                maxThrottled?.let { put("max_throttled", it) }
                 deadlineMs?.let { put("deadline_ms", it) }
                 maxRetryAfterMs?.let { put("max_retry_after_ms", it) }
                 if (backoffBaseMs != null || backoffCapMs != null) {
@@ -54,6 +57,7 @@ internal fun clientConfigJson(
     user: String?,
     retry: RetryPolicy?,
     seed: Long?,
+    maxBodyBytes: Long? = null,
 ): String {
     val key = apiKey ?: System.getenv("ACD_API_KEY")
     val url = baseUrl ?: System.getenv("ACD_BASE_URL")
@@ -71,5 +75,6 @@ internal fun clientConfigJson(
         }
         retry?.let { put("retry", it.toCore()) }
         seed?.let { put("seed", it) }
+        maxBodyBytes?.let { put("max_body_bytes", it) }
     }.toString()
 }

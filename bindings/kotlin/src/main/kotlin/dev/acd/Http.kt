@@ -34,6 +34,12 @@ data class Request(
     val headers: List<Header>,
     /** The body, if any. */
     val body: Body?,
+    /**
+     * The largest response body to read, in bytes (the client's
+     * `maxBodyBytes`, from the core): stop reading once a body passes it,
+     * and read none of one whose `Content-Length` is above it. `null`: no bound.
+     */
+    val maxBodyBytes: Long? = null,
 ) {
     /** Method, path and redacted headers (never a credential or the query). */
     override fun toString(): String = "Request($method ${url.substringBefore('?')}, headers=${redacted(headers)})"

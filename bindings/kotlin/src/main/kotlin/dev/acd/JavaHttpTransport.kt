@@ -2,9 +2,17 @@
 // from a coroutine. Failures are sorted for the core: a connection that
 // could not be made was never sent (CONNECT); a timeout or a broken
 // connection after sending may have been processed (TIMEOUT, INTERRUPTED).
+//
+// It follows no redirect (a 3xx goes to the core, which fails the call
+// naming the status and Location, so a credential never reaches another
+// address); its timeout bounds the whole exchange, body included (the
+// future is given up and the exchange cancelled when it passes); and it
+// stops reading a body as soon as it passes the request's maxBodyBytes
+// (the core's bound), reading none of one whose Content-Length is above it.
 package dev.acd
 
 import kotlinx.coroutines.future.await
+import java.io.ByteArrayOutputStream
 import java.io.IOException
 import java.io.InterruptedIOException
 import java.net.ConnectException
@@ -14,24 +22,37 @@ import java.net.http.HttpConnectTimeoutException
 import java.net.http.HttpRequest
 import java.net.http.HttpResponse
 import java.net.http.HttpTimeoutException
+import java.nio.ByteBuffer
 import java.nio.channels.UnresolvedAddressException
 import java.time.Duration
+import java.util.concurrent.CompletableFuture
 import java.util.concurrent.CompletionException
+import java.util.concurrent.CompletionStage
 import java.util.concurrent.ExecutionException
+import java.util.concurrent.Flow
+import java.util.concurrent.TimeUnit
+import java.util.concurrent.TimeoutException as JavaTimeoutException
 
 /** Headers `java.net.http` sets itself and refuses from callers. */
 private val RESTRICTED = setOf("connection", "content-length", "expect", "host", "upgrade")
 
 /**
  * Sends requests with a `java.net.http.HttpClient` ([http], by default one
- * made here with a 10 s connect timeout), each with [timeoutMs] to answer.
+ * made here with a 10 s connect timeout that follows no redirect), each
+ * exchange, from sending to the last byte of the body, within [timeoutMs].
+ * A client of your own should not follow redirects either
+ * (`HttpClient.Redirect.NEVER`, the JDK's default).
  */
 class JavaHttpTransport
     @JvmOverloads
     constructor(
         /** The HTTP client requests go through. */
-        val http: HttpClient = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build(),
-        /** How long one request may take to answer, in ms. */
+        val http: HttpClient =
+            HttpClient.newBuilder()
+                .connectTimeout(Duration.ofSeconds(10))
+                .followRedirects(HttpClient.Redirect.NEVER)
+                .build(),
+        /** How long one exchange may take, from sending to the last byte of the body, in ms. */
         val timeoutMs: Long = 30_000,
     ) : Transport {
         /** Sends [request]; a failure without a response is a [TransportFailureException]. */
@@ -50,16 +71,96 @@ class JavaHttpTransport
             for (header in request.headers) {
                 if (header.name.lowercase() !in RESTRICTED) builder.header(header.name, header.value)
             }
+            val bodies = BoundedBodies(request.maxBodyBytes)
+            val exchange = http.sendAsync(builder.build(), bodies)
             val reply =
                 try {
-                    http.sendAsync(builder.build(), HttpResponse.BodyHandlers.ofByteArray()).await()
+                    exchange.orTimeout(timeoutMs, TimeUnit.MILLISECONDS).await()
                 } catch (error: Exception) {
-                    throw transportFailureOf(unwrap(error)) ?: throw error
+                    exchange.cancel(true)
+                    bodies.cancel()
+                    val cause = unwrap(error)
+                    if (cause is JavaTimeoutException) {
+                        throw TransportFailureException(
+                            FailureKind.TIMEOUT,
+                            "the response did not arrive in full within $timeoutMs ms",
+                            cause,
+                        )
+                    }
+                    throw transportFailureOf(cause) ?: throw error
                 }
             val headers = reply.headers().map().flatMap { (name, values) -> values.map { Header(name, it) } }
             return Response(reply.statusCode(), headers, Body(reply.body()))
         }
     }
+
+/**
+ * The body handler of one exchange: bodies of at most `limit + 1` bytes
+ * (the core refuses one longer than its bound), the stream cancelled as
+ * soon as it passes the bound; none of a body whose Content-Length is
+ * above it is read. `null`: no bound.
+ */
+private class BoundedBodies(private val limit: Long?) : HttpResponse.BodyHandler<ByteArray> {
+    @Volatile private var current: BoundedBody? = null
+
+    override fun apply(info: HttpResponse.ResponseInfo): HttpResponse.BodySubscriber<ByteArray> {
+        val declared = info.headers().firstValueAsLong("content-length")
+        val skip = limit != null && declared.isPresent && declared.asLong > limit
+        return BoundedBody(limit, skip).also { current = it }
+    }
+
+    /** Stops reading the body under way, if any. */
+    fun cancel() {
+        current?.cancel()
+    }
+}
+
+private class BoundedBody(private val limit: Long?, private val skip: Boolean) : HttpResponse.BodySubscriber<ByteArray> {
+    private val result = CompletableFuture<ByteArray>()
+    private val bytes = ByteArrayOutputStream()
+
+    @Volatile private var subscription: Flow.Subscription? = null
+
+    override fun getBody(): CompletionStage<ByteArray> = result
+
+    override fun onSubscribe(subscription: Flow.Subscription) {
+        this.subscription = subscription
+        if (skip) {
+            subscription.cancel()
+            result.complete(ByteArray(0))
+        } else {
+            subscription.request(1)
+        }
+    }
+
+    override fun onNext(item: List<ByteBuffer>) {
+        for (buffer in item) {
+            val room = if (limit == null) buffer.remaining().toLong() else limit + 1 - bytes.size()
+            val take = minOf(buffer.remaining().toLong(), maxOf(room, 0L)).toInt()
+            val chunk = ByteArray(take)
+            buffer.get(chunk)
+            bytes.write(chunk)
+        }
+        if (limit != null && bytes.size() > limit) {
+            subscription?.cancel()
+            result.complete(bytes.toByteArray())
+        } else {
+            subscription?.request(1)
+        }
+    }
+
+    override fun onError(throwable: Throwable) {
+        result.completeExceptionally(throwable)
+    }
+
+    override fun onComplete() {
+        result.complete(bytes.toByteArray())
+    }
+
+    fun cancel() {
+        subscription?.cancel()
+    }
+}
 
 private fun unwrap(error: Throwable): Throwable {
     var current = error
@@ -82,6 +183,7 @@ fun transportFailureOf(error: Throwable): TransportFailureException? {
             error is ConnectException || error.cause is ConnectException -> FailureKind.CONNECT
             error is UnresolvedAddressException || error.cause is UnresolvedAddressException -> FailureKind.CONNECT
             error is HttpTimeoutException -> FailureKind.TIMEOUT
+            error is JavaTimeoutException -> FailureKind.TIMEOUT
             error is InterruptedIOException -> FailureKind.TIMEOUT
             error is IOException -> FailureKind.INTERRUPTED
             else -> return null
