@@ -111,7 +111,7 @@ fn assert_waits_within(run: &Run, slack: u64) {
 }
 
 #[test]
-fn a_pager_told_remaining_0_reset_999999999_never_waits_longer_than_the_bound() {
+fn a_pager_told_remaining_0_reset_999999999_fails_at_once_naming_the_servers_time() {
     let mut client = client_with(RetryPolicy::default());
     let options = TablePagerOptions {
         page_size: 1,
@@ -123,24 +123,35 @@ fn a_pager_told_remaining_0_reset_999999999_never_waits_longer_than_the_bound() 
         ("RateLimit-Remaining", "0"),
         ("RateLimit-Reset", "999999999"),
     ];
-    // Three pages of one record, then an empty one.
-    let run = drive(&mut client, id, NOW, |n| {
-        let body = if n < 3 {
-            r#"{"data":[{"id":1}]}"#
-        } else {
-            r#"{"data":[]}"#
-        };
-        response(200, body, &headers)
+    let run = drive(&mut client, id, NOW, |_| {
+        response(200, r#"{"data":[{"id":1}]}"#, &headers)
     });
-    assert_eq!(run.end, Some(Ok(())), "{run:?}");
-    assert_eq!((run.sends.len(), run.pages), (4, 4));
-    assert_waits_within(&run, THROTTLE_JITTER);
-    for pair in run.sends.windows(2) {
-        assert!(
-            pair[1] - pair[0] <= LATENCY + BOUND + THROTTLE_JITTER,
-            "{run:?}"
-        );
-    }
+    // The first page arrives; the second would have to wait 999999999 s
+    // (from the answer at NOW + LATENCY), far past the 60 s bound: the
+    // pager ends at once, without a wait, naming the server's time.
+    assert_eq!((run.sends.len(), run.pages), (1, 1), "{run:?}");
+    assert!(run.waits.is_empty(), "{run:?}");
+    assert_eq!(run.ended_at, NOW + LATENCY);
+    assert_eq!(
+        run.end,
+        Some(Err(ClientError::RateLimitedTooLong {
+            status: 429,
+            limit: "user_table_reads".into(),
+            retry_at: UnixMillis::new(NOW + LATENCY + 999_999_999_000),
+            wait_ms: 999_999_999_000,
+            max_wait_ms: BOUND,
+        }))
+    );
+
+    // The model keeps no block past the bound: a pager started once the
+    // bound has passed sends at once.
+    let id = client
+        .start_table_pager("orders", TablePagerOptions::default())
+        .unwrap();
+    let later = NOW + LATENCY + BOUND;
+    let next = drive(&mut client, id, later, |_| ok_empty());
+    assert_eq!(next.end, Some(Ok(())), "{next:?}");
+    assert_eq!(next.sends, [later]);
 }
 
 /// A header set, named.
@@ -214,17 +225,32 @@ fn a_day_long_server_time_fails_the_call_at_once_and_a_new_call_does_not_wait_a_
             "{what}"
         );
 
-        // A new call on the same client goes out within the bound.
+        // A new call within the bound would wait for the server's day: it
+        // fails at once, naming that time, and sends nothing.
         let failed_at = run.ended_at;
         let id = client.start(RequestSpec::list_table_records("t")).unwrap();
-        let next = drive(&mut client, id, failed_at, |_| ok_empty());
-        assert_eq!(next.end, Some(Ok(())), "{what}");
+        let soon = drive(&mut client, id, failed_at + 1_000, |_| ok_empty());
+        assert!(soon.sends.is_empty(), "{what}: {soon:?}");
         assert!(
-            next.sends[0] <= failed_at + BOUND + THROTTLE_JITTER,
-            "{what}: the new call waited until {}",
-            next.sends[0]
+            matches!(
+                soon.end,
+                Some(Err(ClientError::RateLimitedTooLong {
+                    status: 429,
+                    retry_at,
+                    max_wait_ms: BOUND,
+                    ..
+                })) if retry_at == UnixMillis::new(NOW + LATENCY + 86_400_000)
+            ),
+            "{what}: {soon:?}"
         );
-        assert_waits_within(&next, THROTTLE_JITTER);
+
+        // The model keeps no block past the bound: a call started once the
+        // bound has passed goes out at once.
+        let id = client.start(RequestSpec::list_table_records("t")).unwrap();
+        let later = failed_at + BOUND;
+        let next = drive(&mut client, id, later, |_| ok_empty());
+        assert_eq!(next.end, Some(Ok(())), "{what}");
+        assert_eq!(next.sends, [later], "{what}");
     }
 }
 

@@ -107,7 +107,9 @@ impl Failure {
 /// of its last attempt's error.
 fn client_class(error: &ClientError) -> ErrorClass {
     match error {
-        ClientError::Api { .. } | ClientError::Redirect { .. } => ErrorClass::Api,
+        ClientError::Api { .. }
+        | ClientError::Redirect { .. }
+        | ClientError::RateLimitedTooLong { .. } => ErrorClass::Api,
         ClientError::Protocol { .. } | ClientError::BodyTooLarge { .. } => ErrorClass::Protocol,
         ClientError::Transport { .. } => ErrorClass::Transport,
         ClientError::InvalidConfig { .. } => ErrorClass::Config,
@@ -170,7 +172,8 @@ impl From<&ClientError> for Failure {
             }
             ClientError::Protocol { status, .. }
             | ClientError::Redirect { status, .. }
-            | ClientError::BodyTooLarge { status, .. } => details.status = Some(*status),
+            | ClientError::BodyTooLarge { status, .. }
+            | ClientError::RateLimitedTooLong { status, .. } => details.status = Some(*status),
             ClientError::InvalidParams { problems, .. } => details.problems = Some(problems),
             _ => {}
         }

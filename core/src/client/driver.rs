@@ -24,6 +24,7 @@ use super::ratelimit_headers::parse_rate_limit_headers;
 use super::request::{build_request, ClientRequest, RequestSpec};
 use super::response::{check_body_size, interpret, ApiResponse};
 use super::retry::{RetryCause, RetryDecision, RetryPlanner};
+use super::server_wait::ServerWait;
 use super::throttle::{Plan, Throttle, WaitReason};
 use crate::model::ids::GET_RUN;
 use crate::time::ceil_seconds;
@@ -258,6 +259,10 @@ impl Client {
         } else {
             match self.throttle.plan(&call.request, now) {
                 Plan::WaitUntil { at, limit, reason } => {
+                    if let Some(error) = self.server_wait_too_long(&call.request, &limit, now) {
+                        self.fail(id, error);
+                        return None;
+                    }
                     let limit = self.limit_info(&call.request, &limit);
                     // Up to the backoff base (never above the cap), drawn once
                     // per attempt, so instances told the same instant spread.
@@ -434,6 +439,32 @@ impl Client {
                 operation: request.operation_id.clone(),
             }),
         }
+    }
+
+    /// The error that ends a call at once when limit `key` is held by a time
+    /// the server named further ahead than the bound (the throttle keeps
+    /// only the bound; the server's own time is not waited for).
+    fn server_wait_too_long(
+        &self,
+        request: &ClientRequest,
+        key: &str,
+        now: UnixMillis,
+    ) -> Option<ClientError> {
+        let until = self.throttle.model(key)?.server_until?;
+        let wait = ServerWait::new(until, now, self.throttle.max_wait_ms());
+        if !wait.is_too_long() {
+            return None;
+        }
+        let limit = self
+            .limit_info(request, key)
+            .map_or_else(|| key.to_owned(), |info| info.name);
+        Some(ClientError::RateLimitedTooLong {
+            status: 429,
+            limit,
+            retry_at: until,
+            wait_ms: wait.wait_ms,
+            max_wait_ms: wait.max_wait_ms,
+        })
     }
 
     /// The limit that refused the request: the one blocked longest.

@@ -214,6 +214,28 @@ pub enum ClientError {
         /// The bound, in bytes.
         limit: u64,
     },
+    /// A limit the request counts against admits no request before a time
+    /// the server named (in its rate-limit headers or a 429) further ahead
+    /// than [`super::RetryPolicy::max_retry_after_ms`]: the call ends at once
+    /// instead of waiting. `status` is 429, the refusal that time stands
+    /// for, so every language reports it as its rate-limit error.
+    #[error(
+        "the server says the {limit} limit admits no request before {retry_at} Unix ms \
+         ({wait_ms} ms from now), longer than the {max_wait_ms} ms \
+         RetryPolicy::max_retry_after_ms allows; try again after that time"
+    )]
+    RateLimitedTooLong {
+        /// 429: the refusal the server's time stands for.
+        status: u16,
+        /// The limit's name.
+        limit: String,
+        /// The server's time.
+        retry_at: UnixMillis,
+        /// How long that is from now.
+        wait_ms: u64,
+        /// The caller's maximum.
+        max_wait_ms: u64,
+    },
     /// The transport failed and the call was not (or no longer) retried.
     #[error("the request failed in transport: {failure}")]
     Transport {

@@ -73,6 +73,12 @@ pub struct LimitModel {
     pub in_flight: u32,
     /// Where `limit` and `window_ms` come from.
     pub source: LimitSource,
+    /// The server's own time for this limit (a reset, or a 429's retry
+    /// time) when it lay further ahead than the throttle's bound. The model
+    /// keeps the bound instead; a call that would wait for this limit ends
+    /// at once, naming this time ([`super::ClientError::RateLimitedTooLong`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_until: Option<UnixMillis>,
 }
 
 impl LimitModel {
@@ -87,6 +93,7 @@ impl LimitModel {
             blocked_until: UnixMillis::ZERO,
             in_flight: 0,
             source,
+            server_until: None,
         }
     }
 
@@ -120,6 +127,7 @@ impl LimitModel {
         if self.window_end.is_some_and(|end| now >= end) {
             self.remaining = self.limit.max(1);
             self.window_end = None;
+            self.server_until = None;
         }
     }
 }
@@ -306,6 +314,7 @@ impl Throttle {
                 continue;
             };
             model.roll(now);
+            model.server_until = None;
             if model.window_end.is_none() {
                 model.window_end = Some(now.saturating_add(model.window_ms));
             }
@@ -325,6 +334,7 @@ impl Throttle {
         let now = now.into();
         let max_wait_ms = self.max_wait_ms;
         let bounded = |at: UnixMillis| ServerWait::new(at, now, max_wait_ms).bounded();
+        let too_long = |at: UnixMillis| ServerWait::new(at, now, max_wait_ms).is_too_long();
         for reference in limits {
             let Some(model) = self.entry(reference) else {
                 continue;
@@ -351,11 +361,13 @@ impl Throttle {
             }
             model.remaining = observation.remaining.saturating_sub(model.in_flight);
             model.window_end = Some(bounded(observation.reset_at));
+            model.server_until = too_long(observation.reset_at).then_some(observation.reset_at);
             model.source = LimitSource::Headers;
             model.roll(now);
             refused.get_or_insert(index);
         }
         if status == 429 {
+            let server_until = headers.refused_until().filter(|at| too_long(*at));
             if let Some(until) = headers.refused_until().map(bounded) {
                 match refused {
                     // The refusing limit admits again at `until`: its window
@@ -365,6 +377,7 @@ impl Throttle {
                             model.blocked_until = model.blocked_until.max(until);
                             model.remaining = 0;
                             model.window_end = Some(until);
+                            model.server_until = server_until;
                         }
                     }
                     // Not known which limit refused: hold every limit of the
@@ -376,6 +389,9 @@ impl Throttle {
                         for reference in limits {
                             if let Some(model) = self.entry(reference) {
                                 model.blocked_until = model.blocked_until.max(until);
+                                if server_until.is_some() {
+                                    model.server_until = server_until;
+                                }
                                 if model.remaining_at(until) == 0 {
                                     model.window_end = Some(until);
                                 }
