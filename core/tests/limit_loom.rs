@@ -64,7 +64,8 @@ fn stacked(limiter: &KeyedLimiter<u64>, keys: [u64; 2], now: u64) -> bool {
     let rule = one_per_second();
     let refs = [&keys[0], &keys[1]];
     let mut admitted = false;
-    let result = limiter.transact(&refs, UnixMillis::new(now), &mut |states, now| {
+    let window = FixedWindow::window(&rule);
+    let result = limiter.transact(&refs, window, UnixMillis::new(now), &mut |states, now| {
         let mut next = Vec::with_capacity(states.len());
         for state in states.iter() {
             let (verdict, state) = FixedWindow::decide(&rule, *state, now);

@@ -28,7 +28,9 @@
 //!
 //! ```text
 //! if n == 0: refuse; reset_at = retry_at = now - now % w + w; state unchanged
-//! if now < reset_at:  (end, used) = (reset_at, count)          -- also time going backwards
+//! if now < reset_at and reset_at - now > 2w:                    -- written by a wrong clock
+//!       (end, used) = (now - now % w + w, 0)
+//! elif now < reset_at:  (end, used) = (reset_at, count)        -- also time going backwards
 //! else: e = now - now % w + w (saturating)
 //!       (end, used) = e > reset_at ? (e, 0) : (reset_at, count)  -- the latter only at u64::MAX
 //! if used < n: admit; state = (end, used + 1); remaining = n - used - 1; reset = end
@@ -42,6 +44,7 @@
 //! ```text
 //! if n == 0: refuse; reset_at = retry_at = now + w; state unchanged
 //! f = min(tat_frac, n - 1)
+//! if tat_ms > now + 2w: (tat_ms, f) = (0, 0)                     -- written by a wrong clock
 //! (b_ms, b_frac) = tat_ms >= now ? (tat_ms, f) : (now, 0)        -- max(TAT, now)
 //! x_frac = b_frac + r; x_ms = b_ms + q; if x_frac >= n: x_frac -= n; x_ms += 1
 //! if x_ms overflows u64: refuse; retry_at = u64::MAX
@@ -52,6 +55,15 @@
 //! else:
 //!     refuse; retry_at = x_ms - w + (x_frac > 0); reset = tat_ms + (tat_frac > 0)
 //! ```
+//!
+//! (`2w` saturates at `u64::MAX`.) A state written at `now` reaches at most
+//! one window past it, and one written by a clock at most one window ahead
+//! at most two: a state reaching further was written by a clock more than
+//! one window ahead of the present, and is discarded ([`is_far_ahead`]).
+//! So one wrong reading (a clock a day ahead, then set right) refuses a key
+//! for at most one window more, while time going backwards by at most one
+//! window (clock skew between instances, a reordered request) still counts
+//! into the stored window and never admits twice.
 //!
 //! Every product above except `remaining`'s fits 64 bits; a Lua mirror on
 //! doubles is exact while times stay below 2^53 ms (year 287 396).
@@ -84,7 +96,7 @@ mod table;
 #[cfg(test)]
 mod table_model;
 
-pub use algorithm::{is_expired, Algorithm, PackedState, Verdict};
+pub use algorithm::{is_expired, is_far_ahead, Algorithm, PackedState, Verdict};
 pub use config::{LimiterConfig, LimiterConfigError, WhenFull, MAX_SHARDS};
 pub use fixed_window::{aligned_end, FixedWindow, FixedWindowRule, FixedWindowState};
 pub use gcra::{Gcra, GcraRule, GcraState};
