@@ -16,8 +16,8 @@
 
 use super::ratelimit_headers::RateLimitHeaders;
 use super::request::{ClientRequest, LimitRef};
-use crate::limit::Quota;
 use crate::model::index::RateLimits;
+use crate::model::Quota;
 use crate::UnixMillis;
 use litemap::LiteMap;
 use serde::{Deserialize, Serialize};

@@ -105,49 +105,11 @@ pub use keyed::{KeyedLimiter, StoreFull};
 pub use memory::{InMemoryLimiter, SubjectTable};
 pub use stack::{acquire, decide_stack, same_keys, try_acquire, StateStore, StoreKey};
 
+/// The quota and the check live in [`crate::model`] (the client role uses
+/// them without the limiter); re-exported here where they always were.
+pub use crate::model::{LimitCheck, Quota};
 use crate::UnixMillis;
 use serde::{Deserialize, Serialize};
-
-/// A limit's size: `requests` per `window_ms` milliseconds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Quota {
-    /// Requests admitted per window. `0` refuses everything.
-    pub requests: u32,
-    /// Window length in milliseconds; `0` is treated as `1`.
-    pub window_ms: u64,
-}
-
-impl Quota {
-    /// `requests` per `seconds` seconds.
-    pub const fn per_seconds(requests: u32, seconds: u64) -> Self {
-        Self {
-            requests,
-            window_ms: seconds.saturating_mul(1_000),
-        }
-    }
-
-    /// The window length, never zero.
-    pub const fn window(&self) -> u64 {
-        if self.window_ms == 0 {
-            1
-        } else {
-            self.window_ms
-        }
-    }
-}
-
-/// One limit that applies to a request: which limit, how big, and whom it
-/// counts (e.g. name `credential`, subject the credential's id).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LimitCheck<'a> {
-    /// The limit's name; state is kept per `(name, subject)`.
-    pub name: &'a str,
-    /// Its size.
-    pub quota: Quota,
-    /// Whom it counts: a credential id, a user, a client IP, an agent id.
-    pub subject: &'a str,
-}
 
 /// The state of one limit for one subject, as response headers show it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
