@@ -11,6 +11,7 @@ use crate::gate_types::{
 };
 use crate::{time, AcdError};
 use acd_core::gate as core_gate;
+use acd_core::limit::{LimitAlgorithm, LimiterConfig};
 use acd_core::model::{InMemoryCredentials, Secret};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -178,25 +179,72 @@ pub struct Gate {
     inner: core_gate::Gate,
 }
 
+/// The hash seed of a gate's limiter: `explicit`, or one drawn from the
+/// operating system's generator.
+fn hash_seed(explicit: Option<u64>) -> Result<u64, AcdError> {
+    match explicit {
+        Some(seed) => Ok(seed),
+        None => LimiterConfig::default()
+            .with_os_seed()
+            .map(|config| config.hash_seed)
+            .map_err(|error| {
+                AcdError::Config(format!(
+                    "no OS entropy for the rate limiter's hash seed ({error}); \
+                     pass one with Gate.with_hash_seed"
+                ))
+            }),
+    }
+}
+
+/// A core gate over `credentials` with the in-memory fixed-window limiter,
+/// its keys hashed with `explicit` or an OS-drawn seed; also the seed used.
+fn seeded(
+    config: &GateConfig,
+    credentials: InMemoryCredentials,
+    explicit: Option<u64>,
+) -> Result<(core_gate::Gate, u64), AcdError> {
+    let seed = hash_seed(explicit)?;
+    let gate = core_gate::Gate::in_memory_seeded(
+        config.inner.clone(),
+        credentials,
+        LimitAlgorithm::FixedWindow,
+        seed,
+    )?;
+    Ok((gate, seed))
+}
+
 #[uniffi::export]
 impl Gate {
-    /// A gate over a copy of `credentials` with the in-memory limiter.
+    /// A gate over a copy of `credentials` with the in-memory limiter, its
+    /// keys hashed with a seed drawn from the operating system (so nobody
+    /// outside can predict where subjects land).
     #[uniffi::constructor]
     pub fn new(
         config: Arc<GateConfig>,
         credentials: Arc<Credentials>,
     ) -> Result<Arc<Self>, AcdError> {
-        let table = credentials.table().clone();
-        let inner = core_gate::Gate::in_memory(config.inner.clone(), table)?;
+        let (inner, _) = seeded(&config, credentials.table().clone(), None)?;
         Ok(Arc::new(Self { inner }))
     }
 
-    /// A gate with the demo credentials.
+    /// Like `new`, with the limiter's hash seed given (tests and runs that
+    /// must repeat exactly; a gate facing a network uses `new`).
+    #[uniffi::constructor]
+    pub fn with_hash_seed(
+        config: Arc<GateConfig>,
+        credentials: Arc<Credentials>,
+        hash_seed: u64,
+    ) -> Result<Arc<Self>, AcdError> {
+        let (inner, _) = seeded(&config, credentials.table().clone(), Some(hash_seed))?;
+        Ok(Arc::new(Self { inner }))
+    }
+
+    /// A gate with the demo credentials (hash seed from the operating
+    /// system, as `new`).
     #[uniffi::constructor]
     pub fn demo(config: Arc<GateConfig>) -> Result<Arc<Self>, AcdError> {
-        Ok(Arc::new(Self {
-            inner: core_gate::Gate::demo(config.inner.clone())?,
-        }))
+        let (inner, _) = seeded(&config, core_gate::demo::credentials(), None)?;
+        Ok(Arc::new(Self { inner }))
     }
 
     /// Decides what to do with `request` at `now_ms` (Unix ms).
@@ -375,5 +423,28 @@ impl Admitted {
     /// same response again (the limits were charged once, at `decide`).
     pub fn respond(&self, answer: ResourceAnswer) -> GateResponse {
         self.inner.clone().respond(answer.into()).into()
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn config() -> GateConfig {
+        GateConfig {
+            inner: core_gate::GateConfig::default(),
+        }
+    }
+
+    #[test]
+    fn default_gates_draw_their_hash_seeds_from_the_os_and_an_explicit_one_is_kept() {
+        let (_, first) = seeded(&config(), core_gate::demo::credentials(), None).unwrap();
+        let (_, second) = seeded(&config(), core_gate::demo::credentials(), None).unwrap();
+        // Two draws of 64 random bits: equal (or 0) with probability 2^-64.
+        assert_ne!(first, second);
+        assert_ne!(first, 0);
+        let (_, explicit) = seeded(&config(), core_gate::demo::credentials(), Some(7)).unwrap();
+        assert_eq!(explicit, 7);
     }
 }

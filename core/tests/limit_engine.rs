@@ -10,7 +10,7 @@ use acd_core::UnixMillis;
 use std::collections::HashMap;
 use std::fmt::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Barrier, Mutex};
 
 const THREADS: usize = 8;
 
@@ -21,15 +21,22 @@ fn eight_threads_on_one_key_never_exceed_the_window_limit() {
         requests: 50,
         window_ms: 10,
     });
-    let clock = AtomicU64::new(1_000);
+    // The threads step through time together, one ms per round (a barrier
+    // between rounds), so readings are never more than one window out of
+    // order: a reading more than one window late is believed and may
+    // re-admit (see `limit_clock.rs`).
+    let rounds = Barrier::new(THREADS);
     // Admitted requests per window, identified by the window's end.
     let per_window = Mutex::new(HashMap::<u64, u32>::new());
     std::thread::scope(|scope| {
         for _ in 0..THREADS {
             scope.spawn(|| {
                 let mut mine = HashMap::<u64, u32>::new();
-                for _ in 0..5_000 {
-                    let now = clock.fetch_add(1, Ordering::Relaxed) / 40;
+                for i in 0..5_000u64 {
+                    if i % 40 == 0 {
+                        rounds.wait();
+                    }
+                    let now = 1_000 + i / 40;
                     let verdict = limiter.check(&42, &rule, UnixMillis::new(now));
                     if verdict.admitted {
                         *mine.entry(u64::from(verdict.reset_at)).or_default() += 1;
@@ -78,13 +85,18 @@ fn gcra_under_threads_stays_within_burst_plus_rate() {
         window_ms: 100,
     };
     let rule = Gcra::rule(quota);
-    let clock = AtomicU64::new(0);
+    // One ms per round of 16 checks per thread, the rounds kept in step
+    // (readings at most one window out of order, as above).
+    let rounds = Barrier::new(THREADS);
     let admitted = AtomicU64::new(0);
     std::thread::scope(|scope| {
         for _ in 0..THREADS {
             scope.spawn(|| {
-                for _ in 0..4_000 {
-                    let now = clock.fetch_add(1, Ordering::Relaxed) / 16;
+                for i in 0..4_000u64 {
+                    if i % 16 == 0 {
+                        rounds.wait();
+                    }
+                    let now = i / 16;
                     if limiter.check(&3, &rule, UnixMillis::new(now)).admitted {
                         admitted.fetch_add(1, Ordering::Relaxed);
                     }
@@ -92,7 +104,7 @@ fn gcra_under_threads_stays_within_burst_plus_rate() {
             });
         }
     });
-    let elapsed = clock.into_inner() / 16;
+    let elapsed = 4_000 / 16;
     // burst + rate * t, rate = 20 per 100 ms
     assert!(admitted.into_inner() <= 20 + elapsed * 20 / 100);
 }

@@ -62,6 +62,43 @@ fn run_keyed<A: Algorithm>(quota: Quota, times: &[u64]) -> Vec<bool> {
         .collect()
 }
 
+/// `times` with every reading at most one window behind the latest before
+/// it (an earlier one is moved up to that bound): time may go backwards,
+/// but by at most one window.
+fn within_one_window(times: &[u64], window: u64) -> Vec<u64> {
+    let mut latest = 0u64;
+    times
+        .iter()
+        .map(|&t| {
+            let t = t.max(latest.saturating_sub(window));
+            latest = latest.max(t);
+            t
+        })
+        .collect()
+}
+
+/// Runs `times` through the pure transition and the keyed engine; returns,
+/// per run, each refusal as `(now, retry_at)`.
+fn refusals<A: Algorithm>(quota: Quota, times: &[u64]) -> Vec<Vec<(u64, u64)>> {
+    let rule = A::rule(quota);
+    let mut state = A::State::default();
+    let limiter: KeyedLimiter<u64, A> = KeyedLimiter::new(LimiterConfig::with_max_keys(16));
+    let mut pure = Vec::new();
+    let mut keyed = Vec::new();
+    for &now in times {
+        let (verdict, next) = A::decide(&rule, state, UnixMillis::new(now));
+        state = next;
+        if !verdict.admitted {
+            pure.push((now, verdict.retry_at.as_millis()));
+        }
+        let verdict = limiter.check(&5, &rule, UnixMillis::new(now));
+        if !verdict.admitted {
+            keyed.push((now, verdict.retry_at.as_millis()));
+        }
+    }
+    vec![pure, keyed]
+}
+
 fn per_window(times: &[u64], admitted: &[bool], window: u64) -> BTreeMap<u64, (u64, u64)> {
     let mut counts = BTreeMap::new();
     for (&now, &ok) in times.iter().zip(admitted) {
@@ -87,18 +124,49 @@ proptest! {
         }
     }
 
+    /// Time going backwards by at most one window never admits extra: every
+    /// request counts in the window of the latest instant seen so far, and
+    /// no such window admits more than the limit. (A reading more than one
+    /// window back is believed; see the next property.)
     #[test]
-    fn fixed_window_never_over_admits_when_time_goes_backwards(
+    fn fixed_window_never_over_admits_when_time_goes_back_by_at_most_one_window(
         requests in 1u32..6, window in windows(),
         times in prop::collection::vec(prop_oneof![0u64..20_000, Just(u64::MAX), Just(u64::MAX - 1)], 1..200),
     ) {
         let quota = Quota { requests, window_ms: window };
+        let times = within_one_window(&times, window);
         // Effective time: the latest instant seen so far.
         let mut latest = 0;
         let effective: Vec<u64> = times.iter().map(|&t| { latest = latest.max(t); latest }).collect();
         for admitted in [run_pure::<FixedWindow>(quota, &times), run_keyed::<FixedWindow>(quota, &times)] {
             for (_, passed) in per_window(&effective, &admitted, window).into_values() {
                 prop_assert!(passed <= u64::from(requests));
+            }
+        }
+    }
+
+    /// Whatever came before (readings in any order, jumps to the end of
+    /// time and back), a refusal's retry time is at most two windows after
+    /// `now` in the pure transition (a state more than one window beyond
+    /// what `now` can write is discarded), and at most three in the keyed
+    /// engine (whose clock counts `now` as up to one window later): one
+    /// wrong reading costs at most one window.
+    #[test]
+    fn a_refusal_never_waits_more_than_two_windows_past_a_wrong_reading(
+        requests in 1u32..6, window in windows(), gcra in any::<bool>(),
+        times in prop::collection::vec(
+            prop_oneof![0u64..20_000, 1u64 << 40..(1 << 40) + 20_000, Just(u64::MAX), Just(u64::MAX - 1)],
+            1..100,
+        ),
+    ) {
+        let quota = Quota { requests, window_ms: window };
+        let runs = if gcra { refusals::<Gcra>(quota, &times) } else { refusals::<FixedWindow>(quota, &times) };
+        for (run, windows) in runs.iter().zip([2u64, 3]) {
+            for &(now, retry_at) in run {
+                prop_assert!(
+                    retry_at <= now.saturating_add(window.saturating_mul(windows)),
+                    "refused at {} until {} (window {})", now, retry_at, window
+                );
             }
         }
     }
@@ -111,12 +179,14 @@ proptest! {
         let quota = Quota { requests, window_ms: window };
         let mut times = times;
         if !sorted {
-            // Any order: the bound holds on stated times.
+            // Any order, each reading at most one window behind the latest
+            // before it: the bound holds on stated times.
             let len = times.len() as u64;
             for i in 0..times.len() {
                 let j = ((shuffle.rotate_left(i as u32) ^ (i as u64 * 0x9E37)) % len) as usize;
                 times.swap(i, j);
             }
+            times = within_one_window(&times, window);
         }
         let mut runs = vec![run_pure::<Gcra>(quota, &times)];
         if sorted {

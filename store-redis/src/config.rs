@@ -70,7 +70,9 @@ pub struct RedisConfig {
     pub backoff_min: Duration,
     /// Longest wait between reconnection attempts.
     pub backoff_max: Duration,
-    /// Sizing of the in-memory fallback of [`FaultPolicy::FailOpen`].
+    /// Sizing of the in-memory fallback of [`FaultPolicy::FailOpen`]. By
+    /// default its hash seed is drawn from the operating system, a new one
+    /// per configuration.
     pub fallback: LimiterConfig,
 }
 
@@ -89,9 +91,25 @@ impl Default for RedisConfig {
             fault_policy: FaultPolicy::FailOpen,
             backoff_min: Duration::from_millis(100),
             backoff_max: Duration::from_secs(5),
-            fallback: LimiterConfig::with_max_keys(1 << 16),
+            fallback: fallback_config(),
         }
     }
+}
+
+/// The fallback's default sizing, with a hash seed drawn from the operating
+/// system (set `fallback.hash_seed` for a run that must repeat exactly).
+/// Should the OS have no generator, the seed comes from foldhash's
+/// per-process random state instead (address-space layout and a counter):
+/// never a fixed value.
+fn fallback_config() -> LimiterConfig {
+    let config = LimiterConfig::with_max_keys(1 << 16);
+    config.with_os_seed().unwrap_or_else(|_| {
+        use std::hash::BuildHasher;
+        LimiterConfig {
+            hash_seed: foldhash::fast::RandomState::default().hash_one(0u64),
+            ..config
+        }
+    })
 }
 
 impl RedisConfig {

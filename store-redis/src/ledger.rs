@@ -6,7 +6,7 @@
 //! GCRA states are not merged (see docs/limiter.md for that bound).
 
 use crate::keys::{with_window, KeySpace};
-use acd_core::limit::{LimitAlgorithm, LimitCheck};
+use acd_core::limit::{is_far_ahead, LimitAlgorithm, LimitCheck};
 use acd_core::UnixMillis;
 use redis::Script;
 use std::collections::HashMap;
@@ -69,7 +69,11 @@ impl Ledger {
                 window_end,
                 admitted: 0,
             });
-            if window_end > entry.window_end {
+            // A newer window, or one noted by a clock more than one window
+            // ahead (discarded, as the limiters do): start over.
+            if window_end > entry.window_end
+                || is_far_ahead(UnixMillis::new(entry.window_end), now, window)
+            {
                 *entry = Counted {
                     window_end,
                     admitted: 0,
@@ -197,5 +201,34 @@ mod tests {
             UnixMillis::new(61_000),
         );
         assert!(ledger.take(UnixMillis::new(120_000), 5).is_empty());
+    }
+
+    #[test]
+    fn a_window_noted_by_a_clock_a_day_ahead_gives_way_to_the_present() {
+        let space = KeySpace::new("t", LimitAlgorithm::FixedWindow).unwrap();
+        let ledger = Ledger::new(4);
+        let check = [LimitCheck {
+            name: "credential",
+            quota: Quota::per_seconds(10, 60),
+            subject: "a",
+        }];
+        let note = |now| {
+            ledger.admitted(
+                &space,
+                LimitAlgorithm::FixedWindow,
+                &check,
+                UnixMillis::new(now),
+            );
+        };
+        note(86_461_000); // a day ahead: window ending 86 520 000
+        note(61_000);
+        note(62_000);
+        let merges = ledger.take(UnixMillis::new(63_000), 5);
+        assert_eq!(merges.len(), 1);
+        assert_eq!(
+            merges[0].keys,
+            [space.window_key("credential", "a", 120_000)]
+        );
+        assert_eq!(merges[0].args, [63_000, 5, 120_000, 2]);
     }
 }

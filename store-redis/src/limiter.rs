@@ -255,6 +255,31 @@ mod tests {
     use std::time::Duration;
 
     #[test]
+    fn the_fallback_draws_its_hash_seed_from_the_os_and_an_explicit_one_is_kept() {
+        let seed = |config: RedisConfig| {
+            let limiter = RedisLimiter::new(config).unwrap();
+            limiter.config().fallback.hash_seed
+        };
+        let (first, second) = (seed(RedisConfig::default()), seed(RedisConfig::default()));
+        // Two draws of 64 random bits: equal (or 0) with probability 2^-64.
+        assert_ne!(first, second);
+        assert_ne!(first, 0);
+        let mut explicit = RedisConfig::default();
+        explicit.fallback.hash_seed = 7;
+        assert_eq!(seed(explicit), 7);
+        // The seed is secret: Debug does not show it.
+        let mut config = RedisConfig::default();
+        config.fallback.hash_seed = 0x0123_4567_89ab_cdef;
+        let shown = format!("{config:?}");
+        assert!(shown.contains("max_keys: 65536"), "{shown}");
+        assert!(!shown.contains("hash_seed"), "{shown}");
+        assert!(
+            !shown.contains(&0x0123_4567_89ab_cdef_u64.to_string()),
+            "{shown}"
+        );
+    }
+
+    #[test]
     fn the_time_domain_and_the_fallback_are_checked_when_built() {
         let config = |f: fn(&mut RedisConfig)| {
             let mut config = RedisConfig::default();

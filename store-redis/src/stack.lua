@@ -83,6 +83,9 @@ local function gcra(n, w, t, e)
     local at = now + w
     return false, 0, at, at
   end
+  -- A TAT more than two windows ahead was written by a clock more than
+  -- one window ahead of now: discarded (a wrong reading costs one window).
+  if t > now + 2 * w then t, e = 0, 0 end
   local full = t
   if e > 0 then full = t + 1 end
   local f = e

@@ -10,6 +10,7 @@ use crate::js::{self, get};
 use acd_core::gate::{
     Admitted, Decision, Gate, GateConfig, GateRequest, GateResponse, ResourceAnswer,
 };
+use acd_core::limit::LimitAlgorithm;
 use acd_core::model::{
     CredentialKind, CredentialRecord, InMemoryCredentials, ParamProblem, ParamValue, Principal,
     Secret,
@@ -156,7 +157,25 @@ impl JsGate {
     ) -> Result<JsGate, JsValue> {
         let config = config_from_js(&config.unwrap_or(JsValue::UNDEFINED))?;
         let credentials = credentials_from_js(&credentials.unwrap_or(JsValue::UNDEFINED))?;
-        Self::build(config, credentials).map_err(JsValue::from)
+        Self::build(config, credentials, None).map_err(JsValue::from)
+    }
+
+    /// Like `new`, with the rate limiter's hash seed given (a `bigint`; for
+    /// tests and runs that must repeat exactly). `new` and `demo` draw the
+    /// seed from `crypto.getRandomValues`.
+    #[wasm_bindgen(js_name = withHashSeed)]
+    pub fn with_hash_seed(
+        #[wasm_bindgen(unchecked_param_type = "GateConfig | string | null")] config: Option<
+            JsValue,
+        >,
+        #[wasm_bindgen(unchecked_param_type = "CredentialInit[] | null")] credentials: Option<
+            JsValue,
+        >,
+        #[wasm_bindgen(js_name = hashSeed)] hash_seed: u64,
+    ) -> Result<JsGate, JsValue> {
+        let config = config_from_js(&config.unwrap_or(JsValue::UNDEFINED))?;
+        let credentials = credentials_from_js(&credentials.unwrap_or(JsValue::UNDEFINED))?;
+        Self::build(config, credentials, Some(hash_seed)).map_err(JsValue::from)
     }
 
     /// A gate with the published demo credentials (e.g. `acd_live_demo_ada`),
@@ -167,7 +186,7 @@ impl JsGate {
         >,
     ) -> Result<JsGate, JsValue> {
         let config = config_from_js(&config.unwrap_or(JsValue::UNDEFINED))?;
-        Self::build(config, acd_core::gate::demo::credentials()).map_err(JsValue::from)
+        Self::build(config, acd_core::gate::demo::credentials(), None).map_err(JsValue::from)
     }
 
     /// Decides what to do with `request` at `nowMs` (Unix milliseconds):
@@ -241,10 +260,51 @@ impl JsGate {
     }
 }
 
+/// 64 bits from `crypto.getRandomValues` (the platform's generator): the
+/// hash seed of a default gate's limiter, so nobody outside can predict
+/// where subjects land.
+fn platform_seed() -> Result<u64, Failure> {
+    let missing = || {
+        Failure::argument(
+            "this platform has no crypto.getRandomValues: pass a hash seed with Gate.withHashSeed",
+        )
+    };
+    let crypto = Reflect::get(&js_sys::global(), &"crypto".into()).map_err(|_| missing())?;
+    let fill = Reflect::get(&crypto, &"getRandomValues".into())
+        .ok()
+        .and_then(|fill| fill.dyn_into::<js_sys::Function>().ok())
+        .ok_or_else(missing)?;
+    let bytes = js_sys::Uint8Array::new_with_length(8);
+    fill.call1(&crypto, &bytes).map_err(|_| missing())?;
+    let mut out = [0u8; 8];
+    bytes.copy_to(&mut out);
+    Ok(u64::from_le_bytes(out))
+}
+
 impl JsGate {
-    fn build(config: GateConfig, credentials: InMemoryCredentials) -> Result<JsGate, Failure> {
-        Gate::in_memory(config, credentials)
-            .map(|inner| JsGate { inner })
+    /// A gate over `credentials`, its limiter's keys hashed with `explicit`
+    /// or a seed from the platform.
+    fn build(
+        config: GateConfig,
+        credentials: InMemoryCredentials,
+        explicit: Option<u64>,
+    ) -> Result<JsGate, Failure> {
+        Self::build_seeded(config, credentials, explicit, platform_seed).map(|(gate, _)| gate)
+    }
+
+    /// [`Self::build`] with the platform's draw passed in; also the seed used.
+    fn build_seeded(
+        config: GateConfig,
+        credentials: InMemoryCredentials,
+        explicit: Option<u64>,
+        draw: impl FnOnce() -> Result<u64, Failure>,
+    ) -> Result<(JsGate, u64), Failure> {
+        let seed = match explicit {
+            Some(seed) => seed,
+            None => draw()?,
+        };
+        Gate::in_memory_seeded(config, credentials, LimitAlgorithm::FixedWindow, seed)
+            .map(|inner| (JsGate { inner }, seed))
             .map_err(|error| {
                 Failure::new(ErrorClass::Config, codes::INVALID_CONFIG, error.to_string())
             })
@@ -451,5 +511,24 @@ impl JsGateResponse {
     #[wasm_bindgen(getter)]
     pub fn text(&self) -> String {
         String::from_utf8_lossy(&self.inner.body).into_owned()
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_default_gate_takes_the_platforms_draw_and_an_explicit_seed_is_kept() {
+        let creds = acd_core::gate::demo::credentials;
+        let (_, drawn) =
+            JsGate::build_seeded(GateConfig::default(), creds(), None, || Ok(0x5eed)).unwrap();
+        assert_eq!(drawn, 0x5eed);
+        let (_, explicit) = JsGate::build_seeded(GateConfig::default(), creds(), Some(7), || {
+            panic!("an explicit seed draws nothing")
+        })
+        .unwrap();
+        assert_eq!(explicit, 7);
     }
 }

@@ -4,8 +4,8 @@
 use super::budget::BudgetPolicy;
 use super::error::ClientError;
 use super::retry::RetryPolicy;
-use crate::limit::Quota;
 use crate::model::wire_enum::wire_enum;
+use crate::model::Quota;
 use crate::model::{Catalogue, CredentialKind, Secret};
 use serde::{Deserialize, Serialize};
 

@@ -10,13 +10,13 @@
 use super::config::{ApiKeyHeader, ClientConfig};
 use super::error::ClientError;
 use super::random::KeyStream;
-use crate::limit::Quota;
 use crate::model::credential::{is_credential_header, REDACTED};
 use crate::model::header_names::{AUTHORIZATION, IDEMPOTENCY_KEY, X_API_KEY};
 use crate::model::limits::{CredentialFacts, LimitSettings, RequestFacts, CLIENT_IP_LIMIT_NAME};
 use crate::model::operation::Segment;
 use crate::model::query::{encode_component, validate_pairs};
 use crate::model::wire_enum::wire_enum;
+use crate::model::Quota;
 use crate::model::{CredentialKind, CredentialPolicy, ParamRole};
 use serde::{Deserialize, Serialize};
 

@@ -100,13 +100,33 @@ impl Gate {
     }
 
     /// A gate with in-memory credentials and the in-memory limiter running
-    /// `algorithm` (default limiter configuration).
+    /// `algorithm` (default limiter configuration, hash seed `0`: see
+    /// [`Self::in_memory_seeded`] for a gate facing the network).
     pub fn in_memory_with(
         config: GateConfig,
         credentials: InMemoryCredentials,
         algorithm: LimitAlgorithm,
     ) -> Result<Self, GateConfigError> {
-        let limiter = limit::in_memory(algorithm, LimiterConfig::default());
+        Self::in_memory_seeded(config, credentials, algorithm, 0)
+    }
+
+    /// A gate with in-memory credentials and the in-memory limiter running
+    /// `algorithm`, its keys hashed with `hash_seed` (see
+    /// [`LimiterConfig::hash_seed`]): edges pass a seed drawn from the
+    /// operating system, tests a fixed one.
+    pub fn in_memory_seeded(
+        config: GateConfig,
+        credentials: InMemoryCredentials,
+        algorithm: LimitAlgorithm,
+        hash_seed: u64,
+    ) -> Result<Self, GateConfigError> {
+        let limiter = limit::in_memory(
+            algorithm,
+            LimiterConfig {
+                hash_seed,
+                ..LimiterConfig::default()
+            },
+        );
         Self::new(config, Arc::new(credentials), limiter)
     }
 

@@ -67,6 +67,27 @@ pub const fn is_expired(expires_at: UnixMillis, now: UnixMillis) -> bool {
     expires_at.as_millis() <= now.as_millis() && expires_at.as_millis() != u64::MAX
 }
 
+/// Whether a stored instant `at` lies more than two windows after `now`.
+///
+/// A state written at `now` never reaches further than one window ahead (a
+/// fixed window ends at most `window` after `now`, a GCRA theoretical
+/// arrival time is at most `window` ahead), and one written by a clock at
+/// most one window ahead of `now` never further than two. A state beyond
+/// that was written by a clock reading more than one window ahead of the
+/// present: the algorithms discard it (treat it as no state), so one wrong
+/// reading refuses a key for at most one window, not for as long as the
+/// error. `false` when `at <= now`.
+#[inline]
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "at - now - 1 is computed only when at > now"
+)]
+pub const fn is_far_ahead(at: UnixMillis, now: UnixMillis, window: u64) -> bool {
+    // ahead > 2 * window, without overflow: (ahead - 1) / 2 >= window.
+    let (at, now) = (at.as_millis(), now.as_millis());
+    at > now && (at - now - 1) / 2 >= window
+}
+
 /// A rate-limit algorithm: a pure transition on a small plain-data state.
 ///
 /// Implemented by zero-sized markers ([`super::FixedWindow`],
@@ -83,12 +104,21 @@ pub trait Algorithm: Copy + Default + Debug + Send + Sync + 'static {
     /// The quota a rule was prepared from (window never zero).
     fn quota(rule: &Self::Rule) -> Quota;
 
+    /// The rule's window in ms, never zero: how far back a clock may go
+    /// before a store believes it (see [`is_far_ahead`]).
+    #[inline]
+    fn window(rule: &Self::Rule) -> u64 {
+        Self::quota(rule).window()
+    }
+
     /// The transition: what happens to a request at `now` against a key in
     /// `state`. Returns the verdict and the state to store if the request is
     /// admitted (the input state, unchanged, when refused).
     ///
-    /// An admitted request's next state never expires before `state` does
-    /// (unless `state` had already expired at `now`): stores rely on it to
-    /// bound expiries without re-reading every entry.
+    /// An admitted request's next state never expires before `state` does,
+    /// unless `state` had already expired at `now` or lay [far
+    /// ahead](is_far_ahead) of it (a wrong clock reading, discarded): stores
+    /// rely on it to bound expiries without re-reading every entry, and
+    /// lower their bound when their clock goes back.
     fn decide(rule: &Self::Rule, state: Self::State, now: UnixMillis) -> (Verdict, Self::State);
 }

@@ -42,7 +42,9 @@ pub enum WhenFull {
 }
 
 /// Sizing and policies of a [`KeyedLimiter`](super::KeyedLimiter).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// `Debug` does not show the hash seed (it is secret in production).
+#[derive(Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct LimiterConfig {
     /// Most keys held at once, at least 1 (split evenly over the shards;
@@ -62,8 +64,8 @@ pub struct LimiterConfig {
     /// The seed of the key hash, which places keys in shards and slots.
     ///
     /// Fixed in tests and simulations, so runs repeat exactly; random and
-    /// secret in production (the embedding edge passes OS randomness; the
-    /// core never reads it). See the [`KeyedLimiter`](super::KeyedLimiter) documentation
+    /// secret in production (the embedding edge passes OS randomness, e.g.
+    /// with `with_os_seed`; the core never reads it). The default is `0`. See the [`KeyedLimiter`](super::KeyedLimiter) documentation
     /// for what a known seed allows.
     pub hash_seed: u64,
 }
@@ -81,7 +83,32 @@ impl Default for LimiterConfig {
     }
 }
 
+impl std::fmt::Debug for LimiterConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LimiterConfig")
+            .field("max_keys", &self.max_keys)
+            .field("shards", &self.shards)
+            .field("when_full", &self.when_full)
+            .field("sweep_per_call", &self.sweep_per_call)
+            .field("scan_when_full", &self.scan_when_full)
+            .finish_non_exhaustive()
+    }
+}
+
 impl LimiterConfig {
+    /// This configuration with a hash seed drawn from the operating
+    /// system's generator (`getrandom`): what every default gate of an edge
+    /// (the ffi and wasm gates, the Redis store's fallback, the sandbox)
+    /// uses. Only with the `os-entropy` feature; the core itself never
+    /// calls it.
+    #[cfg(feature = "os-entropy")]
+    pub fn with_os_seed(self) -> Result<Self, getrandom::Error> {
+        Ok(Self {
+            hash_seed: getrandom::u64()?,
+            ..self
+        })
+    }
+
     /// The default configuration holding at most `max_keys` keys.
     pub fn with_max_keys(max_keys: usize) -> Self {
         Self {

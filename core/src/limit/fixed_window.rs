@@ -7,7 +7,7 @@
 //! forgotten. The arithmetic is written out in the [module documentation of
 //! `limit`](super).
 
-use super::algorithm::{Algorithm, PackedState, Verdict};
+use super::algorithm::{is_far_ahead, Algorithm, PackedState, Verdict};
 use super::Quota;
 use crate::UnixMillis;
 use serde::{Deserialize, Serialize};
@@ -62,6 +62,22 @@ impl PackedState for FixedWindowState {
     }
 }
 
+/// A stored window that ends more than one window after `now`: the next
+/// window (time went back, kept) or one written by a wrong clock reading
+/// (discarded). Out of the hot path.
+#[cold]
+fn ahead_of_now(
+    rule: &FixedWindowRule,
+    state: FixedWindowState,
+    now: UnixMillis,
+) -> (UnixMillis, u32) {
+    if is_far_ahead(state.reset_at, now, rule.window) {
+        (aligned_end(now, rule.window), 0)
+    } else {
+        (state.reset_at, state.count)
+    }
+}
+
 impl Algorithm for FixedWindow {
     type State = FixedWindowState;
     type Rule = FixedWindowRule;
@@ -81,6 +97,11 @@ impl Algorithm for FixedWindow {
     }
 
     #[inline]
+    fn window(rule: &FixedWindowRule) -> u64 {
+        rule.window
+    }
+
+    #[inline]
     #[allow(
         clippy::arithmetic_side_effects,
         reason = "used < requests <= u32::MAX here, so used + 1 and requests - used - 1 fit"
@@ -95,9 +116,15 @@ impl Algorithm for FixedWindow {
             return (Verdict::refused(end, end), state);
         }
         // Time going backwards (now < reset_at) stays in the stored window:
-        // a window never reopens early.
+        // a window never reopens early. A window more than one window ahead
+        // was written by a wrong clock reading: discarded.
         let (reset_at, used) = if now < state.reset_at {
-            (state.reset_at, state.count)
+            if state.reset_at.saturating_since(now) <= rule.window {
+                // The window `now` is in (the hot path: one compare).
+                (state.reset_at, state.count)
+            } else {
+                ahead_of_now(rule, state, now)
+            }
         } else {
             let end = aligned_end(now, rule.window);
             if end > state.reset_at {
@@ -157,6 +184,42 @@ mod tests {
         // time going backwards stays in the stored window
         let (back, _) = peek(quota, state, 1_000);
         assert!(!back.admitted);
+    }
+
+    #[test]
+    fn a_window_more_than_one_window_ahead_is_discarded() {
+        let quota = Quota::per_seconds(2, 60);
+        // Two requests counted in the window ending at 180 000 (a clock
+        // reading at 125 000 or later).
+        let stored = FixedWindowState {
+            reset_at: UnixMillis::new(180_000),
+            count: 2,
+        };
+        // From 60 000 on, that window is at most one window ahead: kept.
+        let (kept, _) = peek(quota, stored, 60_000);
+        assert_eq!(
+            kept,
+            Verdict::refused(UnixMillis::new(180_000), UnixMillis::new(180_000))
+        );
+        // At 59 999 it ends more than two windows later: discarded, and the
+        // request counts as the first of the window ending at 60 000.
+        let (fresh, next) = peek(quota, stored, 59_999);
+        assert_eq!(
+            fresh,
+            Verdict {
+                admitted: true,
+                remaining: 1,
+                reset_at: UnixMillis::new(60_000),
+                retry_at: UnixMillis::new(59_999),
+            }
+        );
+        assert_eq!(
+            next,
+            FixedWindowState {
+                reset_at: UnixMillis::new(60_000),
+                count: 1
+            }
+        );
     }
 
     #[test]

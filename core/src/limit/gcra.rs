@@ -8,7 +8,7 @@
 //! The arithmetic is written out in the [module documentation of
 //! `limit`](super).
 
-use super::algorithm::{Algorithm, PackedState, Verdict};
+use super::algorithm::{is_far_ahead, Algorithm, PackedState, Verdict};
 use super::Quota;
 use crate::UnixMillis;
 use serde::{Deserialize, Serialize};
@@ -70,6 +70,13 @@ impl PackedState for GcraState {
     }
 }
 
+/// [`is_far_ahead`] out of the hot path (a TAT at most one window ahead,
+/// the usual case, never gets here).
+#[cold]
+fn is_far_ahead_cold(at: UnixMillis, now: UnixMillis, window: u64) -> bool {
+    is_far_ahead(at, now, window)
+}
+
 impl Algorithm for Gcra {
     type State = GcraState;
     type Rule = GcraRule;
@@ -97,6 +104,11 @@ impl Algorithm for Gcra {
     }
 
     #[inline]
+    fn window(rule: &GcraRule) -> u64 {
+        rule.window
+    }
+
+    #[inline]
     #[allow(
         clippy::arithmetic_side_effects,
         reason = "bounds argued inline: n >= 1, fractions < n <= 2^32, x_ms >= now, ahead <= window"
@@ -109,8 +121,14 @@ impl Algorithm for Gcra {
         }
         // A fraction from another quota is clamped into range.
         let frac = u64::from(state.tat_frac).min(n - 1);
-        // base = max(TAT, now); TAT >= now exactly when tat_ms >= now.
-        let (base_ms, base_frac) = if state.tat_ms >= now {
+        // base = max(TAT, now); TAT >= now exactly when tat_ms >= now. A TAT
+        // more than two windows ahead was written by a wrong clock reading:
+        // discarded (base = now).
+        let (base_ms, base_frac) = if state.tat_ms < now {
+            (now, 0)
+        } else if state.tat_ms.saturating_since(now) <= rule.window
+            || !is_far_ahead_cold(state.tat_ms, now, rule.window)
+        {
             (state.tat_ms, frac)
         } else {
             (now, 0)
@@ -216,6 +234,34 @@ mod tests {
                 tat_frac: 1
             }
         );
+    }
+
+    #[test]
+    fn a_tat_more_than_two_windows_ahead_is_discarded() {
+        let quota = Quota::per_seconds(3, 3); // T = 1000 ms, burst 3
+        let stored = GcraState {
+            tat_ms: UnixMillis::new(16_000),
+            tat_frac: 0,
+        };
+        // At 10 000 the TAT is 6 s (two windows) ahead: kept, refused until
+        // 16 000 + 1 000 - 3 000.
+        let (kept, _) = decide(quota, stored, 10_000);
+        assert_eq!(
+            kept,
+            Verdict::refused(UnixMillis::new(16_000), UnixMillis::new(14_000))
+        );
+        // At 9 999 it is more than two windows ahead: discarded, a full burst.
+        let (fresh, next) = decide(quota, stored, 9_999);
+        assert_eq!(
+            fresh,
+            Verdict {
+                admitted: true,
+                remaining: 2,
+                reset_at: UnixMillis::new(10_999),
+                retry_at: UnixMillis::new(9_999),
+            }
+        );
+        assert_eq!(next.tat_ms, UnixMillis::new(10_999));
     }
 
     #[test]

@@ -25,11 +25,27 @@ struct ShardState<K> {
     latest: UnixMillis,
 }
 
-impl<K> ShardState<K> {
+impl<K: Default> ShardState<K> {
+    /// The shard's monotone clock: an earlier `now` counts as the latest
+    /// instant seen, unless that instant is more than `window` ahead of
+    /// `now` (a wrong reading, or a clock set back): then `now` is believed
+    /// and the clock goes back to it.
     #[inline]
-    fn clock(&mut self, now: UnixMillis) -> UnixMillis {
-        self.latest = self.latest.max(now);
+    fn clock(&mut self, now: UnixMillis, window: u64) -> UnixMillis {
+        if now >= self.latest {
+            self.latest = now;
+        } else if self.latest.saturating_since(now) > window {
+            self.set_back(now);
+        }
         self.latest
+    }
+
+    /// Sets the clock back to `now`, and the table's bound of expiries with
+    /// it (states written from now on may expire before the old bound).
+    #[cold]
+    fn set_back(&mut self, now: UnixMillis) {
+        self.latest = now;
+        self.table.rewind(now.as_millis());
     }
 }
 
@@ -99,9 +115,15 @@ fn unpack<A: Algorithm>(packed: Option<(u64, u32)>) -> A::State {
 ///   each shard it locked and forgets expired states (up to four rounds while
 ///   half of a round was expired); a shard that is full
 ///   examines up to `scan_when_full` more before applying [`WhenFull`].
-/// * **Monotone time**: each shard keeps the latest `now` it has seen and
-///   treats an earlier `now` as that instant. A state forgotten at `t` is
-///   therefore never needed by a request stamped before `t`.
+/// * **Monotone time, within one window**: each shard keeps the latest
+///   `now` it has seen and treats an earlier `now` as that instant, as long
+///   as it is at most one window (of the rule at hand) earlier. A state
+///   forgotten at `t` is therefore never needed by a request stamped at
+///   most one window before `t`. A `now` more than one window earlier is
+///   believed (the clock was wrong, or was set back) and the shard's clock
+///   goes back to it; states more than one window ahead of it are discarded
+///   by the algorithm ([`is_far_ahead`](super::is_far_ahead)), so one wrong
+///   reading refuses a key for at most one window.
 ///
 /// # Hash flooding
 ///
@@ -211,7 +233,7 @@ impl<K: Default + KeyRef<K>, A: Algorithm> KeyedLimiter<K, A> {
         };
         let mut guard = lock(shard);
         let shard = &mut *guard;
-        let now = shard.clock(now);
+        let now = shard.clock(now, A::window(rule));
         let verdict = match shard.table.lookup(hash, key) {
             Ok(at) => shard
                 .table
@@ -282,14 +304,20 @@ impl<K: Default + KeyRef<K>, A: Algorithm> KeyedLimiter<K, A> {
     /// calls `step` with them and the shards' monotone `now`, and if `step`
     /// returns `true` stores the states it left in the slice. Nothing is
     /// stored when `step` returns `false` or when a new key finds no room.
+    ///
+    /// `window` is the shortest window of the rules `step` applies: the
+    /// shards' clock counts a `now` at most that much earlier than the
+    /// latest instant seen as that instant, and believes an earlier one
+    /// (see the [type's documentation](Self)).
     pub fn transact<Q: KeyRef<K> + ?Sized>(
         &self,
         keys: &[&Q],
+        window: u64,
         now: UnixMillis,
         step: &mut dyn FnMut(&mut [A::State], UnixMillis) -> bool,
     ) -> Result<(), StoreFull> {
         let keys: Vec<(&Self, &Q)> = keys.iter().map(|key| (self, *key)).collect();
-        transact_across(&keys, now, step)
+        transact_across(&keys, window, now, step)
     }
 
     /// Where this limiter sits in the global lock order.
@@ -341,13 +369,16 @@ impl<K: Default, A: Algorithm> KeyedLimiter<K, A> {
 /// [`KeyedLimiter::transact`] over keys that may live in different
 /// limiters (of one key and state type): every shard involved is locked in
 /// one global order (limiter, then shard), so concurrent calls cannot
-/// deadlock, and the step is all-or-none across all of them.
+/// deadlock, and the step is all-or-none across all of them. `window` is
+/// the shortest window of the rules `step` applies (see
+/// [`KeyedLimiter::transact`]).
 #[allow(
     clippy::indexing_slicing,
     reason = "places, hashes, found and states hold one entry per key; i < keys.len()"
 )]
 pub(crate) fn transact_across<K: Default + KeyRef<K>, A: Algorithm, Q: KeyRef<K> + ?Sized>(
     keys: &[(&KeyedLimiter<K, A>, &Q)],
+    window: u64,
     now: UnixMillis,
     step: &mut dyn FnMut(&mut [A::State], UnixMillis) -> bool,
 ) -> Result<(), StoreFull> {
@@ -380,11 +411,21 @@ pub(crate) fn transact_across<K: Default + KeyRef<K>, A: Algorithm, Q: KeyRef<K>
         guards.push(lock(shard));
     }
     let guard_at = |place: (usize, usize)| order.binary_search(&place).unwrap_or(0);
+    // The shards' common clock: the latest instant any of them has seen,
+    // unless that is more than `window` ahead of `now` (then `now`).
     let latest = guards.iter().map(|g| g.latest).fold(now, UnixMillis::max);
+    let now = if latest.saturating_since(now) > window {
+        now
+    } else {
+        latest
+    };
     for guard in &mut guards {
-        guard.latest = latest;
+        if guard.latest > now {
+            guard.set_back(now);
+        } else {
+            guard.latest = now;
+        }
     }
-    let now = latest;
 
     let mut found = Vec::with_capacity(keys.len());
     let mut states = Vec::with_capacity(keys.len());

@@ -111,6 +111,7 @@ impl<A: Algorithm> StateStore<A> for InMemoryLimiter<A> {
         step: &mut dyn FnMut(&mut [A::State], UnixMillis) -> bool,
     ) -> Result<(), StoreFull> {
         let mut parts = Vec::with_capacity(keys.len());
+        let window = keys.iter().map(|key| key.window).min().unwrap_or(1);
         for (index, key) in keys.iter().enumerate() {
             let Some(table) = self.table_of(key.limit) else {
                 // More distinct limit names than ids: fail closed.
@@ -121,7 +122,7 @@ impl<A: Algorithm> StateStore<A> for InMemoryLimiter<A> {
             };
             parts.push((table, key.subject));
         }
-        transact_across(&parts, now, step)
+        transact_across(&parts, window, now, step)
     }
 }
 

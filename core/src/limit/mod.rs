@@ -28,7 +28,9 @@
 //!
 //! ```text
 //! if n == 0: refuse; reset_at = retry_at = now - now % w + w; state unchanged
-//! if now < reset_at:  (end, used) = (reset_at, count)          -- also time going backwards
+//! if now < reset_at and reset_at - now > 2w:                    -- written by a wrong clock
+//!       (end, used) = (now - now % w + w, 0)
+//! elif now < reset_at:  (end, used) = (reset_at, count)        -- also time going backwards
 //! else: e = now - now % w + w (saturating)
 //!       (end, used) = e > reset_at ? (e, 0) : (reset_at, count)  -- the latter only at u64::MAX
 //! if used < n: admit; state = (end, used + 1); remaining = n - used - 1; reset = end
@@ -42,6 +44,7 @@
 //! ```text
 //! if n == 0: refuse; reset_at = retry_at = now + w; state unchanged
 //! f = min(tat_frac, n - 1)
+//! if tat_ms > now + 2w: (tat_ms, f) = (0, 0)                     -- written by a wrong clock
 //! (b_ms, b_frac) = tat_ms >= now ? (tat_ms, f) : (now, 0)        -- max(TAT, now)
 //! x_frac = b_frac + r; x_ms = b_ms + q; if x_frac >= n: x_frac -= n; x_ms += 1
 //! if x_ms overflows u64: refuse; retry_at = u64::MAX
@@ -52,6 +55,15 @@
 //! else:
 //!     refuse; retry_at = x_ms - w + (x_frac > 0); reset = tat_ms + (tat_frac > 0)
 //! ```
+//!
+//! (`2w` saturates at `u64::MAX`.) A state written at `now` reaches at most
+//! one window past it, and one written by a clock at most one window ahead
+//! at most two: a state reaching further was written by a clock more than
+//! one window ahead of the present, and is discarded ([`is_far_ahead`]).
+//! So one wrong reading (a clock a day ahead, then set right) refuses a key
+//! for at most one window more, while time going backwards by at most one
+//! window (clock skew between instances, a reordered request) still counts
+//! into the stored window and never admits twice.
 //!
 //! Every product above except `remaining`'s fits 64 bits; a Lua mirror on
 //! doubles is exact while times stay below 2^53 ms (year 287 396).
@@ -84,7 +96,7 @@ mod table;
 #[cfg(test)]
 mod table_model;
 
-pub use algorithm::{is_expired, Algorithm, PackedState, Verdict};
+pub use algorithm::{is_expired, is_far_ahead, Algorithm, PackedState, Verdict};
 pub use config::{LimiterConfig, LimiterConfigError, WhenFull, MAX_SHARDS};
 pub use fixed_window::{aligned_end, FixedWindow, FixedWindowRule, FixedWindowState};
 pub use gcra::{Gcra, GcraRule, GcraState};
@@ -93,49 +105,11 @@ pub use keyed::{KeyedLimiter, StoreFull};
 pub use memory::{InMemoryLimiter, SubjectTable};
 pub use stack::{acquire, decide_stack, same_keys, try_acquire, StateStore, StoreKey};
 
+/// The quota and the check live in [`crate::model`] (the client role uses
+/// them without the limiter); re-exported here where they always were.
+pub use crate::model::{LimitCheck, Quota};
 use crate::UnixMillis;
 use serde::{Deserialize, Serialize};
-
-/// A limit's size: `requests` per `window_ms` milliseconds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Quota {
-    /// Requests admitted per window. `0` refuses everything.
-    pub requests: u32,
-    /// Window length in milliseconds; `0` is treated as `1`.
-    pub window_ms: u64,
-}
-
-impl Quota {
-    /// `requests` per `seconds` seconds.
-    pub const fn per_seconds(requests: u32, seconds: u64) -> Self {
-        Self {
-            requests,
-            window_ms: seconds.saturating_mul(1_000),
-        }
-    }
-
-    /// The window length, never zero.
-    pub const fn window(&self) -> u64 {
-        if self.window_ms == 0 {
-            1
-        } else {
-            self.window_ms
-        }
-    }
-}
-
-/// One limit that applies to a request: which limit, how big, and whom it
-/// counts (e.g. name `credential`, subject the credential's id).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LimitCheck<'a> {
-    /// The limit's name; state is kept per `(name, subject)`.
-    pub name: &'a str,
-    /// Its size.
-    pub quota: Quota,
-    /// Whom it counts: a credential id, a user, a client IP, an agent id.
-    pub subject: &'a str,
-}
 
 /// The state of one limit for one subject, as response headers show it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

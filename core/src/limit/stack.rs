@@ -19,6 +19,10 @@ pub struct StoreKey<'a> {
     pub limit: &'a str,
     /// Whom the limit counts.
     pub subject: &'a str,
+    /// The window of the key's quota in ms (never zero): a store that keeps
+    /// a monotone clock believes a `now` more than the shortest window of a
+    /// call earlier than its clock (see [`KeyedLimiter`](super::KeyedLimiter)).
+    pub window: u64,
 }
 
 /// Where per-key state lives.
@@ -31,7 +35,8 @@ pub struct StoreKey<'a> {
 pub trait StateStore<A: Algorithm>: Send + Sync {
     /// Loads the state of every key in `keys` (`A::State::default()` when
     /// absent or expired), calls `step` with them and the store's `now`
-    /// (never earlier than a `now` the store has already used), and when
+    /// (an in-process store passes the latest `now` it has used when that is
+    /// at most the shortest [`StoreKey::window`] ahead of `now`), and when
     /// `step` returns `true` saves the states it left in the slice, each
     /// until its [`expires_at`](super::PackedState::expires_at). Keys may
     /// repeat; `step` leaves the same state at every position of one key.
@@ -145,6 +150,7 @@ pub fn try_acquire<A: Algorithm, S: StateStore<A> + ?Sized>(
         .map(|c| StoreKey {
             limit: c.name,
             subject: c.subject,
+            window: c.quota.window(),
         })
         .collect();
     let mut decision = None;

@@ -250,6 +250,16 @@ impl<K: Default, H> Table<K, H> {
         self.update_inline(at, f)
     }
 
+    /// The shard's clock went back to `now`: states written from now on
+    /// expire after `now` but may expire before the current bound, so the
+    /// bound (and the current lap's) comes down to `now`.
+    #[cold]
+    pub(crate) fn rewind(&mut self, now: u64) {
+        self.earliest = self.earliest.min(now);
+        self.lap_min = self.lap_min.min(now);
+        self.due = self.due.min(now);
+    }
+
     /// Clocks the table at `now`: once the clock passes the epoch's
     /// half-life the epoch moves forward (see [`word`]).
     #[inline]

@@ -7,7 +7,7 @@
 //! the two roles can never disagree about whom a request counts against.
 
 use super::operation::{CredentialPolicy, LimitSubject, Operation};
-use crate::limit::{LimitCheck, Quota};
+use super::quota::{LimitCheck, Quota};
 use crate::UnixMillis;
 use serde::{Deserialize, Serialize};
 

@@ -13,6 +13,8 @@
 //! * the `Error` body `{detail, status, ...extra}` ([`ErrorBody`]);
 //! * credential kinds, the secret and credential-header rule, principals
 //!   and stores ([`CredentialKind`], [`Secret`], [`CredentialStore`]);
+//! * a limit's size and one limit applied to a request ([`Quota`],
+//!   [`LimitCheck`]);
 //! * the spec's limits, quota bounds, which limits apply to a request and
 //!   the tightest-limit order ([`LimitSettings`], [`RequestFacts`],
 //!   [`tightness`]);
@@ -29,6 +31,7 @@ pub(crate) mod limits;
 pub(crate) mod operation;
 pub(crate) mod params;
 pub(crate) mod query;
+pub(crate) mod quota;
 pub(crate) mod url;
 pub(crate) mod wire_enum;
 
@@ -62,4 +65,5 @@ pub use params::{
 pub use query::{
     decode_component, encode_component, parse_query, validate_pairs, MAX_REPORTED_PROBLEMS,
 };
+pub use quota::{LimitCheck, Quota};
 pub use url::{is_absolute_uri, HttpUrl, UrlError};

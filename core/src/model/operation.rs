@@ -1,7 +1,7 @@
 //! Operations as data: what the gate routes and the client builds.
 
 use super::params::ParamSpec;
-use crate::limit::Quota;
+use super::quota::Quota;
 use serde::{Deserialize, Serialize};
 
 /// An operation identifier such as `listTableRecords`.
