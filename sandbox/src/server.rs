@@ -1,7 +1,9 @@
 //! The accept loop: HTTP/1.1 connections with explicit bounds, each served
 //! on its own task, and a graceful shutdown on SIGTERM or Ctrl-C.
 
-use crate::bounds::{Timeouts, MAX_CONNECTIONS, MAX_HEADERS, MAX_HEAD_BYTES, SHUTDOWN_GRACE};
+use crate::bounds::{
+    Timeouts, LOG_GRACE, MAX_CONNECTIONS, MAX_HEADERS, MAX_HEAD_BYTES, SHUTDOWN_GRACE,
+};
 use crate::conn_io::{ConnState, TimedIo};
 use crate::handler::{App, ClientAddr};
 use axum::Router;
@@ -115,7 +117,7 @@ pub async fn serve(
             Ok((stream, _)) => stream,
             Err(error) => {
                 // Out of file descriptors and the like: wait, then go on.
-                eprintln!("acd-sandbox: accept failed: {error}");
+                app.log().notice(&format!("accept failed: {error}"));
                 tokio::time::sleep(Duration::from_millis(50)).await;
                 continue;
             }
@@ -127,11 +129,19 @@ pub async fn serve(
         });
     }
     drop(listener);
-    eprintln!("acd-sandbox: shutting down; letting in-flight requests finish");
+    app.log()
+        .notice("shutting down; letting in-flight requests finish");
     tokio::select! {
         () = graceful.shutdown() => {}
         () = tokio::time::sleep(SHUTDOWN_GRACE) => {
-            eprintln!("acd-sandbox: some connections were still busy after {} s", SHUTDOWN_GRACE.as_secs());
+            app.log().notice(&format!(
+                "some connections were still busy after {} s",
+                SHUTDOWN_GRACE.as_secs()
+            ));
         }
     }
+    // Lines still queued (and the count of dropped ones) go out now, unless
+    // stderr is still not read: then they are left behind.
+    let log = app.log();
+    tokio::task::block_in_place(|| log.finish(LOG_GRACE));
 }
