@@ -38,6 +38,8 @@ pub struct Notes {
     pub manual_clock: bool,
     /// The admin routes are on.
     pub admin: bool,
+    /// Other hosts may use them with the admin token.
+    pub admin_token: bool,
     /// Listening on a non-loopback address (`--allow-remote`).
     pub remote: bool,
     /// `--dashboard`.
@@ -75,8 +77,15 @@ fn status_lines(here: &str, notes: Notes) -> Vec<String> {
         ));
     }
     if notes.admin {
+        let who = if notes.admin_token {
+            "loopback, or Authorization: Bearer <admin token>"
+        } else {
+            "loopback only"
+        };
         lines.push(format!(
-            "Admin routes (loopback only): GET/POST {here}/_sandbox/clock, POST {here}/_sandbox/reset."
+            "Admin routes ({who}; POST with Content-Type: application/json): \
+             GET/POST {here}/_sandbox/clock, POST {here}/_sandbox/reset, \
+             GET/DELETE {here}/_sandbox/requests."
         ));
     }
     if notes.dashboard {

@@ -4,6 +4,7 @@
 use crate::cors;
 use crate::faults::{self, Fault};
 use crate::handler::{self, App};
+use crate::recorder::Recorder;
 use crate::reqlog::Entry;
 use axum::body::Body;
 use axum::extract::State;
@@ -91,10 +92,22 @@ fn with_cors(mut response: Response) -> Response {
 
 /// Preflights are answered here; API requests go straight to the gate (the
 /// hot path: no router); `/openapi.json`, `/demo/` and the admin routes go
-/// through the router. Every answer gets the CORS headers.
+/// through the router. Every answer but the admin routes' gets the CORS
+/// headers; the admin routes grant a web page nothing, preflights included.
 async fn route(app: &Arc<App>, router: Router, request: Request<Incoming>) -> Response {
+    let admin = app.is_admin_path(request.uri().path());
     if cors::is_preflight(&request) {
-        return cors::preflight(app);
+        return if admin {
+            cors::preflight_refused()
+        } else {
+            cors::preflight(app)
+        };
+    }
+    if admin {
+        return match router.oneshot(request).await {
+            Ok(response) => response,
+            Err(never) => match never {},
+        };
     }
     let response = if app.is_api_path(request.uri().path()) {
         handler::api(State(app.clone()), request.map(Body::new)).await
@@ -114,6 +127,17 @@ pub async fn handle(
     request: Request<Incoming>,
 ) -> Result<Response, Dropped> {
     let started = Instant::now();
+    let arrival =
+        (app.recorder().enabled() && !app.is_admin_path(request.uri().path())).then(|| {
+            Recorder::arrival(
+                app.log(),
+                app.credential_prefixes(),
+                request.method().as_str(),
+                request.uri(),
+                request.headers(),
+                app.clock().now_ms(),
+            )
+        });
     let logged = app
         .log()
         .enabled()
@@ -151,6 +175,13 @@ pub async fn handle(
         Ok(Some(Fault::Drop)) => Err(Dropped),
         Ok(Some(Fault::Truncate)) => Ok(truncate(route(&app, router, request).await).await),
     };
+    if let Some(arrival) = arrival {
+        let status = outcome
+            .as_ref()
+            .ok()
+            .map(|response| response.status().as_u16());
+        app.recorder().record(arrival, status);
+    }
     if let Some((method, uri)) = logged {
         let response = outcome.as_ref().ok();
         app.log().write(&Entry {

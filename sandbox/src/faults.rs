@@ -171,7 +171,7 @@ impl FaultsConfig {
     }
 }
 
-/// A path pattern: `*` matches within one segment, `**` across segments.
+/// One token of a [`Pattern`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Token {
     Byte(u8),
@@ -179,11 +179,14 @@ enum Token {
     DoubleStar,
 }
 
+/// A path pattern: `*` matches within one segment, `**` across segments;
+/// every other byte matches itself.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Pattern(Vec<Token>);
+pub struct Pattern(Vec<Token>);
 
 impl Pattern {
-    fn parse(text: &str) -> Self {
+    /// The pattern `text` (every text is a pattern).
+    pub fn parse(text: &str) -> Self {
         let mut tokens = Vec::with_capacity(text.len());
         let bytes = text.as_bytes();
         let mut at = 0;
@@ -205,7 +208,7 @@ impl Pattern {
     }
 
     /// Whether `path` matches: one pass per token over the path's positions.
-    fn matches(&self, path: &str) -> bool {
+    pub fn matches(&self, path: &str) -> bool {
         let path = path.as_bytes();
         // reachable[i]: the tokens so far can match path[..i].
         let mut reachable = vec![false; path.len() + 1];

@@ -1,9 +1,7 @@
 //! The accept loop: HTTP/1.1 connections with explicit bounds, each served
 //! on its own task, and a graceful shutdown on SIGTERM or Ctrl-C.
 
-use crate::bounds::{
-    Timeouts, LOG_GRACE, MAX_CONNECTIONS, MAX_HEADERS, MAX_HEAD_BYTES, SHUTDOWN_GRACE,
-};
+use crate::bounds::{Timeouts, MAX_CONNECTIONS, MAX_HEADERS, MAX_HEAD_BYTES, SHUTDOWN_GRACE};
 use crate::conn_io::{ConnState, TimedIo};
 use crate::handler::{App, ClientAddr};
 use axum::Router;
@@ -140,8 +138,4 @@ pub async fn serve(
             ));
         }
     }
-    // Lines still queued (and the count of dropped ones) go out now, unless
-    // stderr is still not read: then they are left behind.
-    let log = app.log();
-    tokio::task::block_in_place(|| log.finish(LOG_GRACE));
 }
