@@ -61,8 +61,9 @@ fn status_lines(here: &str, notes: Notes) -> Vec<String> {
     }
     match notes.faults {
         Some(rules) => lines.push(format!(
-            "Faults ON (--faults): Prefer: code=503 (or code=429, retry-after=2) is honoured; \
-             {rules} fault rule(s) from the configuration apply."
+            "Faults ON (--faults): Prefer: code=503 (or code=429, retry-after=2, code=200, \
+             example=NAME, latency=MS, drop, truncate) is honoured; {rules} fault rule(s) from \
+             the configuration apply."
         )),
         None if notes.config_fault_rules > 0 => lines.push(format!(
             "Faults off: the configuration's {} fault rule(s) apply with --faults only.",

@@ -31,7 +31,9 @@ and the sandbox's own:
                succeeded; agent failing-agent ends failed)
   faults      {\"seed\": N, \"rules\": [{\"path\": \"/api/v1/tables/*\", \"probability\": P,
                one of \"status\": S (+ \"retry_after\": s) | \"latency_ms\": MS |
-               \"drop\": true | \"truncate\": true}]}     (applied with --faults only)
+               \"drop\": true | \"truncate\": true}],
+               \"examples\": [{\"name\", \"status\": 200, \"body\": {..}, \"path\"}]}
+                                        (applied with --faults only)
 A bad file is reported once, with the JSON path of the problem, and exits with status 2.";
 
 /// The `wasm/` directory of the source tree the binary was built from.
@@ -73,8 +75,8 @@ pub struct Args {
     #[arg(long)]
     pub allow_remote: bool,
 
-    /// Honour `Prefer: code=503` (and `code=429, retry-after=2`) and the
-    /// configuration's fault rules.
+    /// Honour `Prefer` as Prism reads it (code=N, example=NAME, latency=MS,
+    /// drop, truncate, retry-after=S) and the configuration's fault rules.
     #[arg(long)]
     pub faults: bool,
 

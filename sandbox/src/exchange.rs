@@ -2,7 +2,7 @@
 //! `--faults`), the router, and the request log.
 
 use crate::cors;
-use crate::faults::{self, Fault};
+use crate::faults::{self, Action, Plan};
 use crate::handler::{self, App};
 use crate::recorder::Recorder;
 use crate::reqlog::Entry;
@@ -120,6 +120,44 @@ async fn route(app: &Arc<App>, router: Router, request: Request<Incoming>) -> Re
     with_cors(response)
 }
 
+/// Carries out a fault plan (`--faults`).
+async fn perform(
+    app: &Arc<App>,
+    router: Router,
+    request: Request<Incoming>,
+    plan: Plan,
+) -> Result<Response, Dropped> {
+    if let Some(ms) = plan.latency_ms {
+        tokio::time::sleep(Duration::from_millis(ms)).await;
+    }
+    let response = match plan.action {
+        Action::Drop => return Err(Dropped),
+        Action::Route => route(app, router, request).await,
+        Action::Status {
+            status,
+            retry_after,
+        } => with_cors(faults::status_response(
+            status,
+            retry_after,
+            "as asked by the Prefer header or a fault rule",
+        )),
+        Action::Example { status, body } => with_cors(faults::json_response(status, &body)),
+        Action::Declared { status, example } => {
+            let routed = route(app, router, request).await;
+            if routed.status().as_u16() == status {
+                routed
+            } else {
+                with_cors(faults::json_response(status, &example))
+            }
+        }
+    };
+    Ok(if plan.truncate {
+        truncate(response).await
+    } else {
+        response
+    })
+}
+
 /// Serves one request.
 pub async fn handle(
     app: Arc<App>,
@@ -142,9 +180,10 @@ pub async fn handle(
         .log()
         .enabled()
         .then(|| (request.method().clone(), request.uri().clone()));
-    let fault = match app.faults() {
+    let plan = match app.faults() {
         None => Ok(None),
         Some(faults) => faults.choose(
+            request.method().as_str(),
             request.uri().path(),
             request
                 .headers()
@@ -153,27 +192,14 @@ pub async fn handle(
                 .map(HeaderValue::as_bytes),
         ),
     };
-    let outcome = match fault {
+    let outcome = match plan {
         Ok(None) => Ok(route(&app, router, request).await),
         Err(problem) => Ok(with_cors(faults::status_response(
             400,
             None,
             &format!("the Prefer header cannot be honoured: {problem}"),
         ))),
-        Ok(Some(Fault::Status {
-            status,
-            retry_after,
-        })) => Ok(with_cors(faults::status_response(
-            status,
-            retry_after,
-            "as asked by the Prefer header or a fault rule",
-        ))),
-        Ok(Some(Fault::Latency(ms))) => {
-            tokio::time::sleep(Duration::from_millis(ms)).await;
-            Ok(route(&app, router, request).await)
-        }
-        Ok(Some(Fault::Drop)) => Err(Dropped),
-        Ok(Some(Fault::Truncate)) => Ok(truncate(route(&app, router, request).await).await),
+        Ok(Some(plan)) => perform(&app, router, request, plan).await,
     };
     if let Some(arrival) = arrival {
         let status = outcome

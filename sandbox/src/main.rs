@@ -1,37 +1,10 @@
 //! `acd-sandbox`: a real HTTP/1.1 server on loopback whose every rule comes
-//! from acd-core. The sandbox itself only does I/O: sockets, the clock and
-//! the data store.
-//!
-//! * [`cli`]: the command line; [`bounds`]: sizes and timeouts.
-//! * [`config`]: the `--config` file; [`demo`]: the built-in data.
-//! * [`server`], [`conn_io`]: connections; [`handler`], [`cors`],
-//!   [`static_files`]: requests; [`store`]: the data (pages by `acd_core::records`).
-//! * [`runs`]: agent runs; [`openapi_doc`]: `/openapi.json`.
-//! * [`exchange`], [`faults`], [`reqlog`]: per request, the injected fault
-//!   and the log line; [`clock`], [`admin`]: time and the admin routes.
-//! * [`banner`]: what is printed at start.
-
-mod admin;
-mod banner;
-mod bounds;
-mod cli;
-mod clock;
-mod config;
-mod conn_io;
-mod cors;
-mod demo;
-mod exchange;
-mod faults;
-mod handler;
-mod openapi_doc;
-mod recorder;
-mod reqlog;
-mod runs;
-mod server;
-mod static_files;
-mod store;
+//! from acd-core. The command line is read here and the server started;
+//! every part of it is in the library (`src/lib.rs`).
 
 use acd_core::limit::RateLimiter;
+use acd_sandbox::{admin, banner, bounds, cli, clock, config, faults, handler, recorder, reqlog};
+use acd_sandbox::{openapi_doc, server, static_files};
 use clap::Parser;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -229,7 +202,7 @@ async fn run(
         }
     };
     let faults = if args.faults {
-        match faults::Faults::new(&built.faults) {
+        match faults::Faults::new(&built.faults, &openapi_doc::value(&built)) {
             Ok(faults) => Some(faults),
             Err(error) => {
                 eprintln!("acd-sandbox: config {config_name}: {error}");

@@ -196,14 +196,16 @@ impl Sandbox {
     /// Sends `signal` (e.g. `TERM`), then waits for the exit; returns the
     /// status and what was written on stderr.
     pub fn stop_with(mut self, signal: &str) -> (ExitStatus, String) {
+        // An unread stderr is read from now on (before the signal, so that
+        // the exit never waits on a full pipe).
+        if let Some(err) = self.unread_stderr.take() {
+            self.stderr = Some(read_all(err));
+        }
         let status = Command::new("kill")
             .args([&format!("-{signal}"), &self.child.id().to_string()])
             .status()
             .unwrap();
         assert!(status.success());
-        if let Some(err) = self.unread_stderr.take() {
-            self.stderr = Some(read_all(err));
-        }
         let exit = self.child.wait().unwrap();
         let stderr = self.stderr.take().unwrap().join().unwrap();
         (exit, stderr)
