@@ -3,8 +3,9 @@
 
 Usage: fuzz/seeds.py OUT_DIR    (one directory per target under OUT_DIR)
 
-Every seed is derived from tests/vectors/*.json, in the input format of its
-target (see fuzz/src/lib.rs): gate requests as request heads, client
+Every seed is derived from tests/vectors/*.json (the sandbox's targets: from
+sandbox/examples/*.json and a few Prefer values and paths), in the input
+format of its target (see fuzz/src/lib.rs): gate requests as request heads, client
 responses as status + headers + body, header lists as header lines, index
 bodies and gate configurations as JSON, and the client driver's scripts as
 a start time followed by one answer head per paragraph. Re-running it gives
@@ -117,6 +118,18 @@ def main(out):
 
     add("structured_fields", '"default";q=100;w=60')
     add("structured_fields", '"default";r=42;t=17')
+
+    # The sandbox's parsers: its example configurations, Prefer values and
+    # request paths under /demo/.
+    for path in sorted((ROOT / "sandbox" / "examples").glob("*.json")):
+        add("sandbox_config", path.read_bytes())
+    add("sandbox_config", "{}")
+    for prefer in ("code=503", "code=429, retry-after=2", "code=200", "example=empty",
+                   "latency=250", "drop", "truncate", "return=minimal; Code=\"500\", wait=5"):
+        add("sandbox_prefer", "/api/v1/tables/orders\n" + prefer)
+    for demo in ("/demo/", "/demo/index.html", "/demo/pkg/acd.js", "/demo/a%20b.txt",
+                 "/demo/%2e%2e/etc/passwd", "/demo/a%2Fb"):
+        add("sandbox_static_path", demo)
 
     for target, items in sorted(seeds.items()):
         directory = pathlib.Path(out) / target

@@ -1,11 +1,26 @@
 //! The gate's `decide` on arbitrary request bytes: request line
 //! `METHOD TARGET [NOW_MS [CLIENT_IP]]`, header lines, then the payload an
 //! admitted request is answered with. The same request is decided three
-//! times (limits count) on a fresh demo gate.
+//! times (limits count) by one demo gate, built once for the whole run; its
+//! limits are emptied before each input, so every input starts afresh.
 #![no_main]
 
 use acd_core::gate::{Decision, Gate, GateConfig, GateRequest, ResourceAnswer};
+use acd_fuzz::FreshLimits;
 use libfuzzer_sys::fuzz_target;
+use std::sync::{Arc, LazyLock};
+
+/// The demo gate and its limits, built on first use.
+static GATE: LazyLock<(Gate, Arc<FreshLimits>)> = LazyLock::new(|| {
+    let limits = Arc::new(FreshLimits::new());
+    let gate = Gate::new(
+        GateConfig::default(),
+        Arc::new(acd_core::gate::demo::credentials()),
+        limits.clone(),
+    )
+    .unwrap_or_else(|error| panic!("the default demo gate must build: {error}"));
+    (gate, limits)
+});
 
 fuzz_target!(|bytes: &[u8]| {
     let message = acd_fuzz::message(bytes);
@@ -19,9 +34,8 @@ fuzz_target!(|bytes: &[u8]| {
     let client_ip = parts.next().map_or("203.0.113.7".to_owned(), |ip| {
         String::from_utf8_lossy(ip).into_owned()
     });
-    let Ok(gate) = Gate::demo(GateConfig::default()) else {
-        return;
-    };
+    let (gate, limits) = &*GATE;
+    limits.reset();
     let request = GateRequest {
         method,
         target,

@@ -75,3 +75,55 @@ pub fn text_headers(headers: &[(&[u8], &[u8])]) -> Vec<(String, String)> {
 pub fn decimal(bytes: &[u8]) -> Option<u64> {
     std::str::from_utf8(bytes).ok()?.trim().parse().ok()
 }
+
+/// An in-memory limiter whose counters are thrown away by
+/// [`FreshLimits::reset`]: a gate built once per process starts every input
+/// with fresh limits, as a gate built per input would.
+pub struct FreshLimits {
+    current: std::sync::RwLock<std::sync::Arc<dyn acd_core::limit::RateLimiter>>,
+}
+
+impl FreshLimits {
+    fn fresh() -> std::sync::Arc<dyn acd_core::limit::RateLimiter> {
+        acd_core::limit::in_memory(
+            acd_core::limit::LimitAlgorithm::FixedWindow,
+            acd_core::limit::LimiterConfig::default(),
+        )
+    }
+
+    /// Limits with no counter.
+    pub fn new() -> Self {
+        Self {
+            current: std::sync::RwLock::new(Self::fresh()),
+        }
+    }
+
+    /// Forgets every counter.
+    pub fn reset(&self) {
+        *self
+            .current
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Self::fresh();
+    }
+}
+
+impl Default for FreshLimits {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl acd_core::limit::RateLimiter for FreshLimits {
+    fn acquire(
+        &self,
+        checks: &[acd_core::limit::LimitCheck<'_>],
+        now: acd_core::UnixMillis,
+    ) -> acd_core::limit::StackDecision {
+        let current = self
+            .current
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        current.acquire(checks, now)
+    }
+}

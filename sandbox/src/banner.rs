@@ -38,6 +38,8 @@ pub struct Notes {
     pub manual_clock: bool,
     /// The admin routes are on.
     pub admin: bool,
+    /// Other hosts may use them with the admin token.
+    pub admin_token: bool,
     /// Listening on a non-loopback address (`--allow-remote`).
     pub remote: bool,
     /// `--dashboard`.
@@ -59,8 +61,9 @@ fn status_lines(here: &str, notes: Notes) -> Vec<String> {
     }
     match notes.faults {
         Some(rules) => lines.push(format!(
-            "Faults ON (--faults): Prefer: code=503 (or code=429, retry-after=2) is honoured; \
-             {rules} fault rule(s) from the configuration apply."
+            "Faults ON (--faults): Prefer: code=503 (or code=429, retry-after=2, code=200, \
+             example=NAME, latency=MS, drop, truncate) is honoured; {rules} fault rule(s) from \
+             the configuration apply."
         )),
         None if notes.config_fault_rules > 0 => lines.push(format!(
             "Faults off: the configuration's {} fault rule(s) apply with --faults only.",
@@ -75,8 +78,15 @@ fn status_lines(here: &str, notes: Notes) -> Vec<String> {
         ));
     }
     if notes.admin {
+        let who = if notes.admin_token {
+            "loopback, or Authorization: Bearer <admin token>"
+        } else {
+            "loopback only"
+        };
         lines.push(format!(
-            "Admin routes (loopback only): GET/POST {here}/_sandbox/clock, POST {here}/_sandbox/reset."
+            "Admin routes ({who}; POST with Content-Type: application/json): \
+             GET/POST {here}/_sandbox/clock, POST {here}/_sandbox/reset, \
+             GET/DELETE {here}/_sandbox/requests."
         ));
     }
     if notes.dashboard {

@@ -14,6 +14,11 @@ pub const MAX_CONNECTIONS: usize = 1_024;
 pub const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
 /// Longest a shutdown waits for in-flight requests.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+/// Longest the exit waits for stderr to take the request log's last lines.
+pub const LOG_GRACE: Duration = Duration::from_secs(2);
+/// Request log lines waiting for stderr at most; more are dropped (and
+/// counted) rather than holding up a request.
+pub const LOG_QUEUE_LINES: usize = crate::reqlog::writer::CAPACITY;
 /// Default seconds to receive a whole request head once it has started.
 pub const DEFAULT_HEADER_TIMEOUT_SECS: u64 = 10;
 /// Default seconds an idle keep-alive connection is kept.
@@ -43,13 +48,15 @@ pub fn help_text() -> String {
          idle keep-alive connection             closed after --idle-timeout\n  \
          stalled response write                 connection dropped after {} s\n  \
          concurrent connections                 at most {}; more wait to be accepted\n  \
-         shutdown (SIGTERM, Ctrl-C)             in-flight requests finish (at most {} s)\n\n\
+         shutdown (SIGTERM, Ctrl-C)             in-flight requests finish (at most {} s)\n  \
+         request log lines waiting for stderr   at most {}; more are dropped and counted\n\n\
          Exit status: 0 after a clean shutdown, 1 when the address cannot be listened on,\n\
          2 for a bad command line or configuration file.",
         MAX_HEAD_BYTES / 1024,
         MAX_HEADERS,
         WRITE_TIMEOUT.as_secs(),
         MAX_CONNECTIONS,
-        SHUTDOWN_GRACE.as_secs()
+        SHUTDOWN_GRACE.as_secs(),
+        LOG_QUEUE_LINES
     )
 }

@@ -31,7 +31,9 @@ and the sandbox's own:
                succeeded; agent failing-agent ends failed)
   faults      {\"seed\": N, \"rules\": [{\"path\": \"/api/v1/tables/*\", \"probability\": P,
                one of \"status\": S (+ \"retry_after\": s) | \"latency_ms\": MS |
-               \"drop\": true | \"truncate\": true}]}     (applied with --faults only)
+               \"drop\": true | \"truncate\": true}],
+               \"examples\": [{\"name\", \"status\": 200, \"body\": {..}, \"path\"}]}
+                                        (applied with --faults only)
 A bad file is reported once, with the JSON path of the problem, and exits with status 2.";
 
 /// The `wasm/` directory of the source tree the binary was built from.
@@ -73,8 +75,8 @@ pub struct Args {
     #[arg(long)]
     pub allow_remote: bool,
 
-    /// Honour `Prefer: code=503` (and `code=429, retry-after=2`) and the
-    /// configuration's fault rules.
+    /// Honour `Prefer` as Prism reads it (code=N, example=NAME, latency=MS,
+    /// drop, truncate, retry-after=S) and the configuration's fault rules.
     #[arg(long)]
     pub faults: bool,
 
@@ -83,10 +85,26 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = ClockMode::System)]
     pub clock: ClockMode,
 
-    /// Serve the loopback-only admin routes POST /_sandbox/clock and
-    /// POST /_sandbox/reset.
+    /// Serve the admin routes (GET/POST /_sandbox/clock, POST /_sandbox/reset)
+    /// to loopback clients.
     #[arg(long)]
     pub admin: bool,
+
+    /// Also let other hosts use the admin routes with `Authorization: Bearer
+    /// TOKEN` (e.g. from the host into a container); turns them on.
+    #[arg(long, value_name = "TOKEN", env = "ACD_SANDBOX_ADMIN_TOKEN", hide_env_values = true,
+          value_parser = parse_admin_token)]
+    pub admin_token: Option<acd_core::model::Secret>,
+
+    /// With the admin routes on: how many of the latest requests
+    /// GET /_sandbox/requests shows (0: none are kept).
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = crate::recorder::DEFAULT_CAPACITY,
+        value_parser = clap::value_parser!(u32).range(0..=i64::from(crate::recorder::MAX_CAPACITY))
+    )]
+    pub recorded_requests: u32,
 
     /// The request log on stderr: one text line per request, one JSON
     /// object per line, or none.
@@ -144,6 +162,19 @@ pub struct Args {
     pub idle_timeout: u64,
 }
 
+/// An admin token: 1 to 4,096 visible ASCII characters (it travels in a
+/// header).
+fn parse_admin_token(text: &str) -> Result<acd_core::model::Secret, String> {
+    if text.is_empty() || text.len() > 4_096 || !text.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(
+            "the admin token must be 1 to 4096 visible ASCII characters \
+                    (no spaces), e.g. the output of `openssl rand -hex 16`"
+                .into(),
+        );
+    }
+    Ok(acd_core::model::Secret::new(text))
+}
+
 fn long_help() -> String {
     format!("{CONFIG_HELP}\n\n{}", bounds::help_text())
 }
@@ -151,7 +182,7 @@ fn long_help() -> String {
 impl Args {
     /// Whether the admin routes are on.
     pub fn admin_routes(&self) -> bool {
-        self.admin || self.clock == ClockMode::Manual
+        self.admin || self.admin_token.is_some() || self.clock == ClockMode::Manual
     }
 
     /// The per-connection timeouts chosen.

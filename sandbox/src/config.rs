@@ -80,9 +80,19 @@ impl std::fmt::Display for ConfigError {
 /// An error at `path`.
 pub fn fail<T>(path: impl Into<String>, problem: impl Into<String>) -> Result<T, ConfigError> {
     Err(ConfigError {
-        path: path.into(),
+        path: shown_path(path.into()),
         problem: problem.into(),
     })
+}
+
+/// `path`, or what stands for it when it is empty (a top-level member
+/// whose name is the empty string).
+fn shown_path(path: String) -> String {
+    if path.is_empty() {
+        "(member \"\")".to_owned()
+    } else {
+        path
+    }
 }
 
 /// Reads and parses `file`.
@@ -108,7 +118,7 @@ fn path_error<E: std::fmt::Display>(error: serde_path_to_error::Error<E>) -> Con
         path: if path == "." {
             "(document)".into()
         } else {
-            path
+            shown_path(path)
         },
         problem: error.into_inner().to_string(),
     }

@@ -7,6 +7,10 @@
 //! `Access-Control-Request-Method`; any other `OPTIONS` goes to the gate
 //! (405 with `Allow`). Credentials travel in headers, not cookies, so
 //! `Access-Control-Allow-Origin: *` is enough and no origin is echoed.
+//!
+//! The admin routes (`/_sandbox/...`) are the exception: they grant no CORS
+//! at all, and their preflights are answered without any allow header, so
+//! that no page can read them or send them a request a form could not.
 
 use crate::handler::App;
 use axum::http::header::{
@@ -64,6 +68,14 @@ pub fn preflight(app: &App) -> Response {
         ACCESS_CONTROL_MAX_AGE,
         HeaderValue::from_static(PREFLIGHT_MAX_AGE),
     );
+    response
+}
+
+/// The answer to a preflight for an admin route: `204` without a single
+/// `Access-Control-Allow-*` header, so the browser sends nothing.
+pub fn preflight_refused() -> Response {
+    let mut response = Response::default();
+    *response.status_mut() = StatusCode::NO_CONTENT;
     response
 }
 

@@ -2,8 +2,9 @@
 //! `--faults`), the router, and the request log.
 
 use crate::cors;
-use crate::faults::{self, Fault};
+use crate::faults::{self, Action, Plan};
 use crate::handler::{self, App};
+use crate::recorder::Recorder;
 use crate::reqlog::Entry;
 use axum::body::Body;
 use axum::extract::State;
@@ -91,10 +92,22 @@ fn with_cors(mut response: Response) -> Response {
 
 /// Preflights are answered here; API requests go straight to the gate (the
 /// hot path: no router); `/openapi.json`, `/demo/` and the admin routes go
-/// through the router. Every answer gets the CORS headers.
+/// through the router. Every answer but the admin routes' gets the CORS
+/// headers; the admin routes grant a web page nothing, preflights included.
 async fn route(app: &Arc<App>, router: Router, request: Request<Incoming>) -> Response {
+    let admin = app.is_admin_path(request.uri().path());
     if cors::is_preflight(&request) {
-        return cors::preflight(app);
+        return if admin {
+            cors::preflight_refused()
+        } else {
+            cors::preflight(app)
+        };
+    }
+    if admin {
+        return match router.oneshot(request).await {
+            Ok(response) => response,
+            Err(never) => match never {},
+        };
     }
     let response = if app.is_api_path(request.uri().path()) {
         handler::api(State(app.clone()), request.map(Body::new)).await
@@ -107,6 +120,44 @@ async fn route(app: &Arc<App>, router: Router, request: Request<Incoming>) -> Re
     with_cors(response)
 }
 
+/// Carries out a fault plan (`--faults`).
+async fn perform(
+    app: &Arc<App>,
+    router: Router,
+    request: Request<Incoming>,
+    plan: Plan,
+) -> Result<Response, Dropped> {
+    if let Some(ms) = plan.latency_ms {
+        tokio::time::sleep(Duration::from_millis(ms)).await;
+    }
+    let response = match plan.action {
+        Action::Drop => return Err(Dropped),
+        Action::Route => route(app, router, request).await,
+        Action::Status {
+            status,
+            retry_after,
+        } => with_cors(faults::status_response(
+            status,
+            retry_after,
+            "as asked by the Prefer header or a fault rule",
+        )),
+        Action::Example { status, body } => with_cors(faults::json_response(status, &body)),
+        Action::Declared { status, example } => {
+            let routed = route(app, router, request).await;
+            if routed.status().as_u16() == status {
+                routed
+            } else {
+                with_cors(faults::json_response(status, &example))
+            }
+        }
+    };
+    Ok(if plan.truncate {
+        truncate(response).await
+    } else {
+        response
+    })
+}
+
 /// Serves one request.
 pub async fn handle(
     app: Arc<App>,
@@ -114,13 +165,25 @@ pub async fn handle(
     request: Request<Incoming>,
 ) -> Result<Response, Dropped> {
     let started = Instant::now();
+    let arrival =
+        (app.recorder().enabled() && !app.is_admin_path(request.uri().path())).then(|| {
+            Recorder::arrival(
+                app.log(),
+                app.credential_prefixes(),
+                request.method().as_str(),
+                request.uri(),
+                request.headers(),
+                app.clock().now_ms(),
+            )
+        });
     let logged = app
         .log()
         .enabled()
         .then(|| (request.method().clone(), request.uri().clone()));
-    let fault = match app.faults() {
+    let plan = match app.faults() {
         None => Ok(None),
         Some(faults) => faults.choose(
+            request.method().as_str(),
             request.uri().path(),
             request
                 .headers()
@@ -129,28 +192,22 @@ pub async fn handle(
                 .map(HeaderValue::as_bytes),
         ),
     };
-    let outcome = match fault {
+    let outcome = match plan {
         Ok(None) => Ok(route(&app, router, request).await),
         Err(problem) => Ok(with_cors(faults::status_response(
             400,
             None,
             &format!("the Prefer header cannot be honoured: {problem}"),
         ))),
-        Ok(Some(Fault::Status {
-            status,
-            retry_after,
-        })) => Ok(with_cors(faults::status_response(
-            status,
-            retry_after,
-            "as asked by the Prefer header or a fault rule",
-        ))),
-        Ok(Some(Fault::Latency(ms))) => {
-            tokio::time::sleep(Duration::from_millis(ms)).await;
-            Ok(route(&app, router, request).await)
-        }
-        Ok(Some(Fault::Drop)) => Err(Dropped),
-        Ok(Some(Fault::Truncate)) => Ok(truncate(route(&app, router, request).await).await),
+        Ok(Some(plan)) => perform(&app, router, request, plan).await,
     };
+    if let Some(arrival) = arrival {
+        let status = outcome
+            .as_ref()
+            .ok()
+            .map(|response| response.status().as_u16());
+        app.recorder().record(arrival, status);
+    }
     if let Some((method, uri)) = logged {
         let response = outcome.as_ref().ok();
         app.log().write(&Entry {

@@ -1,9 +1,13 @@
 //! Fault injection for client tests, off unless the sandbox runs with
 //! `--faults`.
 //!
-//! * Per request, a `Prefer` header in Prism's style: `Prefer: code=503`, or
-//!   `Prefer: code=429, retry-after=2` (the `Retry-After` to send). Other
-//!   preferences in the header are ignored.
+//! * Per request, a `Prefer` header in Prism's style ([`prefer`]):
+//!   `code=503`; `code=429, retry-after=2`; `code=200` (any status the
+//!   operation declares in `/openapi.json`, 2xx included: the normal answer
+//!   when it has that status, else the document's example); `example=NAME`
+//!   (one of the configuration's `faults.examples`); `latency=MS`; `drop`;
+//!   `truncate`. Unknown preferences are ignored; a known one that is
+//!   malformed is a `400` naming it.
 //! * Rules from the configuration's `faults` member, each with a path
 //!   pattern (`*` matches within one segment, `**` across segments), a
 //!   probability (default 1) and one fault: a `status` (with an optional
@@ -13,244 +17,115 @@
 //!   by `faults.seed`, once per matching rule and request, in order; the
 //!   first rule drawn wins.
 //!
-//! Injected statuses answer before the gate (no limit counts them); a
-//! `Prefer` header wins over the rules. `/_sandbox/` routes are never faulted.
+//! Injected statuses and examples answer before the gate (no limit counts
+//! them); a `Prefer` header wins over the rules. `/_sandbox/` routes are
+//! never faulted.
 
-use crate::config::{fail, ConfigError};
+pub mod declared;
+pub mod pattern;
+pub mod prefer;
+mod rules;
+
+use crate::config::ConfigError;
 use acd_core::model::ErrorBody;
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::Response;
-use serde::Deserialize;
+use declared::Declared;
+use prefer::{PreferError, Preferences};
+use serde_json::Value;
 use std::sync::Mutex;
 
-/// One rule as written in the configuration.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RuleEntry {
-    /// Path pattern, e.g. `/api/v1/tables/*` or `/api/**`.
-    pub path: String,
-    /// Chance that the rule fires on a matching request, 0 to 1.
-    #[serde(default = "always")]
-    pub probability: f64,
-    /// Answer with this status (400 to 599) instead of the gate.
-    #[serde(default)]
-    pub status: Option<u16>,
-    /// With `status`: the `Retry-After` value, in seconds.
-    #[serde(default)]
-    pub retry_after: Option<u64>,
-    /// Wait this many milliseconds before answering normally.
-    #[serde(default)]
-    pub latency_ms: Option<u64>,
-    /// Close the connection without an answer.
-    #[serde(default)]
-    pub drop: bool,
-    /// Send half the body, then close the connection.
-    #[serde(default)]
-    pub truncate: bool,
-}
-
-fn always() -> f64 {
-    1.0
-}
-
-/// The `faults` member of the configuration.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FaultsConfig {
-    /// Seed of the generator the probabilities are drawn from.
-    #[serde(default)]
-    pub seed: u64,
-    /// The rules, in order.
-    #[serde(default)]
-    pub rules: Vec<RuleEntry>,
-}
+pub use pattern::Pattern;
+pub use prefer::parse_prefer;
+use rules::{Example, Rule};
+pub use rules::{ExampleEntry, Fault, FaultsConfig, RuleEntry};
 
 /// Longest injected latency: one minute.
 pub const MAX_LATENCY_MS: u64 = 60_000;
 /// Largest injected `Retry-After`: one day.
 pub const MAX_RETRY_AFTER: u64 = 86_400;
 
-/// One fault to inject.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Fault {
-    /// Answer with this status.
+/// What is done with one request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// Wait this long first.
+    pub latency_ms: Option<u64>,
+    /// Then this.
+    pub action: Action,
+    /// Send half the answer's body, then close the connection.
+    pub truncate: bool,
+}
+
+impl Plan {
+    fn of(action: Action) -> Self {
+        Self {
+            latency_ms: None,
+            action,
+            truncate: false,
+        }
+    }
+}
+
+/// The answer a [`Plan`] gives.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// The normal answer.
+    Route,
+    /// An injected error answer.
     Status {
         /// The status.
         status: u16,
         /// The `Retry-After` seconds to send, if any.
         retry_after: Option<u64>,
     },
-    /// Answer normally after this many milliseconds.
-    Latency(u64),
+    /// A status the operation declares: the normal answer when it has
+    /// that status, else `example` with that status.
+    Declared {
+        /// The status.
+        status: u16,
+        /// The document's example body for it.
+        example: Value,
+    },
+    /// A configured example.
+    Example {
+        /// The status.
+        status: u16,
+        /// The body.
+        body: Value,
+    },
     /// Close the connection without an answer.
     Drop,
-    /// Send half the body, then close the connection.
-    Truncate,
 }
 
-fn check_status(status: u16, retry_after: Option<u64>) -> Result<(), String> {
-    if !(400..=599).contains(&status) {
-        return Err(format!("{status} is not an error status; use 400 to 599"));
-    }
-    if retry_after.is_some_and(|seconds| seconds > MAX_RETRY_AFTER) {
-        return Err(format!(
-            "retry-after must be at most {MAX_RETRY_AFTER} seconds"
-        ));
-    }
-    Ok(())
+/// Why a `Prefer` header cannot be honoured.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PlanError {
+    /// It is malformed.
+    #[error(transparent)]
+    Prefer(#[from] PreferError),
+    /// It asks for something this request cannot have.
+    #[error("{0}")]
+    Unavailable(String),
 }
 
-impl RuleEntry {
-    fn fault(&self, at: &str) -> Result<Fault, ConfigError> {
-        let chosen = [
-            self.status.is_some(),
-            self.latency_ms.is_some(),
-            self.drop,
-            self.truncate,
-        ];
-        if chosen.iter().filter(|chosen| **chosen).count() != 1 {
-            return fail(
-                at,
-                "give exactly one of status, latency_ms, drop: true or truncate: true",
-            );
-        }
-        if self.retry_after.is_some() && self.status.is_none() {
-            return fail(format!("{at}.retry_after"), "goes with status only");
-        }
-        if let Some(status) = self.status {
-            check_status(status, self.retry_after)
-                .or_else(|problem| fail(format!("{at}.status"), problem))?;
-            return Ok(Fault::Status {
-                status,
-                retry_after: self.retry_after,
-            });
-        }
-        if let Some(latency) = self.latency_ms {
-            if latency > MAX_LATENCY_MS {
-                return fail(
-                    format!("{at}.latency_ms"),
-                    format!("must be at most {MAX_LATENCY_MS}"),
-                );
-            }
-            return Ok(Fault::Latency(latency));
-        }
-        Ok(if self.drop {
-            Fault::Drop
-        } else {
-            Fault::Truncate
-        })
-    }
-}
-
-impl FaultsConfig {
-    /// Checks every rule; errors name the JSON path.
-    pub fn check(&self) -> Result<(), ConfigError> {
-        self.compile().map(|_| ())
-    }
-
-    fn compile(&self) -> Result<Vec<Rule>, ConfigError> {
-        let mut rules = Vec::with_capacity(self.rules.len());
-        for (n, entry) in self.rules.iter().enumerate() {
-            let at = format!("faults.rules[{n}]");
-            if !entry.path.starts_with('/') {
-                return fail(
-                    format!("{at}.path"),
-                    "must be a path pattern starting with /, e.g. /api/v1/tables/*",
-                );
-            }
-            if !(0.0..=1.0).contains(&entry.probability) {
-                return fail(format!("{at}.probability"), "must be from 0 to 1");
-            }
-            rules.push(Rule {
-                pattern: Pattern::parse(&entry.path),
-                probability: entry.probability,
-                fault: entry.fault(&at)?,
-            });
-        }
-        Ok(rules)
-    }
-}
-
-/// A path pattern: `*` matches within one segment, `**` across segments.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Token {
-    Byte(u8),
-    Star,
-    DoubleStar,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Pattern(Vec<Token>);
-
-impl Pattern {
-    fn parse(text: &str) -> Self {
-        let mut tokens = Vec::with_capacity(text.len());
-        let bytes = text.as_bytes();
-        let mut at = 0;
-        while at < bytes.len() {
-            if bytes[at] == b'*' {
-                if bytes.get(at + 1) == Some(&b'*') {
-                    tokens.push(Token::DoubleStar);
-                    at += 2;
-                } else {
-                    tokens.push(Token::Star);
-                    at += 1;
-                }
-            } else {
-                tokens.push(Token::Byte(bytes[at]));
-                at += 1;
-            }
-        }
-        Self(tokens)
-    }
-
-    /// Whether `path` matches: one pass per token over the path's positions.
-    fn matches(&self, path: &str) -> bool {
-        let path = path.as_bytes();
-        // reachable[i]: the tokens so far can match path[..i].
-        let mut reachable = vec![false; path.len() + 1];
-        reachable[0] = true;
-        for token in &self.0 {
-            let mut next = vec![false; path.len() + 1];
-            match token {
-                Token::Byte(byte) => {
-                    for i in 0..path.len() {
-                        next[i + 1] = reachable[i] && path[i] == *byte;
-                    }
-                }
-                Token::Star | Token::DoubleStar => {
-                    let crosses = *token == Token::DoubleStar;
-                    for i in 0..=path.len() {
-                        next[i] = reachable[i]
-                            || (i > 0 && next[i - 1] && (crosses || path[i - 1] != b'/'));
-                    }
-                }
-            }
-            reachable = next;
-        }
-        reachable[path.len()]
-    }
-}
-
-#[derive(Debug)]
-struct Rule {
-    pattern: Pattern,
-    probability: f64,
-    fault: Fault,
-}
-
-/// The faults in force (`--faults`): the rules and their seeded generator.
+/// The faults in force (`--faults`): the rules and their seeded
+/// generator, the named examples, and the statuses each operation declares.
 #[derive(Debug)]
 pub struct Faults {
     rules: Vec<Rule>,
+    examples: Vec<Example>,
+    declared: Declared,
     random: Mutex<fastrand::Rng>,
 }
 
 impl Faults {
-    /// The faults of a configuration checked by [`FaultsConfig::check`].
-    pub fn new(config: &FaultsConfig) -> Result<Self, ConfigError> {
+    /// The faults of a configuration checked by [`FaultsConfig::check`],
+    /// for the operations of the OpenAPI `document`.
+    pub fn new(config: &FaultsConfig, document: &Value) -> Result<Self, ConfigError> {
         Ok(Self {
             rules: config.compile()?,
+            examples: config.compile_examples()?,
+            declared: Declared::from_document(document),
             random: Mutex::new(fastrand::Rng::with_seed(config.seed)),
         })
     }
@@ -260,20 +135,21 @@ impl Faults {
         self.rules.len()
     }
 
-    /// The fault for a request to `path` with these `Prefer` header values:
-    /// the header's, else the first rule that matches and is drawn.
+    /// What to do with a request `method path` with these `Prefer` field
+    /// values: the header's plan, else the first rule that matches and is
+    /// drawn, else `None`.
     pub fn choose<'a>(
         &self,
+        method: &str,
         path: &str,
-        prefer: impl Iterator<Item = &'a [u8]>,
-    ) -> Result<Option<Fault>, String> {
+        prefer: impl IntoIterator<Item = &'a [u8]>,
+    ) -> Result<Option<Plan>, PlanError> {
         if path.starts_with("/_sandbox/") {
             return Ok(None);
         }
-        for value in prefer {
-            if let Some(fault) = parse_prefer(value)? {
-                return Ok(Some(fault));
-            }
+        let asked = parse_prefer(prefer)?;
+        if !asked.is_empty() {
+            return self.plan(method, path, &asked).map(Some);
         }
         let mut random = self
             .random
@@ -281,49 +157,112 @@ impl Faults {
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         for rule in &self.rules {
             if rule.pattern.matches(path) && random.f64() < rule.probability {
-                return Ok(Some(rule.fault));
+                return Ok(Some(match rule.fault {
+                    Fault::Status {
+                        status,
+                        retry_after,
+                    } => Plan::of(Action::Status {
+                        status,
+                        retry_after,
+                    }),
+                    Fault::Latency(ms) => Plan {
+                        latency_ms: Some(ms),
+                        ..Plan::of(Action::Route)
+                    },
+                    Fault::Drop => Plan::of(Action::Drop),
+                    Fault::Truncate => Plan {
+                        truncate: true,
+                        ..Plan::of(Action::Route)
+                    },
+                }));
             }
         }
         Ok(None)
     }
-}
 
-/// The fault a `Prefer` header value asks for (`code=503`,
-/// `code=429, retry-after=2`), `None` when it asks for none.
-pub fn parse_prefer(value: &[u8]) -> Result<Option<Fault>, String> {
-    let text = std::str::from_utf8(value)
-        .map_err(|_| "the Prefer header is not valid UTF-8".to_owned())?;
-    let (mut code, mut retry_after) = (None, None);
-    for preference in text.split([',', ';']) {
-        let Some((name, value)) = preference.split_once('=') else {
-            continue;
+    /// The plan `asked` for a request to `method path`.
+    fn plan(&self, method: &str, path: &str, asked: &Preferences) -> Result<Plan, PlanError> {
+        let action = if asked.drop {
+            Action::Drop
+        } else if let Some(name) = &asked.example {
+            self.example(path, name, asked.code)?
+        } else if let Some(status) = asked.code {
+            self.code(method, path, status, asked.retry_after)?
+        } else {
+            Action::Route
         };
-        let (name, value) = (name.trim(), value.trim().trim_matches('"'));
-        let number = || {
-            value
-                .parse::<u64>()
-                .map_err(|_| format!("Prefer {name}={value:?}: the value must be a whole number"))
+        Ok(Plan {
+            latency_ms: asked.latency_ms,
+            action,
+            truncate: asked.truncate,
+        })
+    }
+
+    fn example(&self, path: &str, name: &str, code: Option<u16>) -> Result<Action, PlanError> {
+        let Some(example) = self.examples.iter().find(|example| example.name == name) else {
+            let known: Vec<&str> = self.examples.iter().map(|e| e.name.as_str()).collect();
+            return Err(PlanError::Unavailable(format!(
+                "Prefer example={name}: the configuration has no such example ({})",
+                if known.is_empty() {
+                    "it names none: add faults.examples".to_owned()
+                } else {
+                    format!("its examples: {}", known.join(", "))
+                }
+            )));
         };
-        if name.eq_ignore_ascii_case("code") {
-            code = Some(number()?);
-        } else if name.eq_ignore_ascii_case("retry-after") {
-            retry_after = Some(number()?);
+        if let Some((written, pattern)) = &example.path {
+            if !pattern.matches(path) {
+                return Err(PlanError::Unavailable(format!(
+                    "Prefer example={name}: the example is for paths {written}, not {path}"
+                )));
+            }
+        }
+        if code.is_some_and(|code| code != example.status) {
+            return Err(PlanError::Unavailable(format!(
+                "Prefer example={name}: the example answers {}, not the code asked for",
+                example.status
+            )));
+        }
+        Ok(Action::Example {
+            status: example.status,
+            body: example.body.clone(),
+        })
+    }
+
+    fn code(
+        &self,
+        method: &str,
+        path: &str,
+        status: u16,
+        retry_after: Option<u64>,
+    ) -> Result<Action, PlanError> {
+        if (400..=599).contains(&status) {
+            return Ok(Action::Status {
+                status,
+                retry_after,
+            });
+        }
+        let Some(operation) = self.declared.find(method, path) else {
+            return Err(PlanError::Unavailable(format!(
+                "Prefer code={status}: no operation of the API is at {method} {path}, so only an \
+                 error status (400 to 599) can be asked for"
+            )));
+        };
+        match operation.responses.get(&status) {
+            Some(example) => Ok(Action::Declared {
+                status,
+                example: example.clone(),
+            }),
+            None => Err(PlanError::Unavailable(format!(
+                "Prefer code={status}: {} ({} {}) declares {}; any error status (400 to 599) \
+                 can be asked for too",
+                operation.id,
+                operation.method,
+                operation.template,
+                operation.statuses()
+            ))),
         }
     }
-    let Some(code) = code else {
-        return match retry_after {
-            Some(_) => {
-                Err("Prefer retry-after needs a code too, e.g. code=429, retry-after=2".into())
-            }
-            None => Ok(None),
-        };
-    };
-    let status = u16::try_from(code).unwrap_or(u16::MAX);
-    check_status(status, retry_after).map_err(|problem| format!("Prefer code: {problem}"))?;
-    Ok(Some(Fault::Status {
-        status,
-        retry_after,
-    }))
 }
 
 /// The JSON error answer of an injected status (a 429 always carries
@@ -343,6 +282,19 @@ pub fn status_response(status: u16, retry_after: Option<u64>, why: &str) -> Resp
     if let Some(seconds) = retry_after {
         headers.insert(axum::http::header::RETRY_AFTER, HeaderValue::from(seconds));
     }
+    response
+}
+
+/// A JSON answer with `status` and `body` (an example asked for by
+/// `Prefer`).
+pub fn json_response(status: u16, body: &Value) -> Response {
+    let mut response = Response::new(body.to_string().into());
+    *response.status_mut() =
+        StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    response.headers_mut().insert(
+        axum::http::header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
     response
 }
 

@@ -7,6 +7,7 @@ use crate::admin::{self, ResettableLimiter};
 use crate::clock::Clock;
 use crate::config::Built;
 use crate::faults::Faults;
+use crate::recorder::Recorder;
 use crate::reqlog::RequestLog;
 use crate::runs::Runs;
 use crate::static_files::StaticRoots;
@@ -90,10 +91,14 @@ pub struct Options {
     pub clock: Clock,
     /// Whether the admin routes are on.
     pub admin: bool,
+    /// `--admin-token`: lets peers other than loopback use the admin routes.
+    pub admin_token: Option<acd_core::model::Secret>,
     /// The faults in force (`--faults`).
     pub faults: Option<Faults>,
     /// The request log.
     pub log: RequestLog,
+    /// The recorded requests (capacity 0 without the admin routes).
+    pub recorder: Recorder,
     /// How the limits are kept.
     pub limits: Limits,
 }
@@ -106,6 +111,8 @@ pub struct App {
     runs: Runs,
     openapi: Bytes,
     allow_headers: HeaderValue,
+    /// The credential prefixes and their kinds.
+    prefixes: Vec<(String, acd_core::model::CredentialKind)>,
     options: Options,
 }
 
@@ -113,8 +120,20 @@ impl App {
     /// The application over a checked configuration.
     pub fn new(built: Built, options: Options) -> Self {
         let document = openapi_doc::document(&built);
-        let allow_headers = cors::allow_headers(&built.gate.config().stable_egress_header);
+        let config = built.gate.config();
+        let allow_headers = cors::allow_headers(&config.stable_egress_header);
+        let prefixes = vec![
+            (
+                config.api_key_prefix.clone(),
+                acd_core::model::CredentialKind::ApiKey,
+            ),
+            (
+                config.oauth_token_prefix.clone(),
+                acd_core::model::CredentialKind::OAuthToken,
+            ),
+        ];
         Self {
+            prefixes,
             gate: built.gate,
             store: built.store,
             runs: Runs::new(built.runs),
@@ -149,6 +168,27 @@ impl App {
         self.options.faults.as_ref()
     }
 
+    /// The recorded requests.
+    pub fn recorder(&self) -> &Recorder {
+        &self.options.recorder
+    }
+
+    /// The credential prefixes and the kinds they mark.
+    pub fn credential_prefixes(&self) -> &[(String, acd_core::model::CredentialKind)] {
+        &self.prefixes
+    }
+
+    /// The admin token, if any.
+    pub fn admin_token(&self) -> Option<&acd_core::model::Secret> {
+        self.options.admin_token.as_ref()
+    }
+
+    /// Whether `path` is an admin route's (with the admin routes on): no
+    /// fault, no CORS grant.
+    pub fn is_admin_path(&self, path: &str) -> bool {
+        self.options.admin && path.starts_with("/_sandbox/")
+    }
+
     /// The request log.
     pub fn log(&self) -> &RequestLog {
         &self.options.log
@@ -160,7 +200,7 @@ impl App {
     pub fn is_api_path(&self, path: &str) -> bool {
         path != "/openapi.json"
             && !(self.options.static_roots.is_some() && path.starts_with("/demo"))
-            && !(self.options.admin && path.starts_with("/_sandbox/"))
+            && !self.is_admin_path(path)
     }
 
     /// Clears every rate-limit counter and every run.
@@ -216,7 +256,11 @@ pub fn router(app: Arc<App>) -> Router {
     if app.options.admin {
         router = router
             .route("/_sandbox/clock", get(admin::clock).post(admin::clock))
-            .route("/_sandbox/reset", post(admin::reset));
+            .route("/_sandbox/reset", post(admin::reset))
+            .route(
+                "/_sandbox/requests",
+                get(admin::requests).delete(admin::requests),
+            );
     }
     router.fallback(api).with_state(app)
 }

@@ -1,36 +1,10 @@
 //! `acd-sandbox`: a real HTTP/1.1 server on loopback whose every rule comes
-//! from acd-core. The sandbox itself only does I/O: sockets, the clock and
-//! the data store.
-//!
-//! * [`cli`]: the command line; [`bounds`]: sizes and timeouts.
-//! * [`config`]: the `--config` file; [`demo`]: the built-in data.
-//! * [`server`], [`conn_io`]: connections; [`handler`], [`cors`],
-//!   [`static_files`]: requests; [`store`]: the data (pages by `acd_core::records`).
-//! * [`runs`]: agent runs; [`openapi_doc`]: `/openapi.json`.
-//! * [`exchange`], [`faults`], [`reqlog`]: per request, the injected fault
-//!   and the log line; [`clock`], [`admin`]: time and the admin routes.
-//! * [`banner`]: what is printed at start.
-
-mod admin;
-mod banner;
-mod bounds;
-mod cli;
-mod clock;
-mod config;
-mod conn_io;
-mod cors;
-mod demo;
-mod exchange;
-mod faults;
-mod handler;
-mod openapi_doc;
-mod reqlog;
-mod runs;
-mod server;
-mod static_files;
-mod store;
+//! from acd-core. The command line is read here and the server started;
+//! every part of it is in the library (`src/lib.rs`).
 
 use acd_core::limit::RateLimiter;
+use acd_sandbox::{admin, banner, bounds, cli, clock, config, faults, handler, recorder, reqlog};
+use acd_sandbox::{openapi_doc, server, static_files};
 use clap::Parser;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -95,7 +69,13 @@ fn main() -> ExitCode {
             return ExitCode::from(FAILURE);
         }
     };
-    runtime.block_on(run(args, file, static_roots))
+    let (code, app) = runtime.block_on(run(args, file, static_roots));
+    if let Some(app) = app {
+        // Lines still queued (and the count of dropped ones) go out now,
+        // unless stderr is still not read: then they are left behind.
+        app.log().finish(bounds::LOG_GRACE);
+    }
+    code
 }
 
 /// A fresh in-memory limiter (the default fixed windows). Its hash seed comes
@@ -178,35 +158,37 @@ async fn shared_limiter(
     Ok(Some(store))
 }
 
+/// Serves until a signal; returns the exit status and, once it served, the
+/// application (whose log is finished after the runtime is done).
 async fn run(
     args: cli::Args,
     file: config::FileConfig,
     static_roots: Option<static_files::StaticRoots>,
-) -> ExitCode {
+) -> (ExitCode, Option<Arc<handler::App>>) {
     let signals = match server::ShutdownSignals::install() {
         Ok(signals) => signals,
         Err(error) => {
             eprintln!("acd-sandbox: cannot listen for SIGTERM and SIGINT: {error}");
-            return ExitCode::from(FAILURE);
+            return (ExitCode::from(FAILURE), None);
         }
     };
     let listener = match tokio::net::TcpListener::bind(args.listen).await {
         Ok(listener) => listener,
         Err(error) => {
             eprintln!("acd-sandbox: cannot listen on {}: {error}", args.listen);
-            return ExitCode::from(FAILURE);
+            return (ExitCode::from(FAILURE), None);
         }
     };
     let local = match listener.local_addr() {
         Ok(local) => local,
         Err(error) => {
             eprintln!("acd-sandbox: cannot read the listening address: {error}");
-            return ExitCode::from(FAILURE);
+            return (ExitCode::from(FAILURE), None);
         }
     };
     let (limiter, limits) = match limiter(&args).await {
         Ok(limiter) => limiter,
-        Err(code) => return code,
+        Err(code) => return (code, None),
     };
     let config_name = args
         .config
@@ -216,15 +198,15 @@ async fn run(
         Ok(built) => built,
         Err(error) => {
             eprintln!("acd-sandbox: config {config_name}: {error}");
-            return ExitCode::from(USAGE);
+            return (ExitCode::from(USAGE), None);
         }
     };
     let faults = if args.faults {
-        match faults::Faults::new(&built.faults) {
+        match faults::Faults::new(&built.faults, &openapi_doc::value(&built)) {
             Ok(faults) => Some(faults),
             Err(error) => {
                 eprintln!("acd-sandbox: config {config_name}: {error}");
-                return ExitCode::from(USAGE);
+                return (ExitCode::from(USAGE), None);
             }
         }
     } else {
@@ -248,6 +230,7 @@ async fn run(
         config_fault_rules: built.faults.rules.len(),
         manual_clock: clock.is_manual(),
         admin: args.admin_routes(),
+        admin_token: args.admin_token.is_some(),
         remote: !local.ip().is_loopback(),
         dashboard: static_roots
             .as_ref()
@@ -257,13 +240,19 @@ async fn run(
         static_roots,
         clock,
         admin: args.admin_routes(),
+        admin_token: args.admin_token.clone(),
         faults,
         log,
+        recorder: recorder::Recorder::new(if args.admin_routes() {
+            args.recorded_requests
+        } else {
+            0
+        }),
         limits,
     };
     let app = Arc::new(handler::App::new(built, options));
     banner::print(local, app.gate().config(), notes);
     let router = handler::router(app.clone());
-    server::serve(listener, app, router, args.timeouts(), signals).await;
-    ExitCode::SUCCESS
+    server::serve(listener, app.clone(), router, args.timeouts(), signals).await;
+    (ExitCode::SUCCESS, Some(app))
 }

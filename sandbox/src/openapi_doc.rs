@@ -76,6 +76,11 @@ fn use_run_schema(document: &mut Value, operation_id: &str) {
 
 /// The document's bytes.
 pub fn document(built: &Built) -> Vec<u8> {
+    serde_json::to_vec(&value(built)).unwrap_or_default()
+}
+
+/// The document.
+pub fn value(built: &Built) -> Value {
     let mut options = OpenApiOptions::default();
     options
         .json_param_schemas
@@ -109,5 +114,5 @@ pub fn document(built: &Built) -> Vec<u8> {
     }
     use_run_schema(&mut document, ids::CREATE_AGENT_RUN);
     use_run_schema(&mut document, acd_core::model::ids::GET_RUN);
-    serde_json::to_vec(&document).unwrap_or_default()
+    document
 }

@@ -6,12 +6,20 @@
 //! status, the remaining quota of the tightest limit (`RateLimit-Remaining`,
 //! `-` without one), and the latency until the response head was ready.
 //! Headers are never logged, and a path segment or parameter name that
-//! starts with a credential prefix is replaced by `<redacted>`, so no secret
-//! reaches the log.
+//! holds a credential prefix anywhere, as written or once percent-decoded
+//! (`%61cd_live_...`, `key=acd_live_...`, `token_acd_live_...`), is replaced
+//! by `<redacted>`, so no secret reaches the log.
+//!
+//! Lines reach stderr through [`writer::LogWriter`], which never blocks a
+//! request: when stderr is not read, lines are dropped and counted.
 
+pub mod writer;
+
+use percent_encoding::percent_decode_str;
 use serde_json::json;
-use std::io::Write;
+use std::borrow::Cow;
 use std::time::Duration;
+use writer::LogWriter;
 
 /// How requests are logged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -31,6 +39,11 @@ pub use acd_core::model::REDACTED;
 /// Longest path (in bytes) written to the log; longer ones are cut.
 const MAX_LOGGED_PATH: usize = 512;
 
+/// How many rounds of percent-decoding are looked through for a credential
+/// (`%2561...` is `%61...` once decoded, `a...` twice); text that still
+/// changes after that many is redacted.
+const DECODE_ROUNDS: usize = 4;
+
 /// One request, as it is logged.
 #[derive(Debug)]
 pub struct Entry<'a> {
@@ -48,18 +61,34 @@ pub struct Entry<'a> {
     pub latency: Duration,
 }
 
-/// The request log and the credential prefixes it redacts.
+/// The request log, the credential prefixes it redacts, and the writer
+/// that takes its lines to stderr.
 #[derive(Debug)]
 pub struct RequestLog {
     format: LogFormat,
-    prefixes: [String; 2],
+    /// The prefixes, in ASCII lower case (empty ones left out).
+    prefixes: Vec<String>,
+    writer: LogWriter,
 }
 
 impl RequestLog {
-    /// A log in `format` that redacts anything starting with one of the
+    /// A log in `format` on stderr that redacts anything holding one of the
     /// credential `prefixes`.
     pub fn new(format: LogFormat, prefixes: [String; 2]) -> Self {
-        Self { format, prefixes }
+        Self::with_writer(format, prefixes, LogWriter::stderr())
+    }
+
+    /// As [`RequestLog::new`], with lines going to `writer`.
+    pub fn with_writer(format: LogFormat, prefixes: [String; 2], writer: LogWriter) -> Self {
+        Self {
+            format,
+            prefixes: prefixes
+                .iter()
+                .filter(|prefix| !prefix.is_empty())
+                .map(|prefix| prefix.to_ascii_lowercase())
+                .collect(),
+            writer,
+        }
     }
 
     /// Whether lines are written at all.
@@ -67,12 +96,30 @@ impl RequestLog {
         self.format != LogFormat::Off
     }
 
+    /// Whether `text` holds a credential prefix (ASCII case ignored) as
+    /// written or after any number of percent-decodings.
+    pub fn holds_credential(&self, text: &str) -> bool {
+        let mut form = Cow::Borrowed(text);
+        for _ in 0..=DECODE_ROUNDS {
+            let lower = form.to_ascii_lowercase();
+            if self
+                .prefixes
+                .iter()
+                .any(|prefix| lower.contains(prefix.as_str()))
+            {
+                return true;
+            }
+            let decoded = percent_decode_str(&form).decode_utf8_lossy().into_owned();
+            if decoded == form {
+                return false;
+            }
+            form = Cow::Owned(decoded);
+        }
+        true
+    }
+
     fn clean<'t>(&self, text: &'t str) -> &'t str {
-        if self
-            .prefixes
-            .iter()
-            .any(|prefix| !prefix.is_empty() && text.starts_with(prefix.as_str()))
-        {
+        if self.holds_credential(text) {
             REDACTED
         } else {
             text
@@ -80,15 +127,17 @@ impl RequestLog {
     }
 
     fn path(&self, path: &str) -> String {
+        let mut path = path
+            .split('/')
+            .map(|segment| self.clean(segment))
+            .collect::<Vec<_>>()
+            .join("/");
         let mut cut = path.len().min(MAX_LOGGED_PATH);
         while !path.is_char_boundary(cut) {
             cut -= 1;
         }
-        path[..cut]
-            .split('/')
-            .map(|segment| self.clean(segment))
-            .collect::<Vec<_>>()
-            .join("/")
+        path.truncate(cut);
+        path
     }
 
     fn names<'t>(&self, query: Option<&'t str>) -> Vec<&'t str> {
@@ -104,12 +153,13 @@ impl RequestLog {
 
     /// The line for `entry` (without the newline).
     pub fn line(&self, entry: &Entry<'_>) -> String {
+        let method = self.clean(entry.method);
         let path = self.path(entry.path);
         let names = self.names(entry.query);
         let latency_ms = entry.latency.as_secs_f64() * 1_000.0;
         match self.format {
             LogFormat::Json => json!({
-                "method": entry.method,
+                "method": method,
                 "path": path,
                 "query": names,
                 "status": entry.status,
@@ -129,23 +179,32 @@ impl RequestLog {
                 let remaining = entry
                     .remaining
                     .map_or_else(|| "-".to_owned(), |remaining| remaining.to_string());
-                format!(
-                    "{} {path}{query} {status} remaining={remaining} {latency_ms:.2}ms",
-                    entry.method
-                )
+                format!("{method} {path}{query} {status} remaining={remaining} {latency_ms:.2}ms")
             }
         }
     }
 
-    /// Writes the line of `entry` to stderr (errors are ignored: a closed
-    /// stderr must not stop the server).
+    /// Queues the line of `entry` for stderr, without waiting (see
+    /// [`writer`]).
     pub fn write(&self, entry: &Entry<'_>) {
         if !self.enabled() {
             return;
         }
         let mut line = self.line(entry);
         line.push('\n');
-        let _ = std::io::stderr().lock().write_all(line.as_bytes());
+        self.writer.write(line);
+    }
+
+    /// Queues `acd-sandbox: {text}` for stderr, whatever the format, without
+    /// waiting.
+    pub fn notice(&self, text: &str) {
+        self.writer.write(format!("acd-sandbox: {text}\n"));
+    }
+
+    /// At shutdown: reports how many lines were dropped, and waits at most
+    /// `grace` for stderr to take the rest.
+    pub fn finish(&self, grace: Duration) -> bool {
+        self.writer.finish(grace)
     }
 }
 
@@ -206,5 +265,52 @@ mod tests {
             line,
             "GET /api/v1/tables/<redacted>?<redacted>&x 200 remaining=4 1.50ms"
         );
+    }
+
+    #[test]
+    fn encoded_and_embedded_credentials_are_redacted_and_other_text_survives() {
+        let log = log(LogFormat::Text);
+        for (path, query, expected) in [
+            (
+                "/api/v1/tables/%61cd_live_demo_ada",
+                None,
+                "GET /api/v1/tables/<redacted> 200 remaining=4 1.50ms",
+            ),
+            (
+                "/api/v1/tables/key=acd_live_demo_ada",
+                None,
+                "GET /api/v1/tables/<redacted> 200 remaining=4 1.50ms",
+            ),
+            (
+                "/api/v1/tables/orders",
+                Some("token_acd_live_demo_ada&limit=2"),
+                "GET /api/v1/tables/orders?<redacted>&limit 200 remaining=4 1.50ms",
+            ),
+            (
+                "/api/v1/tables/orders",
+                Some("%6B%65%79=1&x%3Dacd_oat_demo&%2561cd_live_demo_ada"),
+                "GET /api/v1/tables/orders?%6B%65%79&<redacted>&<redacted> 200 remaining=4 1.50ms",
+            ),
+            (
+                "/api/v1/tables/ACD_LIVE_demo_ada/acd%5Foat_x",
+                None,
+                "GET /api/v1/tables/<redacted>/<redacted> 200 remaining=4 1.50ms",
+            ),
+            (
+                "/api/v1/tables/acd_lives-here%20and/acd_oat",
+                Some("acd_=1&live_=2"),
+                "GET /api/v1/tables/acd_lives-here%20and/acd_oat?acd_&live_ 200 remaining=4 1.50ms",
+            ),
+        ] {
+            assert_eq!(log.line(&entry(path, query)), expected, "{path} {query:?}");
+        }
+    }
+
+    #[test]
+    fn a_long_path_is_redacted_before_it_is_cut() {
+        let long = format!("/{}/acd_live_{}", "a".repeat(505), "s".repeat(40));
+        let line = log(LogFormat::Json).line(&entry(&long, None));
+        let value: serde_json::Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(value["path"], format!("/{}/<reda", "a".repeat(505)));
     }
 }

@@ -115,7 +115,7 @@ pub async fn serve(
             Ok((stream, _)) => stream,
             Err(error) => {
                 // Out of file descriptors and the like: wait, then go on.
-                eprintln!("acd-sandbox: accept failed: {error}");
+                app.log().notice(&format!("accept failed: {error}"));
                 tokio::time::sleep(Duration::from_millis(50)).await;
                 continue;
             }
@@ -127,11 +127,15 @@ pub async fn serve(
         });
     }
     drop(listener);
-    eprintln!("acd-sandbox: shutting down; letting in-flight requests finish");
+    app.log()
+        .notice("shutting down; letting in-flight requests finish");
     tokio::select! {
         () = graceful.shutdown() => {}
         () = tokio::time::sleep(SHUTDOWN_GRACE) => {
-            eprintln!("acd-sandbox: some connections were still busy after {} s", SHUTDOWN_GRACE.as_secs());
+            app.log().notice(&format!(
+                "some connections were still busy after {} s",
+                SHUTDOWN_GRACE.as_secs()
+            ));
         }
     }
 }

@@ -45,11 +45,11 @@ fn prefer_asks_for_a_status_with_faults() {
     let counted = sandbox.get_as_ada(RECORDS);
     assert_eq!(counted.status, 200);
     assert_eq!(counted.int("RateLimit-Remaining"), 99);
-    let bad = sandbox.get(RECORDS, &[("X-API-Key", ADA), ("Prefer", "code=200")]);
+    let bad = sandbox.get(RECORDS, &[("X-API-Key", ADA), ("Prefer", "code=201")]);
     assert_eq!(bad.status, 400);
     assert_eq!(
         bad.json()["detail"],
-        "Injected fault: status 400, the Prefer header cannot be honoured: Prefer code: 200 is not an error status; use 400 to 599 (the sandbox runs with --faults)."
+        "Injected fault: status 400, the Prefer header cannot be honoured: Prefer code=201: listConnectionRecords (GET /api/v1/connections/{connection_id}/records) declares 200, 400, 401, 403, 404, 405, 429; any error status (400 to 599) can be asked for too (the sandbox runs with --faults)."
     );
 }
 

@@ -30,9 +30,15 @@ fn a_non_loopback_address_is_refused_without_allow_remote() {
 /// Starts a sandbox on 0.0.0.0 with `extra` arguments; returns it, its
 /// port and the banner line after the first.
 fn start_remote(extra: &[&str]) -> (std::process::Child, u16, String) {
+    start_remote_env(extra, &[])
+}
+
+/// As [`start_remote`], with environment variables.
+fn start_remote_env(extra: &[&str], env: &[(&str, &str)]) -> (std::process::Child, u16, String) {
     let mut child = Command::new(BIN)
         .args(["--listen", "0.0.0.0:0", "--allow-remote", "--log", "off"])
         .args(extra)
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -136,9 +142,106 @@ fn admin_routes_answer_loopback_clients_only() {
     assert_eq!(remote.get("/_sandbox/clock", &[]).status, 404);
     let mut local = Conn::open(SocketAddr::from(([127, 0, 0, 1], port)));
     assert_eq!(
-        local.request("POST", "/_sandbox/reset", &[], "").status,
+        local.request("POST", "/_sandbox/reset", JSON, "").status,
         200
     );
     let _ = child.kill();
     let _ = child.wait();
+}
+
+const JSON: &[(&str, &str)] = &[("Content-Type", "application/json")];
+const TOKEN: &str = "4f1c2a9e0b7d4e31a8c6f5d2e9b0a7c3";
+
+/// The admin token's checks, from another host: the sandbox started with
+/// `extra` (which gives it the token TOKEN one way or another).
+fn remote_admin_with_token(mut child: std::process::Child, port: u16) {
+    let remote = SocketAddr::new(non_loopback_ip(), port);
+    let send = |method: &str, target: &str, headers: &[(&str, &str)], body: &str| {
+        Conn::open(remote).request(method, target, headers, body)
+    };
+    let bearer = format!("Bearer {TOKEN}");
+    let with_token = [
+        ("Content-Type", "application/json"),
+        ("Authorization", bearer.as_str()),
+    ];
+    // Without the token, or with another one: 401, saying what to send.
+    for headers in [
+        JSON.to_vec(),
+        vec![
+            ("Content-Type", "application/json"),
+            ("Authorization", "Bearer not-the-token"),
+        ],
+        vec![
+            ("Content-Type", "application/json"),
+            ("Authorization", "Bearer 4f1c2a9e0b7d4e31a8c6f5d2e9b0a7c"),
+        ],
+    ] {
+        let refused = send("POST", "/_sandbox/reset", &headers, "");
+        assert_eq!(refused.status, 401, "{headers:?}");
+        assert_eq!(
+            refused.header("www-authenticate"),
+            Some("Bearer realm=\"acd-sandbox admin\"")
+        );
+        assert!(refused.json()["detail"]
+            .as_str()
+            .unwrap()
+            .contains("Authorization: Bearer"));
+    }
+    assert_eq!(send("GET", "/_sandbox/clock", &[], "").status, 401);
+    // With it: the admin routes, under the same rules as on loopback.
+    let clock = send("GET", "/_sandbox/clock", &with_token[1..], "");
+    assert_eq!(clock.status, 200);
+    assert_eq!(clock.json()["clock"], "manual");
+    let before = clock.json()["now_ms"].as_u64().unwrap();
+    let moved = send(
+        "POST",
+        "/_sandbox/clock",
+        &with_token,
+        r#"{"advance_ms": 61000}"#,
+    );
+    assert_eq!(moved.status, 200);
+    assert_eq!(moved.json()["now_ms"].as_u64(), Some(before + 61_000));
+    assert_eq!(send("POST", "/_sandbox/reset", &with_token, "").status, 200);
+    assert_eq!(
+        send("POST", "/_sandbox/reset", &with_token[1..], "").status,
+        415
+    );
+    // Loopback needs no token.
+    let mut local = Conn::open(SocketAddr::from(([127, 0, 0, 1], port)));
+    assert_eq!(
+        local.request("POST", "/_sandbox/reset", JSON, "").status,
+        200
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+#[test]
+fn the_admin_token_opens_the_admin_routes_to_other_hosts() {
+    let (child, port, _) = start_remote(&["--clock", "manual", "--admin-token", TOKEN]);
+    remote_admin_with_token(child, port);
+}
+
+#[test]
+fn the_admin_token_can_come_from_the_environment() {
+    let (child, port, _) = start_remote_env(
+        &["--clock", "manual"],
+        &[("ACD_SANDBOX_ADMIN_TOKEN", TOKEN)],
+    );
+    remote_admin_with_token(child, port);
+}
+
+#[test]
+fn a_malformed_admin_token_is_a_usage_error() {
+    let out = Command::new(BIN)
+        .args(["--listen", "127.0.0.1:0", "--admin-token", "two words"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("the admin token must be 1 to 4096 visible ASCII characters"),
+        "{stderr}"
+    );
 }

@@ -18,7 +18,7 @@ import { AcdError as SameAcdError } from 'acd/errors';
 import initClientModule, {
   AcdClient as BrowserClient, Client as BrowserDriver, fetchTransport as browserFetch,
 } from 'acd/client';
-import { VirtualClock, gateTransport } from 'acd/testing';
+import { SandboxClock, VirtualClock, gateTransport } from 'acd/testing';
 
 interface Order { id: number; sku: string }
 
@@ -105,6 +105,17 @@ export async function virtual(): Promise<Order[]> {
   await clock.run((async () => { for await (const row of api.tables.iter<Order>('orders')) rows.push(row); })());
   const statuses: number[] = transport.statuses;
   void statuses;
+  return rows;
+}
+
+/** The client against a real acd-sandbox on its manual clock. */
+export async function againstSandbox(baseUrl: string): Promise<number> {
+  const clock: SandboxClock = await SandboxClock.connect(baseUrl, { adminToken: undefined });
+  const api = new AcdClient({ baseUrl, apiKey: 'acd_live_demo_ada', clock, timers: clock, transport: fetchTransport() });
+  let rows = 0;
+  for await (const row of api.tables.iter<Order>('orders')) { void row; rows += 1; }
+  await clock.advance(1); await clock.set(clock.now()); await clock.sync();
+  void clock.url; void clock.sleeps; void clock.lastError; void clock.pendingTimers;
   return rows;
 }
 

@@ -9,6 +9,10 @@ server and without sleeping.
   simulation's record server, reading the same virtual clock.
 * :func:`simulate`: the core's simulation (many clients against a gate, with
   injected faults) in virtual time, and its report.
+* :class:`SandboxClock`: the manual clock of a real ``acd-sandbox`` (started
+  with ``--clock manual``), read and moved over HTTP: pass ``clock=clock,
+  sleep=clock.sleep`` and a client's waits move the sandbox's time instead
+  of passing real time.
 
 ::
 
@@ -24,14 +28,16 @@ from __future__ import annotations
 
 import json
 import math
+import urllib.error
+import urllib.request
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 from urllib.parse import urlsplit
 
-from ._errors import ConfigError
+from ._errors import AcdError, ConfigError
 from ._ffi import acd_ffi as _ffi
 from ._transport import Request, Response, TransportFailure
 
-__all__ = ["VirtualClock", "GateTransport", "AsyncGateTransport", "DEMO_API_KEY", "simulate"]
+__all__ = ["VirtualClock", "SandboxClock", "GateTransport", "AsyncGateTransport", "DEMO_API_KEY", "simulate"]
 
 DEMO_API_KEY = "acd_live_demo_ada"
 """An API key the demo gate knows (user ``ada``)."""
@@ -77,6 +83,78 @@ class VirtualClock:
     def elapsed_ms(self) -> int:
         """Virtual milliseconds since the start."""
         return self.now_ms - self.start_ms
+
+
+class SandboxClock:
+    """The manual clock of an ``acd-sandbox`` started with ``--clock manual``,
+    read (``GET /_sandbox/clock``) and moved (``POST /_sandbox/clock``) over
+    HTTP, so that a client's waits move the sandbox's time::
+
+        clock = acd.testing.SandboxClock("http://127.0.0.1:8080")
+        with acd.HttpClient(api_key="acd_live_demo_ada", base_url=clock.base_url,
+                            clock=clock, sleep=clock.sleep) as api:
+            rows = list(api.tables.iter("orders", page_size=1))  # past the 5-per-60 s limit at once
+
+    :param base_url: the sandbox's URL, e.g. ``http://127.0.0.1:8080``.
+    :param admin_token: the sandbox's ``--admin-token``, when it is not on
+        loopback (e.g. in a container).
+    :param timeout: seconds for each request to the sandbox.
+    """
+
+    def __init__(self, base_url: str, *, admin_token: Optional[str] = None, timeout: float = 10.0) -> None:
+        self.base_url = base_url.rstrip("/")
+        self._admin_token = admin_token
+        self._timeout = timeout
+        self.sleeps: List[float] = []
+        """Every sleep asked for, in seconds, in order."""
+
+    def __repr__(self) -> str:
+        return f"SandboxClock({self.base_url!r})"
+
+    def _call(self, body: Optional[Dict[str, int]] = None) -> int:
+        headers = {"Content-Type": "application/json"}
+        if self._admin_token is not None:
+            headers["Authorization"] = f"Bearer {self._admin_token}"
+        data = None if body is None else json.dumps(body).encode("utf-8")
+        request = urllib.request.Request(self.base_url + "/_sandbox/clock", data=data, headers=headers,
+                                         method="GET" if body is None else "POST")
+        try:
+            with urllib.request.urlopen(request, timeout=self._timeout) as response:
+                answer = json.load(response)
+        except urllib.error.HTTPError as error:
+            detail = error.read().decode("utf-8", "replace")
+            hint = " (start the sandbox with --clock manual)" if error.code in (404, 409) else ""
+            raise AcdError(f"the sandbox at {self.base_url} refused its clock: {error.code} {detail}{hint}",
+                           status=error.code) from None
+        except (urllib.error.URLError, OSError) as error:
+            raise AcdError(f"the sandbox at {self.base_url} cannot be reached for its clock: {error}") from None
+        if answer.get("clock") != "manual" and body is None:
+            raise AcdError(f"the sandbox at {self.base_url} runs on the system clock; "
+                           "start it with --clock manual")
+        return int(answer["now_ms"])
+
+    def __call__(self) -> int:
+        """The sandbox's current instant in Unix ms (so the clock itself is a ``clock=``)."""
+        return self._call()
+
+    def advance(self, ms: int) -> int:
+        """Moves the sandbox's clock ``ms`` milliseconds forward; returns the new instant."""
+        if ms < 0:
+            raise ValueError(f"the sandbox clock is moved forward only here; got {ms} ms")
+        return self._call({"advance_ms": ms})
+
+    def set(self, now_ms: int) -> int:
+        """Sets the sandbox's clock to ``now_ms`` (Unix ms)."""
+        return self._call({"now_ms": now_ms})
+
+    def sleep(self, seconds: float) -> None:
+        """Records the sleep and advances the sandbox's clock (rounded up to whole ms)."""
+        self.sleeps.append(seconds)
+        self.advance(max(0, math.ceil(seconds * 1000 - 1e-6)))
+
+    async def async_sleep(self, seconds: float) -> None:
+        """:meth:`sleep` for asyncio clients (the request to the sandbox is a short blocking one)."""
+        self.sleep(seconds)
 
 
 def _with_quotas(config: Dict[str, Any], quotas: Mapping[str, Mapping[str, int]]) -> Dict[str, Any]:

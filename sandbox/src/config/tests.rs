@@ -239,3 +239,17 @@ fn the_published_schema_names_exactly_the_members_read_here() {
     read.extend(SANDBOX_MEMBERS.iter().map(|member| (*member).to_owned()));
     assert_eq!(named, read);
 }
+
+#[test]
+fn a_member_with_an_empty_name_is_named_too() {
+    // Found by the sandbox_config fuzz target: the path was empty.
+    for bytes in [&b"{\"\": 1}"[..], &b"\n{\"\":\x06\x00\x00\x04\xac"[..]] {
+        let error = parse(bytes).err().unwrap();
+        assert_eq!(error.path, "(member \"\")", "{error:?}");
+        assert!(!error.problem.is_empty());
+    }
+    assert_eq!(
+        parse(br#"{"credentials": [{"": 1}]}"#).err().unwrap().path,
+        "credentials[0]."
+    );
+}

@@ -65,6 +65,8 @@ pub struct Sandbox {
     pub first_line: String,
     lines: Arc<Mutex<Vec<String>>>,
     stderr: Option<std::thread::JoinHandle<String>>,
+    /// With [`Sandbox::start_unread_stderr`]: the pipe, held open and unread.
+    unread_stderr: Option<std::process::ChildStderr>,
     _config: Option<TempFile>,
 }
 
@@ -81,6 +83,16 @@ impl Sandbox {
 
     /// With an optional configuration and extra arguments.
     pub fn start_with(config: Option<&str>, args: &[&str]) -> Self {
+        Self::start_full(config, args, true)
+    }
+
+    /// As [`Sandbox::start_with`], with stderr on a pipe that nobody reads
+    /// until [`Sandbox::stop_with`].
+    pub fn start_unread_stderr(config: Option<&str>, args: &[&str]) -> Self {
+        Self::start_full(config, args, false)
+    }
+
+    fn start_full(config: Option<&str>, args: &[&str], read_stderr: bool) -> Self {
         let config = config.map(|json| TempFile::new("config.json", json.as_bytes()));
         let mut command = Command::new(BIN);
         command.args(["--listen", "127.0.0.1:0"]);
@@ -111,18 +123,19 @@ impl Sandbox {
                 sink.lock().unwrap().push(line);
             }
         });
-        let mut err = child.stderr.take().unwrap();
-        let stderr = Some(std::thread::spawn(move || {
-            let mut text = String::new();
-            let _ = err.read_to_string(&mut text);
-            text
-        }));
+        let err = child.stderr.take().unwrap();
+        let (stderr, unread_stderr) = if read_stderr {
+            (Some(read_all(err)), None)
+        } else {
+            (None, Some(err))
+        };
         Self {
             child,
             addr: SocketAddr::from(([127, 0, 0, 1], port)),
             first_line,
             lines,
             stderr,
+            unread_stderr,
             _config: config,
         }
     }
@@ -183,6 +196,11 @@ impl Sandbox {
     /// Sends `signal` (e.g. `TERM`), then waits for the exit; returns the
     /// status and what was written on stderr.
     pub fn stop_with(mut self, signal: &str) -> (ExitStatus, String) {
+        // An unread stderr is read from now on (before the signal, so that
+        // the exit never waits on a full pipe).
+        if let Some(err) = self.unread_stderr.take() {
+            self.stderr = Some(read_all(err));
+        }
         let status = Command::new("kill")
             .args([&format!("-{signal}"), &self.child.id().to_string()])
             .status()
@@ -202,6 +220,14 @@ impl Sandbox {
     pub fn is_running(&mut self) -> bool {
         self.child.try_wait().unwrap().is_none()
     }
+}
+
+fn read_all(mut err: std::process::ChildStderr) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = err.read_to_string(&mut text);
+        text
+    })
 }
 
 impl Drop for Sandbox {

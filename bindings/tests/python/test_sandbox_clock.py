@@ -1,0 +1,97 @@
+"""``acd.testing.SandboxClock`` against a real ``acd-sandbox --clock manual``
+(``ACD_SANDBOX_BIN``, set by scripts/test-python): a client pages past the
+5-per-60 s table-read window in virtual time, with no 429."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tempfile
+import time
+from typing import Iterator, List
+
+import pytest
+
+import acd
+from acd.testing import SandboxClock
+
+BIN = os.environ.get("ACD_SANDBOX_BIN")
+pytestmark = pytest.mark.skipif(BIN is None, reason="needs the acd-sandbox binary (ACD_SANDBOX_BIN)")
+ROWS = [{"id": i} for i in range(1, 24)]
+
+
+@pytest.fixture()
+def sandbox() -> Iterator[str]:
+    assert BIN is not None
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as config:
+        json.dump({"tables": [{"id": "orders", "owner": "ada", "records": ROWS}]}, config)
+    process = subprocess.Popen([BIN, "--listen", "127.0.0.1:0", "--clock", "manual", "--log", "off",
+                                "--config", config.name], stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        yield process.stdout.readline().split()[-1]
+    finally:
+        process.terminate()
+        process.wait()
+        os.unlink(config.name)
+
+
+class Counting:
+    """A urllib transport that records every status it receives."""
+
+    def __init__(self) -> None:
+        from acd._transport import UrllibTransport
+
+        self.inner = UrllibTransport(timeout=10)
+        self.statuses: List[int] = []
+
+    def send(self, request: acd.Request) -> acd.Response:
+        response = self.inner.send(request)
+        self.statuses.append(response.status)
+        return response
+
+
+def test_a_client_pages_past_the_window_in_the_sandboxs_time(sandbox: str) -> None:
+    clock = SandboxClock(sandbox)
+    start = clock()
+    transport = Counting()
+    started = time.monotonic()
+    with acd.HttpClient("acd_live_demo_ada", base_url=sandbox, http_client=transport,
+                        clock=clock, sleep=clock.sleep) as api:
+        rows = list(api.tables.iter("orders", page_size=2))
+    real_seconds = time.monotonic() - started
+    assert rows == ROWS
+    # 12 reads at 5 per 60 s: waits for two new windows, and never a 429.
+    assert transport.statuses == [200] * 12
+    assert clock() - start >= 60_000
+    assert len(clock.sleeps) >= 2
+    # Waiting for real would take two minutes.
+    assert real_seconds < 30, real_seconds
+
+
+def test_the_clock_moves_only_when_told(sandbox: str) -> None:
+    clock = SandboxClock(sandbox)
+    now = clock()
+    assert clock() == now
+    assert clock.advance(1_500) == now + 1_500
+    assert clock.set(1_700_000_000_000) == 1_700_000_000_000
+    clock.sleep(0.25)
+    assert clock() == 1_700_000_000_250
+    assert clock.sleeps == [0.25]
+
+
+def test_a_sandbox_on_the_system_clock_is_named() -> None:
+    assert BIN is not None
+    process = subprocess.Popen([BIN, "--listen", "127.0.0.1:0", "--admin", "--log", "off"],
+                               stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        clock = SandboxClock(process.stdout.readline().split()[-1])
+        with pytest.raises(acd.AcdError, match="--clock manual"):
+            clock()
+        with pytest.raises(acd.AcdError, match="--clock manual") as raised:
+            clock.advance(1)
+        assert raised.value.status == 409
+    finally:
+        process.terminate()
+        process.wait()
