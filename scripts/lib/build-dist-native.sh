@@ -3,10 +3,14 @@
 # by zig so that it runs on Linux x86-64 from manylinux2014 on (no rustup
 # target needed: the host target with a glibc suffix), in a target dir of its
 # own (target/dist: it never waits on, or makes wait, the suites' builds):
-#   target/dist/x86_64-unknown-linux-gnu/release/{acd,acd-sandbox,libacd_ffi.so}
+#   target/dist/x86_64-unknown-linux-gnu/release/{acd,acd-sandbox}
 #                           cargo zigbuild --target x86_64-unknown-linux-gnu.2.17
 #   target/dist/wheels/acd-<v>-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl
-#                           maturin build --zig --compatibility manylinux2014
+#                           maturin build --zig --compatibility manylinux2014;
+#                           its acd/_ffi/libacd_ffi.so is also the Kotlin jar's
+# (maturin links with a zig wrapper of its own, so the crates both builds
+# share are compiled once for each; building acd-ffi only through maturin
+# keeps that to acd-core and its dependencies).
 # Needs scripts/lib/install-dist-tools.sh first. Used by scripts/dist, and
 # ahead of time by scripts/lib/prebuild.sh.
 set -euo pipefail
@@ -23,9 +27,9 @@ VENV_BIN="$CACHE_DIR/venv-dist/bin"
 export PATH="$VENV_BIN:$PATH"
 with_lock build-dist-native
 
-log "dist: cargo zigbuild --release --target x86_64-unknown-linux-gnu.2.17 -p acd-cli -p acd-sandbox -p acd-ffi"
+log "dist: cargo zigbuild --release --target x86_64-unknown-linux-gnu.2.17 -p acd-cli -p acd-sandbox"
 cargo zigbuild --release --locked --quiet --target x86_64-unknown-linux-gnu.2.17 \
-  -p acd-cli -p acd-sandbox -p acd-ffi
+  -p acd-cli -p acd-sandbox
 log "dist: maturin build --zig --compatibility manylinux2014 (the Python wheel)"
 rm -rf "$CARGO_TARGET_DIR/wheels"
 maturin build --release --locked --quiet --zig --compatibility manylinux2014 \
