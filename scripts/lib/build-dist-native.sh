@@ -20,6 +20,11 @@ cd "$ROOT"
 TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 export CARGO_TARGET_DIR="$TARGET_DIR/dist"
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
+# Keep the symbol table: uniffi-bindgen (run by maturin on the built library)
+# reads its UNIFFI_META_* symbols from .symtab, and with zig as the linker
+# the release profile's default strip ("debuginfo") removed the whole table
+# ("No UniFFI metadata found in .../libacd_ffi.so").
+export CARGO_PROFILE_RELEASE_STRIP=false
 VENV_BIN="$CACHE_DIR/venv-dist/bin"
 [ -x "$VENV_BIN/cargo-zigbuild" ] && [ -x "$VENV_BIN/maturin" ] ||
   die "cargo-zigbuild or maturin missing: run scripts/lib/install-dist-tools.sh"
