@@ -36,5 +36,14 @@ for language in "$@"; do
   "$BINDGEN" generate --no-format --library "$LIB" --language "$language" \
     --out-dir "$OUT/$language" >/dev/null
   cp "$LIB" "$OUT/$language/"
+  if [ "$language" = kotlin ]; then
+    # The generated loader goes through dev.acd.NativeLibrary, which turns
+    # JNA's bare "Unable to load library" on a platform the jar has no
+    # library for into a typed error naming it (bindings/kotlin/.../NativeLibrary.kt).
+    kt="$OUT/kotlin/acd/acd_ffi.kt"
+    sed -i -E 's/Native\.register\(([A-Za-z]+)::class\.java, /dev.acd.NativeLibrary.register(\1::class.java, /' "$kt"
+    [ "$(grep -c 'dev\.acd\.NativeLibrary\.register(' "$kt")" -eq 2 ] && ! grep -q 'Native\.register(' "$kt" ||
+      die "$kt: expected the two Native.register calls of uniffi's loader to reroute (uniffi changed?)"
+  fi
 done
 log "ok: generated $(joined "$@") bindings in ${OUT#"$ROOT"/}"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds ahead, at the lowest CPU priority, what the later suites of one
 # `scripts/test` run will need and nothing before them uses: the wasm
-# toolchain and npm package, and the fuzz targets (all in target dirs of
-# their own, so no suite's cargo waits on them). scripts/test starts it in
+# toolchain and npm package, the fuzz targets and the glibc-2.17 builds of
+# scripts/dist (all in target dirs of their own, so no suite's cargo waits
+# on them). scripts/test starts it in
 # the background; it runs on the cores the suites before leave idle (their
 # servers, network waits and single-threaded test runners).
 #
@@ -13,7 +14,7 @@
 # it done; a step that fails here is simply done again, with its errors
 # shown, by the suite that needs it.
 #
-# Usage: prebuild.sh SUITE...   (the suites the run will go on to: wasm, fuzz)
+# Usage: prebuild.sh SUITE...   (the suites the run will go on to: wasm, fuzz, dist)
 set -uo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -50,6 +51,10 @@ for suite in "$@"; do
       ;;
     fuzz)
       ahead "fuzz targets" "$LIB/build-fuzz.sh"
+      ;;
+    dist)
+      ahead "dist tools" "$LIB/install-dist-tools.sh" \
+        && ahead "glibc-2.17 builds" "$LIB/build-dist-native.sh"
       ;;
   esac
 done

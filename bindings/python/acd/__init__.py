@@ -21,6 +21,8 @@ The easy path::
 * The server role: :class:`Gate`, :class:`GateConfig`, :func:`gate_request`.
 * :mod:`acd.ffi`: every generated binding, for advanced use.
 """
+# First: a platform without the native library fails with one clear error.
+from . import _native  # noqa: F401
 from ._async import AsyncHttpClient
 from ._client import Client
 from ._config import RetryPolicy
