@@ -52,6 +52,11 @@ pub struct GlobalArgs {
     /// seconds [default: the core's default deadline].
     #[arg(long, global = true, value_name = "SECONDS")]
     pub deadline: Option<f64>,
+    /// How long one exchange may take, from sending the request to the
+    /// last byte of the response's body, in seconds [default: 60]; past it
+    /// the attempt fails as a timeout (retried like any transport failure).
+    #[arg(long, global = true, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
     /// Attempts per request, the first included, 429s included
     /// [default: the core's default].
     #[arg(long, global = true, value_name = "N")]

@@ -98,8 +98,6 @@ pub struct Engine {
     over: bool,
     /// The rate-limit headers of the latest response.
     observations: Vec<LimitObservation>,
-    /// Attempts of the request in progress, for `--max-attempts`.
-    attempts: crate::attempts::AttemptCount,
 }
 
 /// 32 bytes of OS entropy for the client's jitter and idempotency keys, so
@@ -140,7 +138,6 @@ impl Engine {
         now: Millis,
     ) -> Result<Self, ClientError> {
         let max_wait_ms = config.retry.max_retry_after_ms;
-        let attempts = crate::attempts::AttemptCount::new(config.retry.max_attempts);
         let longest_wait_ms = max_wait_ms.saturating_add(config.retry.backoff.cap_ms);
         let mut client = Client::new(config, os_entropy())?;
         // Started (so validated and built) before any I/O, in every case.
@@ -166,7 +163,6 @@ impl Engine {
             extra: VecDeque::new(),
             over: false,
             observations: Vec::new(),
-            attempts,
         })
     }
 
@@ -175,9 +171,7 @@ impl Engine {
         if self.over {
             return None;
         }
-        let request = self.client.poll_transmit(now)?.request;
-        self.attempts.sent(&request.operation_id);
-        Some(request)
+        Some(self.client.poll_transmit(now)?.request)
     }
 
     /// How the attempt in flight ended.
@@ -188,7 +182,6 @@ impl Engine {
                 self.observations = parsed.observations;
             }
         }
-        self.attempts.answered(&outcome, self.client.config());
         // Err is misuse only (no attempt in flight), which this loop never does.
         let _ = self.client.handle(self.id, outcome, now);
     }
@@ -210,13 +203,6 @@ impl Engine {
         if id != self.id {
             // The created run's call ended; its poller goes on.
             return self.poll_event(now);
-        }
-        if let Event::Waiting { reason, .. } = &event {
-            if let Some(error) = self.attempts.exhausted(*reason) {
-                self.client.cancel(self.id);
-                self.over = true;
-                return Some(Event::Failed(error));
-            }
         }
         match event {
             Event::Waiting {

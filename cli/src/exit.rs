@@ -27,7 +27,6 @@ pub fn describe(failure: &Failure) -> (u8, Option<String>) {
         Failure::Client(error) => (code_of(error), Some(line_of(error))),
         Failure::RunEnded(status) => (API_ERROR, Some(format!("error: the run ended {status}"))),
         Failure::Jq(error) => (API_ERROR, Some(format!("error: {error}"))),
-        Failure::BodyTooLarge(error) => (API_ERROR, Some(format!("error: {error}"))),
         Failure::Stalled => (
             GAVE_UP,
             Some("error: gave up: the client stopped before the call ended".to_owned()),
@@ -38,7 +37,12 @@ pub fn describe(failure: &Failure) -> (u8, Option<String>) {
 /// The exit status of a client error.
 pub fn code_of(error: &ClientError) -> u8 {
     match error {
-        ClientError::Api { .. } | ClientError::Protocol { .. } => API_ERROR,
+        // The server's answer broke the contract: a redirect (never followed)
+        // or a body above `ClientConfig::max_body_bytes` is a protocol error.
+        ClientError::Api { .. }
+        | ClientError::Protocol { .. }
+        | ClientError::Redirect { .. }
+        | ClientError::BodyTooLarge { .. } => API_ERROR,
         ClientError::KeysetValueMissing { .. } => API_ERROR,
         ClientError::GaveUp {
             reason: GiveUpReason::NotRetryable { .. },
@@ -81,10 +85,15 @@ pub fn line_of(error: &ClientError) -> String {
                     max_wait_ms,
                     ..
                 } => format!(
-                    "the server asked to wait {:.1} s, longer than the {:.1} s a wait may last; \
-                     raise --deadline to wait longer",
+                    "the server asked to wait {:.1} s, longer than the {:.1} s the retry policy \
+                     accepts from a server (max_retry_after_ms); try again after that time, or \
+                     give a --deadline that long",
                     *wait_ms as f64 / 1000.0,
                     *max_wait_ms as f64 / 1000.0
+                ),
+                GiveUpReason::MaxThrottled { refusals } => format!(
+                    "the server refused {refusals} attempts with 429, more than the retry policy \
+                     allows (max_throttled); the quota is in use elsewhere, so try again later"
                 ),
                 GiveUpReason::MaxAttempts { attempts } => {
                     format!("all {attempts} attempts were used; raise --max-attempts to try more")
@@ -146,5 +155,68 @@ mod tests {
             problem: "not JSON".into(),
         };
         assert_eq!(code_of(&broken), 1);
+    }
+
+    #[test]
+    fn a_redirect_and_a_body_too_large_are_api_errors_not_usage() {
+        let redirect = ClientError::Redirect {
+            status: 302,
+            location: Some("http://other.example/api/v1/tables/t".into()),
+        };
+        assert_eq!(code_of(&redirect), API_ERROR);
+        assert!(line_of(&redirect).starts_with("error: the API answered 302"));
+        let too_large = ClientError::BodyTooLarge {
+            status: 200,
+            limit: 1000,
+        };
+        assert_eq!(code_of(&too_large), API_ERROR);
+        assert!(line_of(&too_large).contains("1000 bytes"));
+        // Given up after retries whose last answer was one of them: still gave up.
+        let gave_up = ClientError::GaveUp {
+            reason: GiveUpReason::MaxAttempts { attempts: 5 },
+            attempts: 5,
+            last: Box::new(too_large),
+        };
+        assert_eq!(code_of(&gave_up), GAVE_UP);
+    }
+
+    #[test]
+    fn waits_the_policy_refuses_and_persistent_429s_are_explained() {
+        let too_long = ClientError::GaveUp {
+            reason: GiveUpReason::RetryAfterTooLong {
+                retry_at: 86_400_000.into(),
+                wait_ms: 86_400_000,
+                max_wait_ms: 60_000,
+            },
+            attempts: 1,
+            last: Box::new(ClientError::Api {
+                status: 429,
+                detail: "Slow down.".into(),
+                extra: acd_core::client::ExtraMembers::empty(),
+            }),
+        };
+        assert_eq!(code_of(&too_long), GAVE_UP);
+        assert_eq!(
+            line_of(&too_long),
+            "error: gave up after 1 attempt(s): the server asked to wait 86400.0 s, longer than \
+             the 60.0 s the retry policy accepts from a server (max_retry_after_ms); try again \
+             after that time, or give a --deadline that long; last: 429 Slow down."
+        );
+        let throttled = ClientError::GaveUp {
+            reason: GiveUpReason::MaxThrottled { refusals: 3 },
+            attempts: 3,
+            last: Box::new(ClientError::Api {
+                status: 429,
+                detail: "Slow down.".into(),
+                extra: acd_core::client::ExtraMembers::empty(),
+            }),
+        };
+        assert_eq!(code_of(&throttled), GAVE_UP);
+        assert_eq!(
+            line_of(&throttled),
+            "error: gave up after 3 attempt(s): the server refused 3 attempts with 429, more than \
+             the retry policy allows (max_throttled); the quota is in use elsewhere, so try again \
+             later; last: 429 Slow down."
+        );
     }
 }

@@ -12,7 +12,6 @@
 
 mod api;
 mod args;
-mod attempts;
 mod engine;
 mod exit;
 mod interrupt;

@@ -32,8 +32,6 @@ pub enum Failure {
     RunEnded(String),
     /// `--jq` could not filter the response.
     Jq(crate::jq::JqError),
-    /// The response body passed the transport's bound.
-    BodyTooLarge(crate::transport::BodyTooLarge),
 }
 
 impl From<Interrupted> for Failure {
@@ -59,6 +57,7 @@ pub fn now() -> Millis {
 
 /// Runs `plan` to its end.
 pub fn execute(plan: Plan, reporter: &mut Reporter, interrupt: &Interrupt) -> Result<(), Failure> {
+    let transport = Transport::new(plan.proxy, plan.timeout, plan.config.max_body_bytes);
     let mut engine = Engine::new(
         plan.config,
         plan.job,
@@ -67,7 +66,6 @@ pub fn execute(plan: Plan, reporter: &mut Reporter, interrupt: &Interrupt) -> Re
         now(),
     )
     .map_err(Failure::Client)?;
-    let transport = Transport::new(plan.proxy);
     let stdout = io::stdout();
     let mut sink = match plan.printing {
         Printing::Records(format) => Some(RecordSink::new(stdout.lock(), format)),
@@ -79,17 +77,14 @@ pub fn execute(plan: Plan, reporter: &mut Reporter, interrupt: &Interrupt) -> Re
     let mut head: Option<String> = None;
     let mut heads: std::collections::VecDeque<String> = std::collections::VecDeque::new();
     let mut last: Option<String> = None;
-    let result = 'drive: loop {
+    let result = loop {
         interrupt.check()?;
         let mut active = false;
         while let Some(request) = engine.poll_transmit(now()) {
             active = true;
             reporter.advice(&request.warnings);
             let sent = adjust(request, &raw);
-            let outcome = match transport.send(&sent) {
-                Ok(outcome) => outcome,
-                Err(too_large) => break 'drive Err(Failure::BodyTooLarge(too_large)),
-            };
+            let outcome = transport.send(&sent);
             interrupt.check()?;
             reporter.exchange(&sent, &outcome);
             last = Some(match &outcome {

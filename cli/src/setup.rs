@@ -49,6 +49,8 @@ pub struct Plan {
     pub job_kind: crate::run::JobKind,
     /// The proxy from the environment, if any.
     pub proxy: Option<ureq::Proxy>,
+    /// How long one exchange may take, sending to the body's last byte.
+    pub timeout: std::time::Duration,
 }
 
 /// The id under which the command-line credential is configured.
@@ -163,6 +165,13 @@ pub fn plan(cli: &Cli, origins: &Origins) -> Result<Plan, SetupError> {
         }
         Some(_) => return fail("--deadline must be a number of seconds, 0 or more"),
     };
+    let timeout = match global.timeout {
+        None => crate::transport::DEFAULT_TIMEOUT,
+        Some(seconds) if seconds.is_finite() && seconds > 0.0 && seconds <= 86_400.0 => {
+            std::time::Duration::from_secs_f64(seconds)
+        }
+        Some(_) => return fail("--timeout must be a number of seconds above 0, at most 86400"),
+    };
     check_config(&config, origins, api_key.is_some())?;
     let proxy = crate::proxy::for_base_url(&config.base_url)?;
     let mut raw = crate::api::Raw::default();
@@ -219,6 +228,7 @@ pub fn plan(cli: &Cli, origins: &Origins) -> Result<Plan, SetupError> {
         raw,
         job_kind,
         proxy,
+        timeout,
     })
 }
 
@@ -253,7 +263,7 @@ fn check_config(config: &ClientConfig, origins: &Origins, key: bool) -> Result<(
         "base_url" => origins.base_url,
         "credentials" if key => origins.api_key,
         "credentials" => origins.token,
-        "retry.max_attempts" | "retry.max_throttled" => "--max-attempts",
+        "retry.max_attempts" => "--max-attempts",
         field if field.starts_with("retry.") => "--deadline",
         _ => return fail(error.to_string()),
     };
@@ -266,14 +276,11 @@ fn check_config(config: &ClientConfig, origins: &Origins, key: bool) -> Result<(
     fail(format!("{what}: {problem}"))
 }
 
-/// `--max-attempts N` on the core's retry policy: N attempts per request,
-/// the first try included, 429s included. The core counts a 429 that says
-/// when to retry against `max_throttled` (the retries it allows after such
-/// 429s) and every other failure against `max_attempts`; both are set so
-/// that a request refused with 429 every time is sent exactly N times.
+/// `--max-attempts N` on the core's retry policy: its `max_attempts` counts
+/// every attempt of a request, the first and 429s included, so N is handed
+/// over as it is (`max_throttled` keeps the core's default).
 fn apply_max_attempts(retry: &mut RetryPolicy, attempts: u32) {
     retry.max_attempts = attempts;
-    retry.max_throttled = attempts.saturating_sub(1);
 }
 
 fn no_offset_with_all(paging: &PagingArgs) -> Result<(), SetupError> {

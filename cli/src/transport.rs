@@ -3,61 +3,50 @@
 //! received, whatever its status, or precisely how the attempt failed.
 
 use acd_core::client::{ClientRequest, HttpResponse, Outcome, TransportFailure};
-use std::io::ErrorKind;
+use std::io::{ErrorKind, Read};
 use std::time::Duration;
 use ureq::{Agent, Timeout};
 
 /// How long a connection may take to open.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
-/// How long one exchange may take once connected.
-const EXCHANGE_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// The largest response body read: 64 MiB, far above the largest
-/// legitimate page (5,000 table records). A body that passes it ends the
-/// command with [`BodyTooLarge`] as soon as it does, without reading the
-/// rest. (The one place the bound lives; a per-client maximum in the
-/// core's configuration would replace it.)
-pub const MAX_BODY_BYTES: u64 = 64 * 1024 * 1024;
-
-/// A response whose body passed [`MAX_BODY_BYTES`].
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "the {status} response's body is larger than the {limit} bytes this client reads; \
-     ask for less (e.g. a smaller --limit or --page-size)"
-)]
-pub struct BodyTooLarge {
-    /// The response's status.
-    pub status: u16,
-    /// The bound, in bytes.
-    pub limit: u64,
-}
+/// How long one exchange may take when `--timeout` is not given: from
+/// sending the request to the last byte of the response's body.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// One HTTP agent (its connection pool is reused across requests).
 pub struct Transport {
     agent: Agent,
+    /// The core's `ClientConfig::max_body_bytes`: at most one byte more
+    /// than this is read, so the core can tell the body is too large.
+    max_body_bytes: u64,
 }
 
 impl Transport {
     /// An agent that returns every status as a response, follows no
-    /// redirects, times out instead of hanging, and goes through `proxy`
-    /// when one is given (and through none otherwise).
-    pub fn new(proxy: Option<ureq::Proxy>) -> Self {
+    /// redirects, ends an exchange that takes longer than `timeout` in all
+    /// (headers and body), reads at most `max_body_bytes` + 1 bytes of a
+    /// body, and goes through `proxy` when one is given (and through none
+    /// otherwise).
+    pub fn new(proxy: Option<ureq::Proxy>, timeout: Duration, max_body_bytes: u64) -> Self {
         let config = Agent::config_builder()
             .proxy(proxy)
             .http_status_as_error(false)
             .max_redirects(0)
             .max_redirects_will_error(false)
-            .timeout_connect(Some(CONNECT_TIMEOUT))
-            .timeout_per_call(Some(EXCHANGE_TIMEOUT))
+            .timeout_connect(Some(CONNECT_TIMEOUT.min(timeout)))
+            .timeout_global(Some(timeout))
             .user_agent(concat!("acd/", env!("CARGO_PKG_VERSION")))
             .build();
         Self {
             agent: config.into(),
+            max_body_bytes,
         }
     }
 
-    /// Sends `request`: the outcome, or the body passed the bound.
-    pub fn send(&self, request: &ClientRequest) -> Result<Outcome, BodyTooLarge> {
+    /// Sends `request`: the response as received (its body cut one byte
+    /// past the bound, or left unread when its Content-Length is above it;
+    /// the core's `check_body_size` decides), or how the attempt failed.
+    pub fn send(&self, request: &ClientRequest) -> Outcome {
         let mut builder = ureq::http::Request::builder()
             .method(request.method.as_str())
             .uri(request.url.as_str());
@@ -68,56 +57,51 @@ impl Transport {
         let Ok(http_request) = builder.body(body) else {
             // The core built a request the http crate refuses (a bad URL or
             // header byte): it never left this machine.
-            return Ok(Outcome::Transport(TransportFailure::Connect));
+            return Outcome::Transport(TransportFailure::Connect);
         };
         match self.agent.run(http_request) {
-            Ok(response) => read_response(response),
-            Err(error) => Ok(Outcome::Transport(failure_of(&error))),
+            Ok(response) => self.read_response(response),
+            Err(error) => Outcome::Transport(failure_of(&error)),
         }
     }
-}
 
-fn read_response(mut response: ureq::http::Response<ureq::Body>) -> Result<Outcome, BodyTooLarge> {
-    let status = response.status().as_u16();
-    let too_large = BodyTooLarge {
-        status,
-        limit: MAX_BODY_BYTES,
-    };
-    let announced = response
-        .headers()
-        .get("content-length")
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.trim().parse::<u64>().ok());
-    if announced.is_some_and(|length| length > MAX_BODY_BYTES) {
-        return Err(too_large);
-    }
-    let headers = response
-        .headers()
-        .iter()
-        .map(|(name, value)| {
-            (
-                name.as_str().to_owned(),
-                String::from_utf8_lossy(value.as_bytes()).into_owned(),
-            )
-        })
-        .collect();
-    match response
-        .body_mut()
-        .with_config()
-        .limit(MAX_BODY_BYTES)
-        .read_to_vec()
-    {
-        Ok(body) => Ok(Outcome::Response(HttpResponse {
+    fn read_response(&self, mut response: ureq::http::Response<ureq::Body>) -> Outcome {
+        let status = response.status().as_u16();
+        let headers = response
+            .headers()
+            .iter()
+            .map(|(name, value)| {
+                (
+                    name.as_str().to_owned(),
+                    String::from_utf8_lossy(value.as_bytes()).into_owned(),
+                )
+            })
+            .collect();
+        let announced = response
+            .headers()
+            .get("content-length")
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| value.trim().parse::<u64>().ok());
+        let mut body = Vec::new();
+        if announced.is_none_or(|length| length <= self.max_body_bytes) {
+            let read = response
+                .body_mut()
+                .as_reader()
+                .take(self.max_body_bytes.saturating_add(1))
+                .read_to_end(&mut body);
+            if let Err(error) = read {
+                return Outcome::Transport(match failure_of(&ureq::Error::from(error)) {
+                    // The request was sent and answered: a broken body is never "connect".
+                    TransportFailure::Connect => TransportFailure::Interrupted,
+                    other => other,
+                });
+            }
+        }
+        Outcome::Response(HttpResponse {
             status,
             headers,
             body,
-        })),
-        Err(ureq::Error::BodyExceedsLimit(_)) => Err(too_large),
-        Err(error) => Ok(Outcome::Transport(match failure_of(&error) {
-            // The request was sent and answered: a broken body is never "connect".
-            TransportFailure::Connect => TransportFailure::Interrupted,
-            other => other,
-        })),
+        })
     }
 }
 

@@ -210,6 +210,14 @@ pub enum Reply {
     Huge(usize),
     /// A chunked 200 of this many bytes, written until the client stops.
     HugeChunked(usize),
+    /// A 200 announcing a body of `length` bytes, then written one byte
+    /// every `every` (until the client goes away).
+    Trickle {
+        /// The announced and eventual body length.
+        length: usize,
+        /// The pause before each byte.
+        every: Duration,
+    },
 }
 
 impl Reply {
@@ -366,6 +374,25 @@ fn serve(mut stream: TcpStream, reply: &Reply, log: &Mutex<Vec<Seen>>, written: 
             let _ = stream.shutdown(Shutdown::Both);
         }
         Reply::Hang(duration) => std::thread::sleep(*duration),
+        Reply::Trickle { length, every } => {
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {length}\r\nConnection: close\r\n\r\n"
+            );
+            if stream.write_all(head.as_bytes()).is_err() {
+                return;
+            }
+            for _ in 0..*length {
+                std::thread::sleep(*every);
+                if stream
+                    .write_all(b" ")
+                    .and_then(|()| stream.flush())
+                    .is_err()
+                {
+                    return;
+                }
+                written.fetch_add(1, Ordering::Relaxed);
+            }
+        }
         Reply::Huge(size) | Reply::HugeChunked(size) => {
             let chunked = matches!(reply, Reply::HugeChunked(_));
             let head = if chunked {
