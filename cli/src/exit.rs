@@ -51,7 +51,8 @@ pub fn code_of(error: &ClientError) -> u8 {
         } => code_of(last),
         ClientError::GaveUp { .. }
         | ClientError::Transport { .. }
-        | ClientError::PollDeadline { .. } => GAVE_UP,
+        | ClientError::PollDeadline { .. }
+        | ClientError::RateLimitedTooLong { .. } => GAVE_UP,
         // Everything else is found while building the request: nothing was sent.
         _ => USAGE,
     }
@@ -112,6 +113,18 @@ pub fn line_of(error: &ClientError) -> String {
                 format!("error: gave up after {attempts} attempt(s): {reason}; last: {last}")
             }
         }
+        ClientError::RateLimitedTooLong {
+            limit,
+            wait_ms,
+            max_wait_ms,
+            ..
+        } => format!(
+            "error: gave up: the server says the {limit} limit admits no request for {:.1} s, \
+             longer than the {:.1} s the retry policy accepts from a server \
+             (max_retry_after_ms); try again after that time, or give a --deadline that long",
+            *wait_ms as f64 / 1000.0,
+            *max_wait_ms as f64 / 1000.0
+        ),
         ClientError::PollDeadline { last_status, .. } => format!(
             "error: gave up: the run was still {last_status:?} when the deadline passed; raise \
              --deadline to wait longer"
