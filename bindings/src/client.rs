@@ -4,8 +4,8 @@
 //! mutates) and forwards.
 
 use crate::client_types::{
-    pairs, to_json, DeprecationWarning, HttpResponse, InterpretResult, Outcome, Plan,
-    RateLimitHeaders, RequestSpec, RetryDecision,
+    pairs, to_json, ClientFailure, DeprecationWarning, HttpResponse, InterpretResult, Outcome,
+    Plan, RateLimitHeaders, RequestSpec, RetryDecision,
 };
 use crate::gate_types::{CredentialKind, ResponseHeader};
 use crate::{time, AcdError};
@@ -18,8 +18,12 @@ pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl From<core_client::ClientError> for AcdError {
+    /// `Config` for an error of the `config` category, else `Request`.
     fn from(error: core_client::ClientError) -> Self {
-        AcdError::Request(error.to_string())
+        match error.category() {
+            core_client::ErrorCategory::Config => AcdError::Config(error.to_string()),
+            _ => AcdError::Request(error.to_string()),
+        }
     }
 }
 
@@ -397,7 +401,8 @@ impl Client {
 
     /// Every pending event, drained in order, as one JSON array of
     /// `{"call": id, "event": <the core's Event JSON>}`; a `failed` event's
-    /// entry also has `"message"`, the error's sentence. One crossing per
+    /// entry also has `"message"`, the error's sentence, and `"category"`,
+    /// its category. One crossing per
     /// drain: records arrive inside it as raw JSON, parsed once by the caller.
     pub fn poll_events_json(&self) -> String {
         let mut client = lock(&self.inner);
@@ -406,6 +411,7 @@ impl Client {
             let mut entry = serde_json::json!({"call": id.0, "event": event});
             if let core_client::Event::Failed(error) = &event {
                 entry["message"] = error.to_string().into();
+                entry["category"] = error.category().as_str().into();
             }
             entries.push(entry);
         }
@@ -566,6 +572,15 @@ pub fn parse_rate_limit_headers(
         retry_at_ms: parsed.retry_at.map(time::from_core),
         json: to_json(&parsed),
     })
+}
+
+/// A client error in the core's JSON form (as the vectors and `json`
+/// members hold it) as a [`ClientFailure`]: its category and sentence.
+#[uniffi::export]
+pub fn client_failure_from_json(json: String) -> Result<ClientFailure, AcdError> {
+    serde_json::from_str::<core_client::ClientError>(&json)
+        .map(Into::into)
+        .map_err(|error| AcdError::Request(format!("client error JSON: {error}")))
 }
 
 /// Reads the deprecation headers of a response to `operation_id`.

@@ -369,6 +369,9 @@ impl From<core_client::ApiResponse> for ApiResponse {
 pub struct ClientFailure {
     /// The kind, e.g. `api`, `protocol`, `invalid_params`, `gave_up`.
     pub kind: String,
+    /// The core's category (`config`, `request`, `not_found`, ...): the one
+    /// value each language maps to its error class.
+    pub category: String,
     /// The sentence the Rust error displays.
     pub message: String,
     /// The HTTP status, when a response was involved.
@@ -396,6 +399,7 @@ impl From<core_client::ClientError> for ClientFailure {
         };
         Self {
             kind: value["kind"].as_str().unwrap_or_default().to_owned(),
+            category: error.category().as_str().to_owned(),
             message: error.to_string(),
             status,
             detail,

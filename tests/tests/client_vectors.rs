@@ -266,6 +266,11 @@ fn run_deprecation(input: &Value) -> Value {
     serde_json::to_value(parse_deprecation(text(input, "operation"), &headers(input))).unwrap()
 }
 
+fn run_errors(input: &Value) -> Value {
+    let error: ClientError = serde_json::from_value(input.clone()).unwrap();
+    json!({"category": error.category(), "message": error.to_string()})
+}
+
 fn replay(file: &str, run: fn(&Value) -> Value) {
     let path = vectors_dir().join(file);
     let source =
@@ -339,6 +344,11 @@ fn deprecation_vectors() {
 }
 
 #[test]
+fn error_vectors() {
+    replay("client-errors.json", run_errors);
+}
+
+#[test]
 fn every_client_vector_file_is_replayed() {
     let mut files: Vec<String> = std::fs::read_dir(vectors_dir())
         .unwrap()
@@ -350,6 +360,7 @@ fn every_client_vector_file_is_replayed() {
         files,
         [
             "client-deprecation.json",
+            "client-errors.json",
             "client-interpret.json",
             "client-ratelimit.json",
             "client-request.json",

@@ -22,6 +22,10 @@ export type AcdErrorCode =
 export class AcdError extends Error {
   constructor(message: string, code: AcdErrorCode, details?: Record<string, unknown>);
   readonly code: AcdErrorCode;
+  /** For client errors: the core's category (the class follows from it). */
+  readonly category?:
+    | "config" | "request" | "authentication" | "permission" | "not_found" | "rate_limit"
+    | "server" | "connection" | "timeout" | "interrupted" | "protocol" | "cancelled";
   /** For client errors: the core's JSON form (`{kind, ...}`). */
   readonly data?: { kind: string; [member: string]: unknown };
   [extra: string]: unknown;
@@ -39,8 +43,8 @@ export class AcdApiError extends AcdError {
   /** The body's other members (e.g. the 400 `errors` array, the 429 `limit`). */
   readonly extra: Record<string, unknown>;
 }
-/** A response did not follow the protocol. */
-export class AcdProtocolError extends AcdError {}
+/** A response did not follow the protocol (a redirect, a malformed or over-large body). */
+export class AcdProtocolError extends AcdApiError {}
 /** A request could not be built; nothing was sent. */
 export class AcdRequestError extends AcdError {
   readonly problems?: Array<{ parameter: string; problem: string }>;

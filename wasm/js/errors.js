@@ -31,8 +31,9 @@ export class AcdArgumentError extends AcdError {}
 export class AcdStateError extends AcdError {}
 /** The API answered with an error response (`status`, `detail`, `body`). */
 export class AcdApiError extends AcdError {}
-/** A response did not follow the protocol (malformed body or headers). */
-export class AcdProtocolError extends AcdError {}
+/** A response did not follow the protocol (a redirect, a malformed or
+ * over-large body): the API answered, but not as its contract says. */
+export class AcdProtocolError extends AcdApiError {}
 /** A request could not be built; nothing was sent (`problems` for parameters). */
 export class AcdRequestError extends AcdError {}
 /** The transport failed and the call was not retried (further). */

@@ -49,7 +49,7 @@ export declare function gateTransport(gate: Gate, options?: GateTransportOptions
 /** Options of `SandboxClock.connect`. */
 export interface SandboxClockOptions {
   /** The sandbox's `--admin-token`, for a sandbox that is not on loopback. */
-  adminToken?: string;
+  adminToken?: string | undefined;
 }
 
 /**

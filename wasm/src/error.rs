@@ -7,7 +7,7 @@
 //! acd-core (or say which JavaScript argument was wrong); none of them ever
 //! contains a credential.
 
-use acd_core::client::{string_member, ClientError};
+use acd_core::client::{string_member, ClientError, ErrorCategory};
 use acd_core::model::ParamProblem;
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -103,18 +103,21 @@ impl Failure {
     }
 }
 
-/// The class a client error becomes: a retry that gave up takes the class
-/// of its last attempt's error.
-fn client_class(error: &ClientError) -> ErrorClass {
-    match error {
-        ClientError::Api { .. }
-        | ClientError::Redirect { .. }
-        | ClientError::RateLimitedTooLong { .. } => ErrorClass::Api,
-        ClientError::Protocol { .. } | ClientError::BodyTooLarge { .. } => ErrorClass::Protocol,
-        ClientError::Transport { .. } => ErrorClass::Transport,
-        ClientError::InvalidConfig { .. } => ErrorClass::Config,
-        ClientError::GaveUp { last, .. } => client_class(last),
-        _ => ErrorClass::Request,
+/// The one table: the class an error of each core category becomes (a
+/// retry that gave up already has the category of its last attempt's error).
+fn category_class(category: ErrorCategory) -> ErrorClass {
+    match category {
+        ErrorCategory::Config => ErrorClass::Config,
+        ErrorCategory::Request | ErrorCategory::Cancelled => ErrorClass::Request,
+        ErrorCategory::Authentication
+        | ErrorCategory::Permission
+        | ErrorCategory::NotFound
+        | ErrorCategory::RateLimit
+        | ErrorCategory::Server => ErrorClass::Api,
+        ErrorCategory::Connection | ErrorCategory::Timeout | ErrorCategory::Interrupted => {
+            ErrorClass::Transport
+        }
+        ErrorCategory::Protocol => ErrorClass::Protocol,
     }
 }
 
@@ -129,6 +132,8 @@ fn innermost(error: &ClientError) -> &ClientError {
 /// The members a client error adds to its JavaScript error, in name order.
 #[derive(Serialize)]
 struct ClientDetails<'a> {
+    /// The core's category of the error (`config`, `request`, `not_found`, ...).
+    category: &'static str,
     /// The core's JSON form of the error (as in the conformance vectors).
     data: &'a RawValue,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -142,7 +147,8 @@ struct ClientDetails<'a> {
 }
 
 impl From<&ClientError> for Failure {
-    /// The core's sentence; `code` is the kind in upper case; `data` is the
+    /// The core's sentence; the class comes from the core's category (also
+    /// copied as `category`); `code` is the kind in upper case; `data` is the
     /// core's JSON form (as in the conformance vectors); `status`, `detail`,
     /// `extra` and `problems` are copied to the top when the error has them.
     fn from(error: &ClientError) -> Self {
@@ -153,7 +159,9 @@ impl From<&ClientError> for Failure {
             .to_ascii_uppercase();
         let data = RawValue::from_string(data).ok();
         let null = RawValue::NULL;
+        let category = error.category();
         let mut details = ClientDetails {
+            category: category.as_str(),
             data: data.as_deref().unwrap_or(null),
             detail: None,
             extra: None,
@@ -178,7 +186,7 @@ impl From<&ClientError> for Failure {
             _ => {}
         }
         Failure {
-            class: client_class(error),
+            class: category_class(category),
             code,
             message: error.to_string(),
             details: serde_json::to_string(&details).ok(),

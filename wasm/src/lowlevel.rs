@@ -185,6 +185,17 @@ impl JsRetryPlanner {
     }
 }
 
+/// The error a client error in the core's JSON form (`{kind, ...}`, as in the
+/// conformance vectors) becomes: its class from its category, `category`,
+/// `code`, the core's sentence as `message`, and `data`. Returns it (throws
+/// `AcdArgumentError` if `json` is not a client error).
+#[wasm_bindgen(js_name = clientErrorFromJSON)]
+pub fn client_error_from_json(json: &str) -> Result<JsValue, JsValue> {
+    serde_json::from_str::<acd_core::client::ClientError>(json)
+        .map(|error| crate::client::client_error(&error))
+        .map_err(|error| Failure::argument(format!("client error JSON: {error}")).into())
+}
+
 /// Interprets `response` as an answer to operation `operationId` of the
 /// standard catalogue (plus `createAgentRun`), without any client: the
 /// core's JSON form of the result (`{kind, status, ...}`, as in the

@@ -7,7 +7,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   Client, RetryPlanner, Throttle, parseDeprecation, parseRateLimitHeaders, standardCatalogue,
-  agentRunOperation, interpretResponse, AcdError,
+  agentRunOperation, interpretResponse, clientErrorFromJSON, AcdError, AcdConfigError, AcdRequestError,
+  AcdApiError, AcdProtocolError, AcdTransportError,
 } from 'acd';
 import { vectorFiles } from './vectors.mjs';
 
@@ -120,7 +121,36 @@ const runners = {
     idempotencyKey: input.idempotency_key,
   })),
   'client-deprecation.json': (input) => parseDeprecation(input.operation, input.headers ?? []),
+  'client-errors.json': (input) => {
+    const error = clientErrorFromJSON(JSON.stringify(input));
+    return { category: error.category, message: error.message };
+  },
 };
+
+// The class each category becomes, written from errors.js's documentation.
+const CLASS_OF_CATEGORY = {
+  config: AcdConfigError,
+  request: AcdRequestError,
+  authentication: AcdApiError,
+  permission: AcdApiError,
+  not_found: AcdApiError,
+  rate_limit: AcdApiError,
+  server: AcdApiError,
+  connection: AcdTransportError,
+  timeout: AcdTransportError,
+  interrupted: AcdTransportError,
+  protocol: AcdProtocolError,
+};
+
+test('each client error becomes the class of its category, with code and data', () => {
+  const file = vectorFiles('client-').find(({ name }) => name === 'client-errors.json').file;
+  for (const { name, input, expect } of file.cases) {
+    const error = clientErrorFromJSON(JSON.stringify(input));
+    assert.equal(error.constructor, CLASS_OF_CATEGORY[expect.category], name);
+    assert.equal(error.code, input.kind.toUpperCase(), name);
+    assert.deepEqual(error.data, input, name);
+  }
+});
 
 const files = vectorFiles('client-');
 

@@ -6,7 +6,7 @@
 import init, {
   AcdApiError, AcdArgumentError, AcdClient, AcdConfigError, AcdError, AcdProtocolError,
   AcdRequestError, AcdStateError, AcdTransportError, Admitted, Client, ClientRequest, Gate,
-  GateResponse, RetryPlanner, Throttle, agentRunOperation, classifyFetchError, fetchTransport,
+  GateResponse, RetryPlanner, Throttle, agentRunOperation, classifyFetchError, clientErrorFromJSON, fetchTransport,
   nowMs, parseDeprecation, parseRateLimitHeaders, randomEntropy, standardCatalogue, systemClock,
   systemTimers, version,
 } from 'acd';
@@ -126,6 +126,7 @@ export function lowLevel(error: unknown): string {
   void throttle; void planner; void standardCatalogue(); void agentRunOperation();
   void parseRateLimitHeaders([['RateLimit-Remaining', '4']], nowMs());
   void parseDeprecation('getApiIndex', []);
+  void clientErrorFromJSON('{"kind":"transport","failure":"timeout"}');
   void fetchTransport({ timeoutMs: 10_000 }); void classifyFetchError(error); void version();
   const waiting: WaitingEvent = { type: 'waiting', until: 0, reason: { type: 'quota' } };
   void waiting;

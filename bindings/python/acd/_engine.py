@@ -90,6 +90,7 @@ class Engine:
         for entry in drained:
             if "message" in entry:
                 entry["event"]["message"] = entry["message"]
+                entry["event"]["category"] = entry["category"]
         return [(entry["call"], entry["event"]) for entry in drained]
 
     def poll_timeout(self) -> Optional[int]:

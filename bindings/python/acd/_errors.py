@@ -5,7 +5,7 @@
     AcdError
     ├── ConfigError                 a client or gate configuration was refused
     └── APIError                    a call failed (status, detail, body)
-        ├── BadRequestError         400, or parameters refused before sending
+        ├── BadRequestError         400, or a request refused before sending
         ├── AuthenticationError     401
         ├── PermissionDeniedError   403
         ├── NotFoundError           404
@@ -14,8 +14,9 @@
         └── APIConnectionError      no HTTP response
             └── APITimeoutError     no response in time
 
-Every sentence comes from the Rust core unchanged. The classes only sort the
-core's error (one JSON object) by its status; no rule lives here.
+Every sentence comes from the Rust core unchanged, and so does each error's
+category (``ClientError::category``); one table maps a category to its class
+and no rule lives here.
 """
 from __future__ import annotations
 
@@ -114,39 +115,30 @@ class AcdDeprecationWarning(DeprecationWarning):
     and ``Sunset`` headers (filter it with :mod:`warnings`)."""
 
 
-_BY_STATUS: Mapping[int, Type[APIError]] = {
-    400: BadRequestError,
-    401: AuthenticationError,
-    403: PermissionDeniedError,
-    404: NotFoundError,
-    429: RateLimitError,
+# The one table: the core's error category (ClientError::category) -> class.
+_BY_CATEGORY: Mapping[str, Type[AcdError]] = {
+    "config": ConfigError,
+    "request": BadRequestError,
+    "authentication": AuthenticationError,
+    "permission": PermissionDeniedError,
+    "not_found": NotFoundError,
+    "rate_limit": RateLimitError,
+    "server": InternalServerError,
+    "connection": APIConnectionError,
+    "timeout": APITimeoutError,
+    "interrupted": APIConnectionError,
+    "protocol": APIError,
+    "cancelled": APIError,
 }
 
-# Core error kinds raised before any I/O because the call itself is malformed.
-_REQUEST_KINDS = frozenset(
-    {"invalid_params", "missing_path_param", "bad_path_param", "stable_egress_unavailable"}
-)
-_CONFIG_KINDS = frozenset(
-    {"invalid_config", "unknown_operation", "no_credential", "unknown_credential", "credential_not_accepted"}
-)
 
-
-def _class_for(error: Mapping[str, Any]) -> Type[AcdError]:
-    kind = error.get("kind")
-    if kind == "gave_up" and isinstance(error.get("last"), dict):
-        return _class_for(error["last"])
-    if kind == "transport":
-        return APITimeoutError if error.get("failure") == "timeout" else APIConnectionError
-    if kind in _CONFIG_KINDS:
-        return ConfigError
-    if kind in _REQUEST_KINDS:
-        return BadRequestError
-    status = error.get("status")
-    if isinstance(status, int):
-        if status >= 500:
-            return InternalServerError
-        return _BY_STATUS.get(status, APIError)
-    return APIError
+def _class_for(category: Any, status: Optional[int]) -> Type[AcdError]:
+    cls = _BY_CATEGORY.get(category, APIError) if isinstance(category, str) else APIError
+    # As in openai-python, BadRequestError is 400 (or refused before sending);
+    # another 4xx the API answered stays a plain APIError.
+    if cls is BadRequestError and status not in (None, 400):
+        return APIError
+    return cls
 
 
 def _status_and_body(error: Mapping[str, Any]) -> "tuple[Optional[int], Optional[str], Optional[Dict[str, Any]]]":
@@ -164,8 +156,9 @@ def _status_and_body(error: Mapping[str, Any]) -> "tuple[Optional[int], Optional
 
 
 def from_core(error: Mapping[str, Any], message: str) -> AcdError:
-    """The exception for one core ``ClientError`` (its serde JSON as a dict)
-    and its sentence. ``detail`` is the API's own sentence when it sent an
-    Error body, else the core's sentence."""
+    """The exception for one core ``ClientError`` (its serde JSON as a dict,
+    plus ``category``, the core's category of it) and its sentence. The class
+    comes from the category alone. ``detail`` is the API's own sentence when
+    it sent an Error body, else the core's sentence."""
     status, detail, body = _status_and_body(error)
-    return _class_for(error)(message, status=status, detail=detail, body=body)
+    return _class_for(error.get("category"), status)(message, status=status, detail=detail, body=body)

@@ -142,7 +142,13 @@ fun runRequest(input: Map<String, Any?>): Any? {
 fun runDeprecation(input: Map<String, Any?>): Any? =
     acd.parseDeprecation(input["operation"].str(), headersOf(input["headers"]))?.let { Json.parse(it.json) }
 
+fun runErrors(input: Map<String, Any?>): Any? {
+    val failure = acd.clientFailureFromJson(toJson(input))
+    return mapOf("category" to failure.category, "message" to failure.message)
+}
+
 val RUNNERS: Map<String, (Map<String, Any?>) -> Any?> = mapOf(
+    "client-errors" to ::runErrors,
     "client-interpret" to ::runInterpret,
     "client-ratelimit" to ::runRatelimit,
     "client-throttle" to ::runThrottle,

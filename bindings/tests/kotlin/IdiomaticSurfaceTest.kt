@@ -121,9 +121,9 @@ class IdiomaticSurfaceTest {
     @Test
     fun `refusals are typed exceptions with the core's sentence`() {
         val client = AcdClient(SECRET, "https://api.example.test", seed = 3)
-        val unknown = assertThrows<BadRequestException> { client.start("noSuchOperation") }
+        val unknown = assertThrows<ConfigException> { client.start("noSuchOperation") }
         assertEquals(
-            "operation \"noSuchOperation\" is not in this client's catalogue; check the spelling or add it with Catalogue::add",
+            "operation \"noSuchOperation\" is not in this client's catalogue; check the spelling or add it to the client's catalogue",
             unknown.message,
         )
         val bad = assertThrows<BadRequestException> { client.startTablePager("orders", pageSize = 0) }

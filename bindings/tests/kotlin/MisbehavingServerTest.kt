@@ -140,7 +140,7 @@ class MisbehavingServerTest {
                 val error = assertThrows<ApiException> { runBlocking { api.tables.read("orders") } }
                 assertEquals(200, error.status)
                 val message = error.message ?: ""
-                assertTrue(message.contains("larger than the 1000 bytes ClientConfig::max_body_bytes allows"), message)
+                assertTrue(message.contains("larger than the 1000 bytes the client's max body size allows"), message)
                 Thread.sleep(300)
                 assertTrue(sent.get() < 16L * 1024 * 1024, "the server wrote ${sent.get()} bytes")
             }

@@ -159,7 +159,13 @@ def run_deprecation(input: Dict[str, Any]) -> Any:
     return None if warning is None else json.loads(warning.json)
 
 
+def run_errors(input: Dict[str, Any]) -> Any:
+    failure = acd.client_failure_from_json(json.dumps(input))
+    return {"category": failure.category, "message": failure.message}
+
+
 RUNNERS: Dict[str, Callable[[Dict[str, Any]], Any]] = {
+    "client-errors": run_errors,
     "client-interpret": run_interpret,
     "client-ratelimit": run_ratelimit,
     "client-throttle": run_throttle,

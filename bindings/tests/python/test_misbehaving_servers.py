@@ -169,7 +169,7 @@ def test_a_body_above_the_bound_is_a_typed_error_and_is_not_read(kind: str, anno
     with pytest.raises(acd.APIError) as caught:
         read_table(kind, server.url, max_body_bytes=1000, retry=acd.RetryPolicy(max_attempts=1))
     message = str(caught.value)
-    assert "larger than the 1000 bytes ClientConfig::max_body_bytes allows" in message
+    assert "larger than the 1000 bytes the client's max body size allows" in message
     assert caught.value.status == 200
     time.sleep(0.3)
     # The client stopped reading: the server could not write the 64 MiB

@@ -42,8 +42,8 @@ pub enum GiveUpReason {
     /// The server refused more attempts with a 429 that said when to
     /// return than [`super::RetryPolicy::max_throttled`] allows.
     #[error(
-        "the server refused {refusals} attempts with 429, more than RetryPolicy::max_throttled \
-         allows; the quota is in use elsewhere, so try again later"
+        "the server refused {refusals} attempts with 429, more than the retry policy's \
+         max_throttled allows; the quota is in use elsewhere, so try again later"
     )]
     MaxThrottled {
         /// 429s with a server time met, this one included.
@@ -52,7 +52,7 @@ pub enum GiveUpReason {
     /// The next attempt would start after the overall deadline.
     #[error(
         "the next attempt (at {next_at} Unix ms) would start after the call's deadline \
-         ({deadline_at} Unix ms); raise RetryPolicy::deadline_ms to wait longer"
+         ({deadline_at} Unix ms); raise the retry policy's deadline_ms to wait longer"
     )]
     Deadline {
         /// When the call must be finished.
@@ -63,7 +63,7 @@ pub enum GiveUpReason {
     /// The server asked for a longer wait than the caller accepts.
     #[error(
         "the server asked to retry at {retry_at} Unix ms ({wait_ms} ms from now), longer than \
-         the {max_wait_ms} ms RetryPolicy::max_retry_after_ms allows; retry after that time"
+         the {max_wait_ms} ms the retry policy's max_retry_after_ms allows; retry after that time"
     )]
     RetryAfterTooLong {
         /// The server's retry time.
@@ -94,7 +94,7 @@ pub enum ClientError {
     /// The operation id is not in the client's catalogue.
     #[error(
         "operation {operation:?} is not in this client's catalogue; check the spelling or add \
-         it with Catalogue::add"
+         it to the client's catalogue"
     )]
     UnknownOperation {
         /// The operation id asked for.
@@ -129,14 +129,14 @@ pub enum ClientError {
     /// The operation needs a credential and none is configured.
     #[error(
         "operation {operation:?} needs a credential; add an API key or OAuth token to \
-         ClientConfig::credentials"
+         the client's credentials"
     )]
     NoCredential {
         /// The operation.
         operation: String,
     },
     /// The request named a credential the client does not have.
-    #[error("no credential with id {credential:?} is configured in ClientConfig::credentials")]
+    #[error("no credential with id {credential:?} is configured in the client's credentials")]
     UnknownCredential {
         /// The id asked for.
         credential: String,
@@ -205,8 +205,8 @@ pub enum ClientError {
     /// the transport stopped reading it.
     #[error(
         "the response (status {status}) has a body larger than the {limit} bytes \
-         ClientConfig::max_body_bytes allows, so it was not read; ask for a smaller page \
-         or raise max_body_bytes"
+         the client's max body size allows, so it was not read; ask for a smaller page \
+         or raise the client's max body size"
     )]
     BodyTooLarge {
         /// The HTTP status.
@@ -222,7 +222,7 @@ pub enum ClientError {
     #[error(
         "the server says the {limit} limit admits no request before {retry_at} Unix ms \
          ({wait_ms} ms from now), longer than the {max_wait_ms} ms \
-         RetryPolicy::max_retry_after_ms allows; try again after that time"
+         the retry policy's max_retry_after_ms allows; try again after that time"
     )]
     RateLimitedTooLong {
         /// 429: the refusal the server's time stands for.
@@ -255,7 +255,7 @@ pub enum ClientError {
     /// A run poller's deadline passed before the run reached a terminal status.
     #[error(
         "the run did not reach a terminal status before the poller's deadline ({deadline_at} \
-         Unix ms); its last status was {last_status:?}; raise PollOptions::deadline_ms to wait longer"
+         Unix ms); its last status was {last_status:?}; raise the poller's deadline_ms to wait longer"
     )]
     PollDeadline {
         /// The deadline.
@@ -264,13 +264,13 @@ pub enum ClientError {
         last_status: String,
     },
     /// The driver was handed an outcome for a call it does not know.
-    #[error("call-{call} is not a call of this client (it ended, or was never started); hand outcomes only for requests poll_transmit returned")]
+    #[error("call-{call} is not a call of this client (it ended, or was never started); hand outcomes only for requests this client gave out to send")]
     UnknownCall {
         /// The call's id.
         call: u64,
     },
     /// The driver was handed an outcome for a call with nothing in flight.
-    #[error("call-{call} has no request in flight; hand exactly one outcome per request poll_transmit returned")]
+    #[error("call-{call} has no request in flight; hand exactly one outcome per request this client gave out to send")]
     NothingInFlight {
         /// The call's id.
         call: u64,

@@ -40,6 +40,7 @@
 mod backoff;
 mod budget;
 mod calls;
+mod category;
 mod completion;
 mod config;
 mod deprecation;
@@ -63,6 +64,7 @@ mod throttle;
 pub use backoff::{BackoffPolicy, DEFAULT_BASE_MS, DEFAULT_CAP_MS};
 pub use budget::{BudgetPolicy, RetryBudget};
 pub use calls::CallId;
+pub use category::ErrorCategory;
 pub use config::{ApiKeyHeader, ClientConfig, ClientCredential, DEFAULT_MAX_BODY_BYTES};
 pub use deprecation::{parse_deprecation, Deprecated, DeprecationTracker, DeprecationWarning};
 pub use driver::{Client, Transmit};

@@ -3,7 +3,7 @@
 //   AcdException
 //   ├── ConfigException              a configuration was refused
 //   └── ApiException                 a call failed (status, detail, body)
-//       ├── BadRequestException      400, or parameters refused before sending
+//       ├── BadRequestException      400, or a request refused before sending
 //       ├── AuthenticationException  401
 //       ├── PermissionException      403
 //       ├── NotFoundException        404
@@ -12,8 +12,8 @@
 //       └── ConnectionException      no HTTP response
 //           └── TimeoutException     no response in time
 //
-// Every sentence comes from the Rust core unchanged; the classes only sort
-// the core's error (one JSON object) by its kind and status.
+// Every sentence comes from the Rust core unchanged, and so does each error's
+// category (`ClientError::category`); one table maps a category to its class.
 package dev.acd
 
 import kotlinx.serialization.json.JsonObject
@@ -91,12 +91,24 @@ open class ConnectionException(message: String, status: Int? = null, detail: Str
 class TimeoutException(message: String, status: Int? = null, detail: String? = null, body: JsonObject? = null) :
     ConnectionException(message, status, detail, body)
 
-/** Core error kinds raised before any I/O because the call itself is malformed. */
-private val REQUEST_KINDS = setOf("invalid_params", "missing_path_param", "bad_path_param", "stable_egress_unavailable")
+/** A constructor of an [ApiException] subclass: (message, status, detail, body). */
+private typealias ApiExceptionOf = (String, Int?, String?, JsonObject?) -> ApiException
 
-/** Core error kinds that mean the client's configuration cannot serve the call. */
-private val CONFIG_KINDS =
-    setOf("invalid_config", "unknown_operation", "no_credential", "unknown_credential", "credential_not_accepted")
+/**
+ * The one table: the core's error category (`ClientError::category`) to its
+ * class. `config` is not here: it is always a [ConfigException].
+ */
+private fun classOf(category: String?): ApiExceptionOf = when (category) {
+    "request" -> ::BadRequestException
+    "authentication" -> ::AuthenticationException
+    "permission" -> ::PermissionException
+    "not_found" -> ::NotFoundException
+    "rate_limit" -> ::RateLimitException
+    "server" -> ::ServerException
+    "connection", "interrupted" -> ::ConnectionException
+    "timeout" -> ::TimeoutException
+    else -> ::ApiException // protocol, cancelled
+}
 
 private fun JsonObject.text(name: String): String? = (this[name] as? JsonPrimitive)?.takeIf { it.isString }?.contentOrNull
 
@@ -109,17 +121,19 @@ private fun lastOf(error: JsonObject): JsonObject {
 }
 
 /**
- * The exception for one core `ClientError` ([error], its serde JSON) and its
- * sentence [message].
+ * The exception for one core `ClientError` ([error], its serde JSON), its
+ * [category] (as the core gives it) and its sentence [message]. The class
+ * comes from the category alone, except that, as in the Python package,
+ * [BadRequestException] is a 400 or a request refused before sending: another
+ * 4xx the API answered stays a plain [ApiException].
  */
-internal fun exceptionFromCore(error: JsonObject, message: String): AcdException {
+internal fun exceptionFromCore(error: JsonObject, category: String?, message: String): AcdException {
+    if (category == "config") return ConfigException(message)
     val last = lastOf(error)
-    val kind = last.text("kind")
     val status = last.int("status")
-    if (kind in CONFIG_KINDS) return ConfigException(message)
     var detail: String? = null
     var body: JsonObject? = null
-    if (kind == "api") {
+    if (last.text("kind") == "api") {
         detail = last.text("detail") ?: ""
         body = buildJsonObject {
             put("detail", detail)
@@ -127,19 +141,8 @@ internal fun exceptionFromCore(error: JsonObject, message: String): AcdException
             (last["extra"] as? JsonObject)?.forEach { (name, value) -> put(name, value) }
         }
     }
-    return when {
-        kind == "transport" && last.text("failure") == "timeout" -> TimeoutException(message, status, detail, body)
-        kind == "transport" -> ConnectionException(message, status, detail, body)
-        kind in REQUEST_KINDS -> BadRequestException(message, status, detail, body)
-        status == null -> ApiException(message, status, detail, body)
-        status >= 500 -> ServerException(message, status, detail, body)
-        status == 400 -> BadRequestException(message, status, detail, body)
-        status == 401 -> AuthenticationException(message, status, detail, body)
-        status == 403 -> PermissionException(message, status, detail, body)
-        status == 404 -> NotFoundException(message, status, detail, body)
-        status == 429 -> RateLimitException(message, status, detail, body)
-        else -> ApiException(message, status, detail, body)
-    }
+    if (category == "request" && status != null && status != 400) return ApiException(message, status, detail, body)
+    return classOf(category)(message, status, detail, body)
 }
 
 /** The exception for an error of the generated layer (its sentence kept). */

@@ -180,8 +180,10 @@ internal fun eventOf(entry: JsonObject): Event {
         }
         "done" -> Event.Done(call)
         else -> {
-            // A failed event is the core's error itself (`kind`, `status`, ...).
-            Event.Failed(call, exceptionFromCore(event, entry["message"].text() ?: event.toString()))
+            // A failed event is the core's error itself (`kind`, `status`, ...); the
+            // entry adds its category and sentence.
+            val message = entry["message"].text() ?: event.toString()
+            Event.Failed(call, exceptionFromCore(event, entry["category"].text(), message))
         }
     }
 }
