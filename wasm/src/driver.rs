@@ -16,11 +16,10 @@ use acd_core::client::{
     ApiResponse, AttemptState, CallId, Client, ClientConfig, ConnectionPagerOptions, Entropy,
     Event, PollOptions, TablePagerOptions, Transmit,
 };
-use js_sys::{Array, Reflect, Uint8Array};
+use js_sys::{Array, Uint8Array};
 use serde_json::value::RawValue;
 use wasm_bindgen::convert::IntoWasmAbi;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 
 // The hot path's objects are built by `js/shapes.js`: one call each instead
 // of one crossing per member.
@@ -55,21 +54,7 @@ pub struct JsClient {
 
 /// 32 bytes from `crypto.getRandomValues` (the platform's generator).
 fn platform_entropy() -> Result<[u8; 32], Failure> {
-    let missing = || {
-        Failure::argument(
-            "this platform has no crypto.getRandomValues: pass 32 random bytes as `entropy`",
-        )
-    };
-    let crypto = Reflect::get(&js_sys::global(), &"crypto".into()).map_err(|_| missing())?;
-    let fill = Reflect::get(&crypto, &"getRandomValues".into())
-        .ok()
-        .and_then(|fill| fill.dyn_into::<js_sys::Function>().ok())
-        .ok_or_else(missing)?;
-    let bytes = Uint8Array::new_with_length(32);
-    fill.call1(&crypto, &bytes).map_err(|_| missing())?;
-    let mut out = [0u8; 32];
-    bytes.copy_to(&mut out);
-    Ok(out)
+    js::platform_random::<32>("pass 32 random bytes as `entropy`")
 }
 
 fn entropy_from_js(entropy: Option<Uint8Array>) -> Result<Entropy, Failure> {

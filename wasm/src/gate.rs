@@ -264,21 +264,7 @@ impl JsGate {
 /// hash seed of a default gate's limiter, so nobody outside can predict
 /// where subjects land.
 fn platform_seed() -> Result<u64, Failure> {
-    let missing = || {
-        Failure::argument(
-            "this platform has no crypto.getRandomValues: pass a hash seed with Gate.withHashSeed",
-        )
-    };
-    let crypto = Reflect::get(&js_sys::global(), &"crypto".into()).map_err(|_| missing())?;
-    let fill = Reflect::get(&crypto, &"getRandomValues".into())
-        .ok()
-        .and_then(|fill| fill.dyn_into::<js_sys::Function>().ok())
-        .ok_or_else(missing)?;
-    let bytes = js_sys::Uint8Array::new_with_length(8);
-    fill.call1(&crypto, &bytes).map_err(|_| missing())?;
-    let mut out = [0u8; 8];
-    bytes.copy_to(&mut out);
-    Ok(u64::from_le_bytes(out))
+    js::platform_random::<8>("pass a hash seed with Gate.withHashSeed").map(u64::from_le_bytes)
 }
 
 impl JsGate {

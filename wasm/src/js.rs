@@ -387,6 +387,29 @@ pub fn parse_json_text<T: DeserializeOwned>(text: &str, what: &str) -> Result<T,
     serde_json::from_slice(snake_case_json(text).map_err(error)?.as_bytes()).map_err(error)
 }
 
+/// `N` bytes from `crypto.getRandomValues` (the platform's generator).
+/// `instead` completes the sentence of the error on a platform without it:
+/// what the caller can pass in its place.
+#[cfg(any(feature = "client", feature = "gate"))]
+pub(crate) fn platform_random<const N: usize>(instead: &str) -> Result<[u8; N], Failure> {
+    let missing = || {
+        Failure::argument(format!(
+            "this platform has no crypto.getRandomValues: {instead}"
+        ))
+    };
+    let crypto = Reflect::get(&js_sys::global(), &"crypto".into()).map_err(|_| missing())?;
+    let fill = Reflect::get(&crypto, &"getRandomValues".into())
+        .ok()
+        .and_then(|fill| fill.dyn_into::<js_sys::Function>().ok())
+        .ok_or_else(missing)?;
+    let length = u32::try_from(N).map_err(|_| missing())?;
+    let bytes = Uint8Array::new_with_length(length);
+    fill.call1(&crypto, &bytes).map_err(|_| missing())?;
+    let mut out = [0u8; N];
+    bytes.copy_to(&mut out);
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
