@@ -120,7 +120,7 @@ fn a_redirect_is_not_followed_and_the_other_origin_sees_no_credential() {
 #[test]
 fn a_huge_body_ends_with_a_typed_error_without_being_read_whole() {
     // The core's default ClientConfig::max_body_bytes: 32 MiB.
-    let bound = "33554432 bytes ClientConfig::max_body_bytes allows";
+    let bound = "33554432 bytes the client's max body size allows";
     let server = FaultServer::start(vec![Reply::Huge(200 * 1024 * 1024)]);
     let started = Instant::now();
     let run = read(&server, &[]);
