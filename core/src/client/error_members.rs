@@ -113,9 +113,15 @@ impl<'de> Visitor<'de> for Members {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ExtraMembers, A::Error> {
+        // Each value is read as a `Value`, not a `RawValue`: an error read
+        // back from JSON (a tagged `ClientError`) reaches here through
+        // serde's buffered content, which cannot hand out raw text. Error
+        // bodies of responses never take this path (see `ErrorReply`).
         let mut members = Vec::new();
         while let Some(name) = map.next_key::<String>()? {
-            members.push((name, map.next_value::<Box<RawValue>>()?));
+            let value = map.next_value::<serde_json::Value>()?;
+            let raw = serde_json::value::to_raw_value(&value).map_err(de::Error::custom)?;
+            members.push((name, raw));
         }
         Ok(sorted(members))
     }
@@ -191,6 +197,23 @@ impl<'de> Visitor<'de> for ReplyVisitor {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_api_error_with_extra_members_reads_back_from_its_json() {
+        let json = r#"{"kind":"api","status":400,"detail":"limit is out of range","extra":{"errors":[{"parameter":"limit","problem":"must be an integer from 1 to 5000"}],"a":1}}"#;
+        let error: crate::client::ClientError = serde_json::from_str(json).unwrap();
+        let crate::client::ClientError::Api { extra, status, .. } = &error else {
+            panic!("an api error, got {error:?}")
+        };
+        assert_eq!(*status, 400);
+        assert_eq!(
+            extra.as_json(),
+            r#"{"a":1,"errors":[{"parameter":"limit","problem":"must be an integer from 1 to 5000"}]}"#
+        );
+        let again: crate::client::ClientError =
+            serde_json::from_str(&serde_json::to_string(&error).unwrap()).unwrap();
+        assert_eq!(again, error);
+    }
 
     fn read(body: &str) -> Result<ErrorReply, String> {
         ErrorReply::from_slice(body.as_bytes()).map_err(|error| error.to_string())
