@@ -196,7 +196,7 @@ fn hash_seed(explicit: Option<u64>) -> Result<u64, AcdError> {
     }
 }
 
-/// A core gate over `credentials` with the in-memory fixed-window limiter,
+/// A core gate over `credentials` with the in-memory limiter (the core's default algorithm),
 /// its keys hashed with `explicit` or an OS-drawn seed; also the seed used.
 fn seeded(
     config: &GateConfig,
@@ -207,7 +207,7 @@ fn seeded(
     let gate = core_gate::Gate::in_memory_seeded(
         config.inner.clone(),
         credentials,
-        LimitAlgorithm::FixedWindow,
+        LimitAlgorithm::default(),
         seed,
     )?;
     Ok((gate, seed))

@@ -289,7 +289,7 @@ impl JsGate {
             Some(seed) => seed,
             None => draw()?,
         };
-        Gate::in_memory_seeded(config, credentials, LimitAlgorithm::FixedWindow, seed)
+        Gate::in_memory_seeded(config, credentials, LimitAlgorithm::default(), seed)
             .map(|inner| (JsGate { inner }, seed))
             .map_err(|error| {
                 Failure::new(ErrorClass::Config, codes::INVALID_CONFIG, error.to_string())

@@ -96,7 +96,7 @@ impl Gate {
         config: GateConfig,
         credentials: InMemoryCredentials,
     ) -> Result<Self, GateConfigError> {
-        Self::in_memory_with(config, credentials, LimitAlgorithm::FixedWindow)
+        Self::in_memory_with(config, credentials, LimitAlgorithm::default())
     }
 
     /// A gate with in-memory credentials and the in-memory limiter running
