@@ -8,21 +8,7 @@ mod support;
 
 use serde_json::json;
 use std::time::{Duration, Instant};
-use support::{acd, FaultServer, Reply, ADA};
-
-fn read(server: &FaultServer, extra: &[&str]) -> support::Run {
-    let mut args = vec![
-        "tables",
-        "read",
-        "t",
-        "--base-url",
-        &server.url,
-        "--api-key",
-        ADA,
-    ];
-    args.extend_from_slice(extra);
-    acd(&args)
-}
+use support::{acd, read_table_t as read, FaultServer, Reply, ADA};
 
 #[test]
 fn retry_after_on_429_is_waited_then_the_request_succeeds() {

@@ -7,21 +7,7 @@ mod support;
 
 use serde_json::json;
 use std::time::{Duration, Instant};
-use support::{acd, FaultServer, Reply, ADA};
-
-fn read(server: &FaultServer, extra: &[&str]) -> support::Run {
-    let mut args = vec![
-        "tables",
-        "read",
-        "t",
-        "--base-url",
-        &server.url,
-        "--api-key",
-        ADA,
-    ];
-    args.extend_from_slice(extra);
-    acd(&args)
-}
+use support::{acd, read_table_t as read, FaultServer, Reply};
 
 #[test]
 fn max_attempts_counts_429s_exactly_n_requests_then_exit_3() {

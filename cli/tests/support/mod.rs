@@ -70,6 +70,21 @@ pub fn acd_command() -> Command {
 }
 
 /// Runs `acd args...` to its end.
+/// `acd tables read t` against `server` with ada's key, then `extra`.
+pub fn read_table_t(server: &FaultServer, extra: &[&str]) -> Run {
+    let mut args = vec![
+        "tables",
+        "read",
+        "t",
+        "--base-url",
+        &server.url,
+        "--api-key",
+        ADA,
+    ];
+    args.extend_from_slice(extra);
+    acd(&args)
+}
+
 pub fn acd(args: &[&str]) -> Run {
     acd_env(args, &[])
 }
