@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Builds acd-ffi in release and the workspace's uniffi bindgen
+# Takes acd-ffi's native library from the distributable wheel (built by
+# scripts/lib/build-dist-native.sh), builds the workspace's uniffi bindgen
 # (bindings/bindgen, in the dev profile: the same build maturin runs with
 # `cargo run --bin uniffi-bindgen`), then generates the bindings sources into
 # target/bindings/ (git-ignored):
-#   target/release/libacd_ffi.so          the native library
+#   target/bindings/native/libacd_ffi.so  the native library
 #   target/bindings/python/acd_ffi.py     generated Python (+ the .so beside it)
 #   target/bindings/kotlin/acd/acd_ffi.kt generated Kotlin
 # Usage: build-ffi.sh python|kotlin...
@@ -16,19 +17,24 @@ TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 OUT="$TARGET_DIR/bindings"
 with_lock build-ffi
 
-log "build: cargo build --release -p acd-ffi; cargo build --bin uniffi-bindgen"
-cargo build --release --locked --quiet -p acd-ffi
+# The native library is the one the distributable wheel carries
+# (scripts/lib/build-dist-native.sh: release, linked for glibc 2.17), so a
+# test run builds acd-ffi in release once and tests what users install.
+bash "$ROOT/scripts/lib/install-dist-tools.sh"
+bash "$ROOT/scripts/lib/build-dist-native.sh"
+WHEEL="$(ls "$TARGET_DIR"/dist/wheels/acd-*.whl | head -1)"
+mkdir -p "$OUT/native"
+LIB="$OUT/native/libacd_ffi.so"
+"$CACHE_DIR/venv-dist/bin/python" -c 'import sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read("acd/_ffi/libacd_ffi.so"))' \
+  "$WHEEL" >"$LIB.tmp" && mv "$LIB.tmp" "$LIB"
+log "build: cargo build --bin uniffi-bindgen"
 # Selected by --bin from the workspace root, exactly as maturin's
 # `cargo run --bin uniffi-bindgen` selects it: the same features, so one
 # build serves both (`-p acd-uniffi-bindgen` resolves its dependencies'
 # features apart and built a second copy: about 110 s of a cold run).
 (cd "$ROOT" && cargo build --locked --quiet --bin uniffi-bindgen)
-LIB="$TARGET_DIR/release/libacd_ffi.so"
-# A fresh build does not copy the library up again if another build of the
-# same crate (maturin's, which uses its own crate-type flags) replaced it.
-[ -f "$LIB" ] || LIB="$TARGET_DIR/release/deps/libacd_ffi.so"
 BINDGEN="$TARGET_DIR/debug/uniffi-bindgen"
-[ -f "$LIB" ] && [ -x "$BINDGEN" ] || die "acd-ffi build produced no $LIB or $BINDGEN"
+[ -s "$LIB" ] && [ -x "$BINDGEN" ] || die "no $LIB or $BINDGEN"
 
 for language in "$@"; do
   rm -rf "$OUT/$language"

@@ -2,7 +2,11 @@
 # Starts acd-sandbox for the binding examples. Source it, then:
 #   start_sandbox CONFIG_JSON   sets SANDBOX_URL and SANDBOX_PID; a trap stops it
 #   have_sandbox                true when the workspace has the sandbox crate
-# Built with `cargo build --release -p acd-sandbox`, listening on a free port.
+#   sandbox_bin                 builds the binary (if needed) and prints its path
+# The binary is the one scripts/dist ships (scripts/lib/build-dist-native.sh:
+# release, linked for glibc 2.17), so a test run compiles the sandbox's
+# release dependencies once, and the suites test the binary users get. It
+# listens on a free port.
 
 have_sandbox() { [ -f "$ROOT/sandbox/Cargo.toml" ]; }
 
@@ -14,13 +18,20 @@ stop_sandbox() {
   fi
 }
 
+sandbox_bin() {
+  bash "$ROOT/scripts/lib/install-dist-tools.sh" >/dev/null &&
+    bash "$ROOT/scripts/lib/build-dist-native.sh" >/dev/null &&
+    printf '%s\n' "${CARGO_TARGET_DIR:-$ROOT/target}/dist/x86_64-unknown-linux-gnu/release/acd-sandbox"
+}
+
 start_sandbox() {
   local config="$1" dir
-  cargo build --release --locked --quiet -p acd-sandbox
+  SANDBOX_BIN="$(sandbox_bin)" || die "could not build acd-sandbox"
+  export SANDBOX_BIN
   dir="$(mktemp -d)"
   printf '%s\n' "$config" >"$dir/sandbox.json"
   mkfifo "$dir/out"
-  "${CARGO_TARGET_DIR:-$ROOT/target}/release/acd-sandbox" --listen 127.0.0.1:0 \
+  "$SANDBOX_BIN" --listen 127.0.0.1:0 \
     --config "$dir/sandbox.json" >"$dir/out" 2>"$dir/err" &
   SANDBOX_PID=$!
   trap stop_sandbox EXIT
