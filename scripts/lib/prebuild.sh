@@ -14,7 +14,7 @@
 # it done; a step that fails here is simply done again, with its errors
 # shown, by the suite that needs it.
 #
-# Usage: prebuild.sh SUITE...   (the suites the run will go on to: wasm, fuzz, dist)
+# Usage: prebuild.sh SUITE...   (the suites the run will go on to: wasm, fuzz, dist, python, kotlin)
 set -uo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -43,7 +43,13 @@ ahead() {
   fi
 }
 
-for suite in "$@"; do
+# The glibc-2.17 builds first whatever the order asked: the sandbox binary
+# and the native library in them serve the python, kotlin and wasm suites
+# too (scripts/lib/sandbox.sh, build-ffi.sh).
+ordered=()
+for suite in "$@"; do case "$suite" in dist | python | kotlin) ordered+=("$suite") ;; esac; done
+for suite in "$@"; do case "$suite" in dist | python | kotlin) ;; *) ordered+=("$suite") ;; esac; done
+for suite in "${ordered[@]}"; do
   case "$suite" in
     wasm)
       ahead "wasm toolchain" "$LIB/install-wasm-toolchain.sh" \
@@ -52,7 +58,9 @@ for suite in "$@"; do
     fuzz)
       ahead "fuzz targets" "$LIB/build-fuzz.sh"
       ;;
-    dist)
+    dist | python | kotlin)
+      [ -n "${native_done:-}" ] && continue
+      native_done=1
       ahead "dist tools" "$LIB/install-dist-tools.sh" \
         && ahead "glibc-2.17 builds" "$LIB/build-dist-native.sh"
       ;;
