@@ -416,3 +416,27 @@ fn configurations_and_requests_it_cannot_use_are_typed_errors_with_sentences() {
     );
     assert!(server.log().is_empty());
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+    /// Any method, URL, header block and instant gives an exchange or a
+    /// typed error, never a panic; a refused request is not logged.
+    #[test]
+    fn any_request_pieces_give_an_exchange_or_a_typed_error(
+        method in "[A-Za-z -]{0,8}",
+        url in "(http://h)?/?[ -~]{0,40}",
+        headers in "[ -~\r\n]{0,60}",
+        now in 0u64..u64::MAX,
+    ) {
+        let mut server = server(json!({"tables": {"t": 2}, "latency_ms": 10}));
+        match server.exchange(&method, &url, &headers, None, UnixMillis::new(now)) {
+            Ok(exchange) => {
+                proptest::prop_assert!(exchange.deliver_at() >= UnixMillis::new(now));
+                proptest::prop_assert_eq!(server.log().len(), 1);
+            }
+            Err(TestServerError::Request { .. }) => proptest::prop_assert!(server.log().is_empty()),
+            Err(other) => proptest::prop_assert!(false, "unexpected error {other:?}"),
+        }
+    }
+}
