@@ -23,6 +23,7 @@ pub mod client_types;
 pub mod error;
 pub mod gate;
 pub mod gate_types;
+pub mod test_server;
 pub mod testing;
 pub mod time;
 

@@ -45,6 +45,8 @@ mod member_names;
 #[cfg(feature = "sim")]
 pub mod sim;
 pub mod small_blocks;
+#[cfg(all(feature = "gate", feature = "client"))]
+pub mod test_server;
 mod types;
 
 // The speed-first module's memcpy, memmove, memset and memcmp (linked for
