@@ -151,27 +151,40 @@ fn text(name: &str, role: ParamRole, required: bool) -> ParamSpec {
     }
 }
 
-fn template(text: &str) -> Result<PathTemplate, CatalogueError> {
-    Ok(PathTemplate::parse(text)?)
+/// A path template of literal segments and `{placeholders}`, built without
+/// parsing (so without an error): `&["tables", "{id}"]` is `/tables/{id}`.
+fn template(parts: &[&str]) -> PathTemplate {
+    PathTemplate::from_segments(
+        parts
+            .iter()
+            .map(|part| {
+                match part
+                    .strip_prefix('{')
+                    .and_then(|name| name.strip_suffix('}'))
+                {
+                    Some(name) => Segment::Param(name.to_owned()),
+                    None => Segment::Literal((*part).to_owned()),
+                }
+            })
+            .collect(),
+    )
 }
 
 impl Catalogue {
     /// The three specified operations, with the default parameter names.
+    /// Built without a fallible step (every entry is a constant that
+    /// [`Catalogue::new`]'s checks accept, which the tests confirm), so
+    /// there is no fallback.
     pub fn standard() -> Self {
-        match Self::with_names(&ParamNames::default()) {
-            Ok(catalogue) => catalogue,
-            // The built-in templates are constants that parse; an empty
-            // catalogue is the harmless fallback the type system asks for.
-            Err(_) => Self { operations: vec![] },
-        }
+        Self::with_names(&ParamNames::default())
     }
 
     /// The three specified operations, with the given parameter names.
-    pub fn with_names(names: &ParamNames) -> Result<Self, CatalogueError> {
+    pub fn with_names(names: &ParamNames) -> Self {
         let index = Operation {
             id: ids::GET_API_INDEX.into(),
             method: "GET".into(),
-            path: template("")?,
+            path: template(&[]),
             credential: CredentialPolicy::Public,
             envelope: Envelope::Bare,
             params: vec![],
@@ -185,7 +198,7 @@ impl Catalogue {
         let tables = Operation {
             id: ids::LIST_TABLE_RECORDS.into(),
             method: "GET".into(),
-            path: template("/tables/{id}")?,
+            path: template(&["tables", "{id}"]),
             credential: CredentialPolicy::ApiKeyOrOAuth {
                 scope: Some(TABLES_READ_SCOPE.into()),
             },
@@ -225,7 +238,7 @@ impl Catalogue {
         let connections = Operation {
             id: ids::LIST_CONNECTION_RECORDS.into(),
             method: "GET".into(),
-            path: template("/connections/{connection_id}/records")?,
+            path: template(&["connections", "{connection_id}", "records"]),
             credential: CredentialPolicy::ApiKeyOnly,
             envelope: Envelope::TopLevelArray,
             params: vec![
@@ -255,7 +268,9 @@ impl Catalogue {
             honours_idempotency_key: false,
             noun: Some("connection".into()),
         };
-        Self::new(vec![index, tables, connections])
+        Self {
+            operations: vec![index, tables, connections],
+        }
     }
 
     /// A catalogue of exactly `operations`, checked for duplicates and
@@ -351,11 +366,7 @@ impl Catalogue {
         Operation {
             id: ids::CREATE_AGENT_RUN.into(),
             method: "POST".into(),
-            path: PathTemplate::from_segments(vec![
-                Segment::Literal("agents".into()),
-                Segment::Param("agent_id".into()),
-                Segment::Literal("runs".into()),
-            ]),
+            path: template(&["agents", "{agent_id}", "runs"]),
             credential: CredentialPolicy::ApiKeyOrOAuth { scope: None },
             envelope: Envelope::Data,
             params: vec![],
@@ -384,10 +395,7 @@ impl Catalogue {
         Operation {
             id: ids::GET_RUN.into(),
             method: "GET".into(),
-            path: PathTemplate::from_segments(vec![
-                Segment::Literal("runs".into()),
-                Segment::Param("run_id".into()),
-            ]),
+            path: template(&["runs", "{run_id}"]),
             credential: CredentialPolicy::ApiKeyOrOAuth { scope: None },
             envelope: Envelope::Data,
             params: vec![],
@@ -434,6 +442,60 @@ impl Default for Catalogue {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every built-in entry passes the checks a caller's catalogue meets,
+    /// and its template is the one its text parses to: a bad entry is a
+    /// failed test here, never a silently smaller catalogue.
+    #[test]
+    fn every_built_in_entry_is_well_formed() {
+        let names = ParamNames {
+            offset: "skip".into(),
+            limit: "take".into(),
+            direction: "dir".into(),
+            after: "from".into(),
+            entity_id: "entity".into(),
+            filter: "where".into(),
+        };
+        for catalogue in [
+            Catalogue::standard(),
+            Catalogue::for_clients(),
+            Catalogue::with_names(&names),
+        ] {
+            let operations = catalogue.operations().to_vec();
+            assert_eq!(Catalogue::new(operations), Ok(catalogue.clone()));
+            for operation in catalogue.operations() {
+                let text = operation.path.to_string();
+                assert_eq!(
+                    PathTemplate::parse(&text),
+                    Ok(operation.path.clone()),
+                    "{text}"
+                );
+            }
+        }
+        let paths: Vec<String> = Catalogue::for_clients()
+            .operations()
+            .iter()
+            .map(|operation| format!("{} {}", operation.method, operation.path))
+            .collect();
+        assert_eq!(
+            paths,
+            [
+                "GET ",
+                "GET /tables/{id}",
+                "GET /connections/{connection_id}/records",
+                "POST /agents/{agent_id}/runs",
+                "GET /runs/{run_id}"
+            ]
+        );
+        let renamed = Catalogue::with_names(&names);
+        let tables = renamed.get("listTableRecords").unwrap();
+        let table_params: Vec<&str> = tables.params.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(table_params, ["skip", "take", "order_by", "dir", "from"]);
+        let connections = renamed.get("listConnectionRecords").unwrap();
+        let connection_params: Vec<&str> =
+            connections.params.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(connection_params, ["entity", "skip", "take", "where"]);
+    }
 
     #[test]
     fn the_client_catalogue_adds_the_runs_and_the_gate_keeps_the_three() {
