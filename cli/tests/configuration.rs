@@ -87,3 +87,33 @@ fn configuration_errors_name_the_flag_or_the_variable() {
         assert!(!line.contains("bad\"quote"), "the secret is shown: {line}");
     }
 }
+
+#[test]
+fn the_base_url_follows_the_core_rule() {
+    // One trailing slash is removed (the core's rule, the same in every
+    // language); the request goes to /api/v1 under the base URL, and the
+    // User-Agent is the core's.
+    let server = FaultServer::start(vec![Reply::page(json!([{"id": 1}]))]);
+    let slashed = format!("{}/", server.url);
+    let run = acd_env(
+        &["tables", "read", "t", "--base-url", &slashed],
+        &[("ACD_API_KEY", ADA)],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(server.seen()[0].target(), "/api/v1/tables/t");
+    assert_eq!(
+        server.seen()[0].header("user-agent"),
+        Some(acd_core::client::USER_AGENT)
+    );
+    // Anything but http(s) is refused before sending, naming the flag and
+    // the URL without its user info.
+    let run = acd_env(
+        &["index", "--base-url", "ftp://ada:s3cret@files.example.com"],
+        &[],
+    );
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert_eq!(
+        run.stderr.trim_end(),
+        "error: --base-url: \"ftp://files.example.com\" must start with http:// or https://"
+    );
+}

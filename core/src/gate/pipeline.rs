@@ -172,7 +172,6 @@ impl Gate {
         let Route::Matched { operation, .. } = route else {
             return None;
         };
-        let operation = self.config.catalogue.operations().get(operation)?;
         if operation.credential == CredentialPolicy::Public {
             return None;
         }
@@ -217,7 +216,7 @@ impl Gate {
         let route = self
             .router
             .route(catalogue, &request.method, &request.target);
-        let (position, raw_params, via_egress, raw_query) = match route {
+        let (operation, raw_params, via_egress, raw_query) = match route {
             Route::Matched {
                 operation,
                 raw_params,
@@ -244,18 +243,6 @@ impl Gate {
                     ErrorBody::new(405, detail),
                 );
             }
-        };
-        let Some(operation) = catalogue.operations().get(position) else {
-            return self.answer(
-                request,
-                None,
-                Base::ClientIp,
-                Headers::json(),
-                ErrorBody::new(
-                    500,
-                    "The gate met an inconsistent catalogue; please report this.",
-                ),
-            );
         };
         let record = match self.authenticate(request, operation, now, store) {
             Ok(record) => record,

@@ -1,13 +1,14 @@
 //! Step 1: method + path → operation (404, 405 with `Allow`, other version).
 
-use crate::model::Catalogue;
+use crate::model::{Catalogue, Operation};
 
-/// Where a request target leads.
-pub(crate) enum Route<'a> {
+/// Where a request target leads: `'c` is the catalogue's lifetime, `'a`
+/// the request's.
+pub(crate) enum Route<'c, 'a> {
     /// An operation serves this method and path.
     Matched {
-        /// Index of the operation in the catalogue.
-        operation: usize,
+        /// The operation, from the catalogue.
+        operation: &'c Operation,
         /// Raw (still percent-encoded) values of the path placeholders.
         raw_params: Vec<&'a [u8]>,
         /// Whether the request came in under the stable-egress URL.
@@ -39,12 +40,12 @@ impl Router {
         Self { version, egress }
     }
 
-    pub(crate) fn route<'a>(
+    pub(crate) fn route<'c, 'a>(
         &self,
-        catalogue: &Catalogue,
+        catalogue: &'c Catalogue,
         method: &str,
         target: &'a [u8],
-    ) -> Route<'a> {
+    ) -> Route<'c, 'a> {
         let without_fragment = split_once(target, b'#').0;
         let (path, raw_query) = split_once(without_fragment, b'?');
         let shown = String::from_utf8_lossy(path);
@@ -64,7 +65,7 @@ impl Router {
             None => return Route::NotFound(self.not_found_detail(&segments, &shown)),
         };
         let mut allowed: Vec<&str> = Vec::new();
-        for (position, operation) in catalogue.operations().iter().enumerate() {
+        for operation in catalogue.operations() {
             if via_egress && !operation.stable_egress {
                 continue;
             }
@@ -73,7 +74,7 @@ impl Router {
             };
             if operation.method == method {
                 return Route::Matched {
-                    operation: position,
+                    operation,
                     raw_params,
                     via_egress,
                     raw_query,
@@ -155,4 +156,51 @@ fn printable(method: &str) -> String {
         .filter(|c| c.is_ascii_graphic())
         .take(32)
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_match_is_the_catalogue_entry_itself() {
+        let catalogue = Catalogue::for_clients();
+        let router = Router::new("v1".into(), Some(vec!["egress".into()]));
+        let Route::Matched {
+            operation,
+            raw_params,
+            via_egress,
+            raw_query,
+        } = router.route(&catalogue, "POST", b"/api/v1/agents/a%201/runs?x=1#f")
+        else {
+            panic!("POST /agents/{{agent_id}}/runs is served");
+        };
+        assert!(std::ptr::eq(
+            operation,
+            catalogue.get("createAgentRun").unwrap()
+        ));
+        assert_eq!(raw_params, [b"a%201".as_slice()]);
+        assert!(!via_egress);
+        assert_eq!(raw_query, b"x=1");
+        let Route::Matched {
+            operation,
+            via_egress,
+            ..
+        } = router.route(&catalogue, "GET", b"/egress/v1/connections/crm/records")
+        else {
+            panic!("connection records are served through stable egress");
+        };
+        assert_eq!(operation.id, "listConnectionRecords");
+        assert!(via_egress);
+        let Route::MethodNotAllowed { allow, .. } =
+            router.route(&catalogue, "DELETE", b"/api/v1/runs/r1")
+        else {
+            panic!("DELETE is not served on a run");
+        };
+        assert_eq!(allow, "GET");
+        assert!(matches!(
+            router.route(&catalogue, "GET", b"/egress/v1/tables/t"),
+            Route::NotFound(_)
+        ));
+    }
 }

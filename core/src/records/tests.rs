@@ -169,7 +169,7 @@ fn the_default_page_size_is_100_and_the_filter_problem_uses_the_operations_name(
         filter: "where".into(),
         ..Default::default()
     };
-    let catalogue = Catalogue::with_names(&names).unwrap();
+    let catalogue = Catalogue::with_names(&names);
     let spec = &catalogue.get("listConnectionRecords").unwrap().params;
     let params = parse_query(b"entity_id=e&where=%5B1%5D", spec).unwrap();
     assert_eq!(

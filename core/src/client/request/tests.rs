@@ -4,6 +4,7 @@
 use super::*;
 use crate::client::ClientCredential;
 use crate::client::{Client, Entropy, Event, HttpResponse, Outcome};
+use crate::client::{ClientConfig, ClientError};
 use crate::model::Catalogue;
 
 /// A client whose `createAgentRun` POSTs carry automatic keys.
