@@ -50,6 +50,7 @@ mod error_members;
 mod event;
 mod http;
 mod member;
+mod notice;
 mod paging;
 mod polling;
 mod random;
@@ -60,6 +61,7 @@ mod retry;
 mod server_wait;
 mod structured;
 mod throttle;
+pub mod wire;
 
 pub use backoff::{BackoffPolicy, DEFAULT_BASE_MS, DEFAULT_CAP_MS};
 pub use budget::{BudgetPolicy, RetryBudget};
@@ -89,3 +91,7 @@ pub use retry::{
 };
 pub use server_wait::{bound_window_ms, ServerWait};
 pub use throttle::{LimitModel, LimitSource, Plan, Throttle, WaitReason, MAX_MODELS};
+pub use wire::{
+    Batch, CallOptions, CallSpec, ConnectionPagesCall, ErrorJson, LimitView, RequestCall,
+    RunPollCall, TablePagesCall,
+};
