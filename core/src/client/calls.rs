@@ -82,7 +82,10 @@ impl CallState {
         Self {
             kind,
             request: Arc::new(request),
-            attempt: AttemptState::default(),
+            attempt: AttemptState {
+                max_attempts: options.max_attempts,
+                ..AttemptState::default()
+            },
             in_flight: false,
             not_before: UnixMillis::ZERO,
             not_before_reason: WaitReason::Quota,
@@ -112,7 +115,10 @@ impl CallState {
         reason: WaitReason,
     ) {
         self.request = request.into();
-        self.attempt = AttemptState::default();
+        self.attempt = AttemptState {
+            max_attempts: self.options.max_attempts,
+            ..AttemptState::default()
+        };
         self.not_before = not_before;
         self.not_before_reason = reason;
         self.not_before_limit = None;
