@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 /// Why the retry planner stopped retrying a logical call.
 #[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
-#[serde(tag = "reason", rename_all = "snake_case")]
+#[serde(tag = "type", rename_all = "snake_case")]
 pub enum GiveUpReason {
     /// The status is never retried (a 4xx other than 429): the request
     /// itself has to change.
@@ -89,7 +89,7 @@ pub enum GiveUpReason {
 /// Everything that can go wrong in the client role, as one flat enum.
 #[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, thiserror::Error)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(tag = "type", rename_all = "snake_case")]
 pub enum ClientError {
     /// The operation id is not in the client's catalogue.
     #[error(
@@ -362,7 +362,7 @@ mod tests {
              limit must be an integer from 1 to 5000; got \"0\""
         );
         let json = serde_json::to_value(&error).unwrap();
-        assert_eq!(json["kind"], "invalid_params");
+        assert_eq!(json["type"], "invalid_params");
         let back: ClientError = serde_json::from_value(json).unwrap();
         assert_eq!(back, error);
     }

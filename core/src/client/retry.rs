@@ -158,7 +158,7 @@ pub enum RetryCause {
 /// The planner's answer after one attempt.
 #[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "decision", rename_all = "snake_case")]
+#[serde(tag = "type", rename_all = "snake_case")]
 pub enum RetryDecision {
     /// The call succeeded.
     Done,
