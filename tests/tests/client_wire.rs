@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 const NOW: u64 = 1_700_000_000_000;
 
 const CONFIG: &str = r#"{"seed": 7, "credentials": [
-    {"id": "main", "kind": "api_key", "secret": "acd_live_demo_ada", "user": "ada"}]}"#;
+    {"id": "main", "type": "api_key", "secret": "acd_live_demo_ada", "user": "ada"}]}"#;
 
 fn client() -> Client {
     Client::from_config_json(CONFIG.as_bytes(), Entropy::from_seed(0)).unwrap()

@@ -73,15 +73,11 @@ pub struct LimitView {
 }
 
 impl Client {
-    /// A client from the configuration's JSON (every member optional); a
-    /// malformed document is a `config` error naming what is wrong.
+    /// A client from the protocol's config JSON ([`ClientConfig::from_json`]:
+    /// every member optional, plus `api_key` and `env`); a malformed
+    /// document is a `config` error naming what is wrong.
     pub fn from_config_json(json: &[u8], entropy: Entropy) -> Result<Client, ClientError> {
-        let config: ClientConfig =
-            serde_json::from_slice(json).map_err(|error| ClientError::InvalidConfig {
-                field: "client configuration JSON".into(),
-                problem: error.to_string(),
-            })?;
-        Client::new(config, entropy)
+        Client::new(ClientConfig::from_json(json)?, entropy)
     }
 
     /// [`Client::from_config_json`] seeded from the operating system's

@@ -179,10 +179,6 @@ impl Serialize for ErrorJson<'_> {
         else {
             return Err(S::Error::custom("a client error serialises as an object"));
         };
-        // The protocol's one tag member is `type`.
-        if let Some(tag) = members.remove("kind") {
-            members.insert("type".into(), tag);
-        }
         members.insert("category".into(), error.category().as_str().into());
         members.insert("message".into(), error.to_string().into());
         if let Some(status) = error_status(error) {
