@@ -194,8 +194,8 @@ impl Engine {
                 }
                 _ => Some(event),
             },
-            Event::Response(response) if self.follow.is_some() => {
-                self.follow_run(&response);
+            Event::Response { ref response, .. } if self.follow.is_some() => {
+                self.follow_run(response);
                 self.poll_event(now)
             }
             Event::Done | Event::Failed(_) => {

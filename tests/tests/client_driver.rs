@@ -105,7 +105,7 @@ fn a_call_waits_for_retry_after_then_succeeds_and_refunds_the_budget() {
         .handle(id, respond(200, r#"{"data":[]}"#), until + 20)
         .unwrap();
     let done = events(&mut client);
-    let [(_, Event::Response(page)), (_, Event::Done)] = done.as_slice() else {
+    let [(_, Event::Response { response: page, .. }), (_, Event::Done)] = done.as_slice() else {
         panic!("the response then done, got {done:?}")
     };
     assert_eq!(page.records().map(<[_]>::len), Some(0));

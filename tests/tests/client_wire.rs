@@ -58,7 +58,9 @@ fn a_request_goes_out_and_its_answer_comes_back_as_json() {
         json!({
             "transmits": [],
             "events": [
-                {"call": 1, "type": "response", "status": 200, "body": [{"id": 1}, {"id": 2}]},
+                {"call": 1, "type": "response", "status": 200,
+                 "headers": [["Content-Type", "application/json"], ["RateLimit-Limit", "5"]],
+                 "body": [{"id": 1}, {"id": 2}]},
                 {"call": 1, "type": "done"}
             ],
             "timeout": null

@@ -100,7 +100,7 @@ fn reason_to_js(reason: &WaitReason) -> JsValue {
 /// An event as `{type, ...}` (camelCase members).
 pub fn event_to_js(event: &Event) -> JsValue {
     match event {
-        Event::Response(response) => return shape_response_event(response_to_js(response)),
+        Event::Response { response, .. } => return shape_response_event(response_to_js(response)),
         Event::Page {
             records,
             page,

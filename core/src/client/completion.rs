@@ -48,13 +48,22 @@ impl Client {
     }
 
     /// A successful answer to the current attempt of call `id`.
-    pub(super) fn succeeded(&mut self, id: CallId, response: ApiResponse, now: UnixMillis) {
+    /// `headers` are the answer's (kept for a single request's event).
+    pub(super) fn succeeded(
+        &mut self,
+        id: CallId,
+        response: ApiResponse,
+        headers: &[(String, String)],
+        now: UnixMillis,
+    ) {
         let Some(call) = self.calls.get_mut(&id) else {
             return;
         };
         match &mut call.kind {
             Kind::Single => {
-                self.events.push_back((id, Event::Response(response)));
+                let headers = headers.to_vec();
+                self.events
+                    .push_back((id, Event::Response { response, headers }));
                 self.done(id);
             }
             Kind::Pager(pager) => {

@@ -490,7 +490,13 @@ impl Client {
                     self.throttle.learn_index(&index.rate_limits);
                 }
                 match result {
-                    Ok(response) => self.succeeded(id, response, now),
+                    Ok(answer) => {
+                        let headers = match &outcome {
+                            Outcome::Response(response) => response.headers.as_slice(),
+                            Outcome::Transport(_) => &[],
+                        };
+                        self.succeeded(id, answer, headers, now);
+                    }
                     Err(error) => self.end_failed(id, error),
                 }
             }

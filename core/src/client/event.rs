@@ -35,8 +35,13 @@ pub struct LimitInfo {
 #[non_exhaustive]
 #[derive(Debug, Clone)]
 pub enum Event {
-    /// A single call's successful result.
-    Response(ApiResponse),
+    /// A single call's successful result, with the headers it came with.
+    Response {
+        /// The interpreted answer.
+        response: ApiResponse,
+        /// The response's headers, in order.
+        headers: Vec<(String, String)>,
+    },
     /// One page of a pager; `last` when the pager is over after it.
     Page {
         /// The records, raw JSON objects as received.
@@ -119,7 +124,16 @@ fn same_raw(a: &[Box<RawValue>], b: &[Box<RawValue>]) -> bool {
 impl PartialEq for Event {
     fn eq(&self, other: &Self) -> bool {
         match (self, other) {
-            (Event::Response(a), Event::Response(b)) => a == b,
+            (
+                Event::Response {
+                    response: a,
+                    headers: ha,
+                },
+                Event::Response {
+                    response: b,
+                    headers: hb,
+                },
+            ) => a == b && ha == hb,
             (
                 Event::Page {
                     records: a,

@@ -24,7 +24,7 @@
 //!     .with_header("RateLimit-Remaining", "4")
 //!     .with_header("RateLimit-Reset", "60");
 //! client.handle(id, Outcome::Response(response), now + 30).unwrap();
-//! let Some((_, Event::Response(page))) = client.poll_event() else { panic!("expected the page") };
+//! let Some((_, Event::Response { response: page, .. })) = client.poll_event() else { panic!("expected the page") };
 //! assert_eq!(page.records().unwrap()[1].get(), r#"{"id":2}"#);
 //! assert_eq!(client.poll_event(), Some((id, Event::Done)));
 //! assert!(client.is_idle());

@@ -31,6 +31,7 @@ enum ResponseBody<'a> {
 enum EventJson<'a> {
     Response {
         status: u16,
+        headers: &'a [(String, String)],
         body: ResponseBody<'a>,
     },
     Page {
@@ -71,7 +72,7 @@ enum EventJson<'a> {
 impl<'a> From<&'a Event> for EventJson<'a> {
     fn from(event: &'a Event) -> Self {
         match event {
-            Event::Response(response) => {
+            Event::Response { response, headers } => {
                 let body = match response {
                     ApiResponse::Records { records, .. } => ResponseBody::Records(records),
                     ApiResponse::Index { index, .. } => ResponseBody::Index(index),
@@ -79,6 +80,7 @@ impl<'a> From<&'a Event> for EventJson<'a> {
                 };
                 EventJson::Response {
                     status: response.status(),
+                    headers,
                     body,
                 }
             }
