@@ -178,3 +178,35 @@ fn misuse_of_the_byte_entries_is_a_typed_error() {
         Client::from_config_json(br#"{"base_url": 5}"#, Entropy::from_seed(0)).unwrap_err();
     assert_eq!(config.category(), ErrorCategory::Config);
 }
+
+#[test]
+fn limits_show_the_throttles_view_of_each_limit() {
+    let mut client = client();
+    assert_eq!(client.limits_json(), "[]", "nothing modelled before a send");
+    let call = client
+        .start_json(br#"{"type": "request", "operation": "listTableRecords", "path": {"id": "orders"}}"#)
+        .unwrap();
+    poll(&mut client, NOW);
+    client
+        .respond(
+            call,
+            200,
+            "RateLimit-Limit: 5\nRateLimit-Remaining: 3\nRateLimit-Reset: 40",
+            br#"{"data":[]}"#.to_vec(),
+            NOW + 50,
+        )
+        .unwrap();
+    let limits: Value = serde_json::from_str(&client.limits_json()).unwrap();
+    // The credential's 100 per 60 s, its window opened by the send at NOW;
+    // the user's table reads as the headers tell (3 left, reset 40 s after
+    // the answer).
+    assert_eq!(
+        limits,
+        json!([
+            {"name": "credential", "requests": 100, "window_seconds": 60, "remaining": 99,
+             "reset_at": NOW + 60_000},
+            {"name": "user_table_reads", "requests": 5, "window_seconds": 60, "remaining": 3,
+             "reset_at": NOW + 50 + 40_000}
+        ])
+    );
+}
