@@ -101,3 +101,48 @@ impl Driver {
         self.client().limits_json()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error_json(error: DriverError) -> serde_json::Value {
+        let DriverError::Call { json } = error;
+        serde_json::from_str(&json).unwrap()
+    }
+
+    #[test]
+    fn bytes_in_json_out() {
+        let driver =
+            Driver::new(br#"{"api_key": "acd_live_demo_ada", "seed": 1}"#.to_vec()).unwrap();
+        let call = driver
+            .start(br#"{"type": "request", "operation": "getApiIndex"}"#.to_vec())
+            .unwrap();
+        assert_eq!(call, 1);
+        let batch: serde_json::Value = serde_json::from_str(&driver.poll(5).unwrap()).unwrap();
+        assert_eq!(batch["transmits"][0]["url"], "http://127.0.0.1:8080/api/v1");
+        driver.fail(call, "connect".into(), 10).unwrap();
+        let refused = error_json(driver.fail(call, "connect".into(), 10).unwrap_err());
+        assert_eq!(refused["type"], "nothing_in_flight");
+        assert_eq!(refused["category"], "request");
+        let negative = error_json(driver.poll(-1).unwrap_err());
+        assert_eq!(
+            negative["message"],
+            "the time is not valid: -1 is negative; pass Unix milliseconds (0 or more)"
+        );
+        // A public operation counts against the client IP's limit; the send
+        // at 5 opened its window, and a refused connection gave the request back.
+        assert_eq!(
+            driver.limits(),
+            r#"[{"name":"client_ip","requests":100,"window_seconds":60,"remaining":100,"reset_at":60005}]"#
+        );
+    }
+
+    #[test]
+    fn a_refused_config_crosses_as_its_error_object() {
+        let error = error_json(Driver::new(br#"{"base_url": "ftp://x"}"#.to_vec()).unwrap_err());
+        assert_eq!(error["type"], "invalid_config");
+        assert_eq!(error["category"], "config");
+        assert_eq!(error["field"], "base_url");
+    }
+}

@@ -184,7 +184,9 @@ fn limits_show_the_throttles_view_of_each_limit() {
     let mut client = client();
     assert_eq!(client.limits_json(), "[]", "nothing modelled before a send");
     let call = client
-        .start_json(br#"{"type": "request", "operation": "listTableRecords", "path": {"id": "orders"}}"#)
+        .start_json(
+            br#"{"type": "request", "operation": "listTableRecords", "path": {"id": "orders"}}"#,
+        )
         .unwrap();
     poll(&mut client, NOW);
     client
