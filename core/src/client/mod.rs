@@ -59,6 +59,7 @@ mod request;
 mod response;
 mod retry;
 mod server_wait;
+mod start;
 mod structured;
 mod throttle;
 pub mod wire;
