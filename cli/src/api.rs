@@ -5,7 +5,9 @@
 use crate::args::ApiArgs;
 use crate::engine::Job;
 use crate::setup::{Printing, SetupError};
-use acd_core::client::{ClientConfig, ConnectionPagerOptions, RequestSpec, TablePagerOptions};
+use acd_core::client::{
+    CallSpec, ClientConfig, ConnectionPagerOptions, RequestSpec, TablePagerOptions,
+};
 use acd_core::model::ids::{LIST_CONNECTION_RECORDS, LIST_TABLE_RECORDS};
 use acd_core::model::PathTemplate;
 use acd_core::model::{decode_component, CredentialPolicy, Envelope, Operation, ParamRole};
@@ -106,7 +108,7 @@ pub fn plan(config: &mut ClientConfig, args: &ApiArgs) -> Result<(Job, Printing,
         let job = pager(&spec, operation.as_ref(), &args.path)?;
         return Ok((job, Printing::Records(crate::args::Format::Jsonl), raw));
     }
-    Ok((Job::Single(spec), Printing::Body, raw))
+    Ok((Job::Call(CallSpec::request(spec)), Printing::Body, raw))
 }
 
 /// `-H 'Name: value'` lines.
@@ -350,15 +352,15 @@ fn pager(spec: &RequestSpec, operation: Option<&Operation>, path: &str) -> Resul
             .next()
             .map(path_value)
             .unwrap_or_default();
-        return Ok(Job::Table {
+        return Ok(Job::Call(CallSpec::table_pages(
             table,
-            options: TablePagerOptions {
+            TablePagerOptions {
                 page_size: page_size.unwrap_or(defaults.page_size),
                 order_by,
                 descending,
                 ..defaults
             },
-        });
+        )));
     }
     let defaults = ConnectionPagerOptions::default();
     let connection = operation
@@ -370,13 +372,13 @@ fn pager(spec: &RequestSpec, operation: Option<&Operation>, path: &str) -> Resul
     let Some(entity) = entity else {
         return fail("--paginate on connection records needs the entity in the query");
     };
-    Ok(Job::Connection {
+    Ok(Job::Call(CallSpec::connection_pages(
         connection,
         entity,
-        options: ConnectionPagerOptions {
+        ConnectionPagerOptions {
             page_size: page_size.unwrap_or(defaults.page_size),
             filter,
             ..defaults
         },
-    })
+    )))
 }

@@ -17,8 +17,8 @@
 
 use acd_core::client::{parse_rate_limit_headers, LimitInfo, LimitObservation, LimitSource};
 use acd_core::client::{
-    CallId, Client, ClientConfig, ClientError, ClientRequest, ConnectionPagerOptions, Entropy,
-    Event, GiveUpReason, Outcome, PollOptions, RequestSpec, TablePagerOptions,
+    CallId, CallSpec, Client, ClientConfig, ClientError, ClientRequest, Entropy, Event,
+    GiveUpReason, Outcome, PollOptions, RequestSpec,
 };
 use std::collections::VecDeque;
 
@@ -47,37 +47,15 @@ pub type Millis = u64;
 /// The one logical call of a command.
 #[derive(Debug, Clone)]
 pub enum Job {
-    /// One request.
-    Single(RequestSpec),
-    /// Every record of a table.
-    Table {
-        /// The table id.
-        table: String,
-        /// Paging options.
-        options: TablePagerOptions,
-    },
-    /// Every record of a connection's entity.
-    Connection {
-        /// The connection id.
-        connection: String,
-        /// The entity id.
-        entity: String,
-        /// Paging options.
-        options: ConnectionPagerOptions,
-    },
+    /// A call of the core as is: a request, a table or connection pager, a
+    /// run poller.
+    Call(CallSpec),
     /// Create a run of an agent; with `wait`, then poll it until it ends.
     CreateRun {
         /// The createAgentRun request.
         spec: RequestSpec,
         /// Polling options when the command waits for the run.
         wait: Option<PollOptions>,
-    },
-    /// Poll a run until it ends.
-    Run {
-        /// The run id.
-        run_id: String,
-        /// Polling options.
-        options: PollOptions,
     },
 }
 
@@ -114,14 +92,7 @@ fn os_entropy() -> Entropy {
 
 fn start(client: &mut Client, job: Job) -> Result<CallId, ClientError> {
     match job {
-        Job::Single(spec) => client.start(spec),
-        Job::Table { table, options } => client.start_table_pager(&table, options),
-        Job::Connection {
-            connection,
-            entity,
-            options,
-        } => client.start_connection_pager(&connection, &entity, options),
-        Job::Run { run_id, options } => client.start_run_poller(&run_id, options),
+        Job::Call(call) => client.start(call),
         Job::CreateRun { spec, .. } => client.start(spec),
     }
 }
@@ -147,7 +118,11 @@ impl Engine {
             _ => None,
         };
         let mut prelude = None;
-        if learn_limits && matches!(job, Job::Table { .. } | Job::Connection { .. }) {
+        let pages = matches!(
+            job,
+            Job::Call(CallSpec::TablePages(_) | CallSpec::ConnectionPages(_))
+        );
+        if learn_limits && pages {
             client.cancel(id);
             id = client.start(RequestSpec::get_api_index())?;
             prelude = Some((id, job));
@@ -219,8 +194,8 @@ impl Engine {
                 }
                 _ => Some(event),
             },
-            Event::Response(response) if self.follow.is_some() => {
-                self.follow_run(&response);
+            Event::Response { ref response, .. } if self.follow.is_some() => {
+                self.follow_run(response);
                 self.poll_event(now)
             }
             Event::Done | Event::Failed(_) => {
@@ -287,7 +262,7 @@ impl Engine {
             _ => None,
         };
         let started = match id {
-            Some(id) => self.client.start_run_poller(&id, options),
+            Some(id) => self.client.start(CallSpec::run_poll(id, options)),
             None => Err(ClientError::Protocol {
                 status: response.status(),
                 problem: "the created run has no string `id` member to poll it by".into(),

@@ -107,7 +107,7 @@ pub fn execute(plan: Plan, reporter: &mut Reporter, interrupt: &Interrupt) -> Re
         while let Some(event) = engine.poll_event(now()) {
             active = true;
             match event {
-                Event::Response(response) => match (&mut sink, response.into_records()) {
+                Event::Response { response, .. } => match (&mut sink, response.into_records()) {
                     (Some(sink), Some(records)) => sink.page(&records)?,
                     _ => print_raw(head.as_deref(), &body, raw.jq.as_deref())?,
                 },
@@ -150,6 +150,7 @@ pub fn execute(plan: Plan, reporter: &mut Reporter, interrupt: &Interrupt) -> Re
                     until,
                     limit,
                     reason,
+                    ..
                 } => {
                     let announced = limit
                         .as_ref()

@@ -5,7 +5,7 @@
 use crate::args::{Cli, Command, ConnectionReadArgs, Format, PagingArgs, TableReadArgs};
 use crate::engine::Job;
 use acd_core::client::{
-    normalise_base_url, stable_egress_url_for, ClientConfig, ClientCredential,
+    normalise_base_url, stable_egress_url_for, CallSpec, ClientConfig, ClientCredential,
     ConnectionPagerOptions, EgressMode, PollOptions, RequestSpec, RetryPolicy, TablePagerOptions,
     DEFAULT_CREDENTIAL_ID, DEFAULT_CREDENTIAL_USER,
 };
@@ -165,14 +165,17 @@ pub fn plan(cli: &Cli, origins: &Origins) -> Result<Plan, SetupError> {
     let proxy = crate::proxy::for_base_url(&config.base_url)?;
     let mut raw = crate::api::Raw::default();
     let (job, printing) = match &cli.command {
-        Command::Index => (Job::Single(RequestSpec::get_api_index()), Printing::Body),
+        Command::Index => (
+            Job::Call(CallSpec::request(RequestSpec::get_api_index())),
+            Printing::Body,
+        ),
         Command::Tables(crate::args::TablesCommand::Read(args)) => table_job(args)?,
         Command::Connections(crate::args::ConnectionsCommand::Read(args)) => connection_job(args)?,
         Command::Runs(crate::args::RunsCommand::Wait(args)) => {
-            let job = Job::Run {
-                run_id: args.run_id.clone(),
-                options: poll_options(args.interval, deadline_ms)?,
-            };
+            let job = Job::Call(CallSpec::run_poll(
+                args.run_id.clone(),
+                poll_options(args.interval, deadline_ms)?,
+            ));
             (job, Printing::Run)
         }
         Command::Api(args) => {
@@ -317,7 +320,7 @@ fn table_job(args: &TableReadArgs) -> Result<(Job, Printing), SetupError> {
         if let Some(after) = &args.after {
             spec = spec.param(ParamRole::After, after.clone());
         }
-        return Ok((Job::Single(spec), printing));
+        return Ok((Job::Call(CallSpec::request(spec)), printing));
     }
     no_offset_with_all(paging)?;
     if args.after.is_some() {
@@ -331,10 +334,7 @@ fn table_job(args: &TableReadArgs) -> Result<(Job, Printing), SetupError> {
         unique_order: args.unique_order,
         ..defaults
     };
-    let job = Job::Table {
-        table: args.table.clone(),
-        options,
-    };
+    let job = Job::Call(CallSpec::table_pages(args.table.clone(), options));
     Ok((job, printing))
 }
 
@@ -359,7 +359,7 @@ fn connection_job(args: &ConnectionReadArgs) -> Result<(Job, Printing), SetupErr
         if let Some(filter) = &args.filter {
             spec = spec.param(ParamRole::Filter, filter.clone());
         }
-        return Ok((Job::Single(spec), printing));
+        return Ok((Job::Call(CallSpec::request(spec)), printing));
     }
     no_offset_with_all(paging)?;
     let defaults = ConnectionPagerOptions::default();
@@ -369,11 +369,11 @@ fn connection_job(args: &ConnectionReadArgs) -> Result<(Job, Printing), SetupErr
         egress,
         ..defaults
     };
-    let job = Job::Connection {
-        connection: args.connection.clone(),
-        entity: args.entity.clone(),
+    let job = Job::Call(CallSpec::connection_pages(
+        args.connection.clone(),
+        args.entity.clone(),
         options,
-    };
+    ));
     Ok((job, printing))
 }
 

@@ -19,7 +19,7 @@
 #![no_main]
 
 use acd_core::client::{
-    CallId, Client, ClientConfig, ClientCredential, Entropy, Event, HttpResponse, Outcome,
+    CallId, CallSpec, Client, ClientConfig, ClientCredential, Entropy, Event, HttpResponse, Outcome,
     PollOptions, RequestSpec, TablePagerOptions, TransportFailure,
 };
 use acd_core::UnixMillis;
@@ -127,10 +127,10 @@ fuzz_target!(|bytes: &[u8]| {
     if let Ok(id) = client.start(RequestSpec::list_table_records("orders")) {
         kinds.insert(id, Kind::Single);
     }
-    if let Ok(id) = client.start_table_pager("orders", pager) {
+    if let Ok(id) = client.start(CallSpec::table_pages("orders", pager)) {
         kinds.insert(id, Kind::Pager);
     }
-    if let Ok(id) = client.start_run_poller("run-1", PollOptions::default()) {
+    if let Ok(id) = client.start(CallSpec::run_poll("run-1", PollOptions::default())) {
         kinds.insert(id, Kind::Poller);
     }
     let mut finals: BTreeMap<CallId, u32> = BTreeMap::new();

@@ -6,9 +6,9 @@
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
 use acd_core::client::{
-    CallId, Client, ClientConfig, ClientCredential, ClientError, Entropy, Event, GiveUpReason,
-    HttpResponse, LimitInfo, Outcome, PagingMode, PollOptions, RequestSpec, TablePagerOptions,
-    Transmit, WaitReason, MAX_MODELS,
+    CallId, CallSpec, Client, ClientConfig, ClientCredential, ClientError, Entropy, Event,
+    GiveUpReason, HttpResponse, LimitInfo, Outcome, PagingMode, PollOptions, RequestSpec,
+    TablePagerOptions, Transmit, WaitReason, MAX_MODELS,
 };
 use acd_core::gate::demo::ADA_KEY;
 use acd_core::model::Catalogue;
@@ -51,17 +51,35 @@ fn a_call_waits_for_retry_after_then_succeeds_and_refunds_the_budget() {
     client.handle(id, throttled, NOW + 20).unwrap();
     let waits = events(&mut client);
     let [(
+        retry_call,
+        Event::Retrying {
+            attempt: 2,
+            max_attempts: 5,
+            at,
+            status: Some(429),
+            failure: None,
+            message,
+        },
+    ), (
         call,
         Event::Waiting {
             until,
             limit,
             reason,
+            ..
         },
     )] = waits.as_slice()
     else {
-        panic!("one wait, got {waits:?}")
+        panic!("a retry, then one wait, got {waits:?}")
     };
-    assert_eq!(*call, id);
+    assert_eq!((*retry_call, *call), (id, id));
+    assert_eq!(at, until, "the retry goes when the wait ends");
+    assert!(
+        message.starts_with(
+            "listTableRecords: attempt 1 of 5 was answered with status 429; attempt 2 goes in "
+        ),
+        "{message}"
+    );
     assert_eq!(*reason, WaitReason::RetryAfter);
     // Retry-After (10 s from the answer) plus the first retry's backoff (up to 1 s).
     assert!(
@@ -87,7 +105,7 @@ fn a_call_waits_for_retry_after_then_succeeds_and_refunds_the_budget() {
         .handle(id, respond(200, r#"{"data":[]}"#), until + 20)
         .unwrap();
     let done = events(&mut client);
-    let [(_, Event::Response(page)), (_, Event::Done)] = done.as_slice() else {
+    let [(_, Event::Response { response: page, .. }), (_, Event::Done)] = done.as_slice() else {
         panic!("the response then done, got {done:?}")
     };
     assert_eq!(page.records().map(<[_]>::len), Some(0));
@@ -236,13 +254,13 @@ fn pagers_choose_keyset_only_for_a_unique_column_ascending() {
 fn a_pager_with_a_bad_page_size_fails_before_sending_anything() {
     let mut client = client();
     let error = client
-        .start_table_pager(
+        .start(CallSpec::table_pages(
             "t",
             TablePagerOptions {
                 page_size: 0,
                 ..TablePagerOptions::default()
             },
-        )
+        ))
         .unwrap_err();
     assert!(matches!(error, ClientError::InvalidParams { .. }));
     assert!(client.is_idle());
@@ -257,7 +275,7 @@ fn an_offset_pager_numbers_its_pages_and_stops_on_a_short_one() {
         order_by: Some("status".into()),
         ..TablePagerOptions::default()
     };
-    let id = client.start_table_pager("t", options).unwrap();
+    let id = client.start(CallSpec::table_pages("t", options)).unwrap();
     let first = send(&mut client, NOW);
     assert!(first
         .request
@@ -303,7 +321,7 @@ fn a_keyset_pager_needs_the_order_value_in_the_last_record() {
         unique_order: true,
         ..TablePagerOptions::default()
     };
-    let id = client.start_table_pager("t", options).unwrap();
+    let id = client.start(CallSpec::table_pages("t", options)).unwrap();
     assert!(send(&mut client, NOW)
         .request
         .url
@@ -355,7 +373,7 @@ fn a_poller_reports_changes_stops_at_its_deadline_and_refuses_runs_without_a_sta
         deadline_ms: 3_000,
         ..PollOptions::default()
     };
-    let id = client.start_run_poller("r1", options).unwrap();
+    let id = client.start(CallSpec::run_poll("r1", options)).unwrap();
     let mut now = NOW;
     let mut sends = 0;
     let mut got = Vec::new();
@@ -406,7 +424,7 @@ fn a_poller_reports_changes_stops_at_its_deadline_and_refuses_runs_without_a_sta
     );
 
     let id = client
-        .start_run_poller("r2", PollOptions::default())
+        .start(CallSpec::run_poll("r2", PollOptions::default()))
         .unwrap();
     send(&mut client, now);
     client
@@ -424,7 +442,7 @@ fn the_default_catalogue_polls_runs_without_a_hand_built_entry() {
         ClientConfig::default().with_credential(ClientCredential::api_key("m", ADA_KEY, "ada"));
     let mut client = Client::new(plain, Entropy::from_seed(1)).unwrap();
     let id = client
-        .start_run_poller("r 1", PollOptions::default())
+        .start(CallSpec::run_poll("r 1", PollOptions::default()))
         .unwrap();
     let transmit = client.poll_transmit(NOW).expect("the first poll");
     assert_eq!(transmit.id, id);
@@ -442,7 +460,7 @@ fn a_poller_needs_get_run_in_a_caller_built_catalogue() {
     plain.catalogue = Catalogue::standard();
     let mut client = Client::new(plain, Entropy::from_seed(1)).unwrap();
     assert_eq!(
-        client.start_run_poller("r1", PollOptions::default()),
+        client.start(CallSpec::run_poll("r1", PollOptions::default())),
         Err(ClientError::UnknownOperation {
             operation: "getRun".into()
         })

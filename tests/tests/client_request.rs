@@ -316,9 +316,13 @@ fn deprecation_headers_become_one_notice_per_operation() {
             RequestSpec::list_table_records("t"),
             NOW,
         );
-        assert!(events
-            .iter()
-            .any(|e| matches!(e, Event::Response(ApiResponse::Records { .. }))));
+        assert!(events.iter().any(|e| matches!(
+            e,
+            Event::Response {
+                response: ApiResponse::Records { .. },
+                ..
+            }
+        )));
         assert_eq!(events.last(), Some(&Event::Done));
         notices.extend(events.into_iter().filter_map(|e| match e {
             Event::Deprecation(notice) => Some(notice),
@@ -340,7 +344,10 @@ fn an_index_response_teaches_the_throttle_the_advertised_limit() {
     let events = call(&mut client, &gate, RequestSpec::get_api_index(), NOW);
     assert!(matches!(
         events[0],
-        Event::Response(ApiResponse::Index { .. })
+        Event::Response {
+            response: ApiResponse::Index { .. },
+            ..
+        }
     ));
     // Before any authenticated response, the client already plans with 3/60 s.
     let spec = RequestSpec::list_connection_records("c", "e");
@@ -356,6 +363,7 @@ fn an_index_response_teaches_the_throttle_the_advertised_limit() {
             until,
             limit,
             reason,
+            ..
         },
     )) = client.poll_event()
     else {

@@ -7,8 +7,8 @@
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
 use acd_core::client::{
-    CallId, Client, ClientError, Entropy, Event, GiveUpReason, HttpResponse, Outcome, RequestSpec,
-    RetryPolicy, TablePagerOptions,
+    CallId, CallSpec, Client, ClientError, Entropy, Event, GiveUpReason, HttpResponse, Outcome,
+    RequestSpec, RetryPolicy, TablePagerOptions,
 };
 use acd_core::sim::{Dataset, SimClientConfig, SimConfig, TraceKind};
 use acd_core::UnixMillis;
@@ -117,7 +117,9 @@ fn a_pager_told_remaining_0_reset_999999999_fails_at_once_naming_the_servers_tim
         page_size: 1,
         ..TablePagerOptions::default()
     };
-    let id = client.start_table_pager("orders", options).unwrap();
+    let id = client
+        .start(CallSpec::table_pages("orders", options))
+        .unwrap();
     let headers = [
         ("RateLimit-Limit", "5"),
         ("RateLimit-Remaining", "0"),
@@ -146,7 +148,10 @@ fn a_pager_told_remaining_0_reset_999999999_fails_at_once_naming_the_servers_tim
     // The model keeps no block past the bound: a pager started once the
     // bound has passed sends at once.
     let id = client
-        .start_table_pager("orders", TablePagerOptions::default())
+        .start(CallSpec::table_pages(
+            "orders",
+            TablePagerOptions::default(),
+        ))
         .unwrap();
     let later = NOW + LATENCY + BOUND;
     let next = drive(&mut client, id, later, |_| ok_empty());
@@ -403,7 +408,9 @@ fn a_limit_of_0_reported_by_a_server_does_not_hold_a_call_forever() {
         page_size: 1,
         ..TablePagerOptions::default()
     };
-    let id = client.start_table_pager("orders", options).unwrap();
+    let id = client
+        .start(CallSpec::table_pages("orders", options))
+        .unwrap();
     let run = drive(&mut client, id, NOW, |n| {
         let body = if n < 2 {
             r#"{"data":[{"id":1}]}"#

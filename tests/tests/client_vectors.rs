@@ -360,6 +360,8 @@ fn every_client_vector_file_is_replayed() {
         files,
         [
             "client-deprecation.json",
+            // Replayed by client_driver_vectors.rs, through the byte level.
+            "client-driver.json",
             "client-errors.json",
             "client-interpret.json",
             "client-ratelimit.json",

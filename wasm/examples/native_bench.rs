@@ -125,7 +125,10 @@ fn main() {
             .unwrap();
         let mut seen = 0;
         while let Some((_, event)) = client.poll_event() {
-            if let Event::Response(result) = event {
+            if let Event::Response {
+                response: result, ..
+            } = event
+            {
                 let Some(records) = result.records() else {
                     continue;
                 };

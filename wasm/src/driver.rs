@@ -323,7 +323,10 @@ impl JsClient {
         let third = next.as_ref().and_then(|_| self.inner.poll_event());
         match (first, next, third) {
             (
-                Event::Response(ApiResponse::Records { status, records }),
+                Event::Response {
+                    response: ApiResponse::Records { status, records },
+                    ..
+                },
                 Some((id, Event::Done)),
                 None,
             ) if id == first_id => Polled::RecordsThenDone {
@@ -338,7 +341,10 @@ impl JsClient {
                 for (id, event) in events.chain(rest) {
                     let id = id_number(id);
                     match &event {
-                        Event::Response(ApiResponse::Records { status, records }) => {
+                        Event::Response {
+                            response: ApiResponse::Records { status, records },
+                            ..
+                        } => {
                             shape_push_records_event(&out, id, *status, &raw_array_text(records));
                         }
                         Event::Done => shape_push_done_event(&out, id),

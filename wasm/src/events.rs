@@ -100,7 +100,7 @@ fn reason_to_js(reason: &WaitReason) -> JsValue {
 /// An event as `{type, ...}` (camelCase members).
 pub fn event_to_js(event: &Event) -> JsValue {
     match event {
-        Event::Response(response) => return shape_response_event(response_to_js(response)),
+        Event::Response { response, .. } => return shape_response_event(response_to_js(response)),
         Event::Page {
             records,
             page,
@@ -120,6 +120,7 @@ pub fn event_to_js(event: &Event) -> JsValue {
             until,
             limit,
             reason,
+            ..
         } => object(&[
             ("type", "waiting".into()),
             ("until", js::u64_to_js(until.as_millis())),

@@ -48,6 +48,8 @@ pub mod small_blocks;
 #[cfg(all(feature = "gate", feature = "client"))]
 pub mod test_server;
 mod types;
+#[cfg(feature = "client")]
+pub mod wire;
 
 // The speed-first module's memcpy, memmove, memset and memcmp (linked for
 // their C symbols; nothing here calls them by name).

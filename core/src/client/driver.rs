@@ -2,7 +2,8 @@
 //! pagers, run pollers) and every rule around them — throttle, retries,
 //! budget, deprecation notices — behind one sans-IO loop:
 //!
-//! 1. `start*` validates and builds a call's first request (before any I/O);
+//! 1. [`Client::start`] validates and builds a call's first request (before
+//!    any I/O; see `start.rs`);
 //! 2. [`Client::poll_transmit`] hands out the next request to send now;
 //! 3. [`Client::handle`] takes how that attempt ended;
 //! 4. [`Client::poll_event`] drains what happened, in order;
@@ -17,8 +18,7 @@ use super::deprecation::DeprecationTracker;
 use super::error::{ClientError, GiveUpReason};
 use super::event::{Event, LimitInfo};
 use super::http::Outcome;
-use super::paging::{ConnectionPagerOptions, PagerState, TablePagerOptions};
-use super::polling::{PollOptions, PollerState};
+use super::notice::retrying_message;
 use super::random::{uniform_inclusive, Entropy, KeyStream};
 use super::ratelimit_headers::parse_rate_limit_headers;
 use super::request::{build_request, ClientRequest, RequestSpec};
@@ -26,7 +26,6 @@ use super::response::{check_body_size, interpret, ApiResponse};
 use super::retry::{RetryCause, RetryDecision, RetryPlanner};
 use super::server_wait::ServerWait;
 use super::throttle::{Plan, Throttle, WaitReason};
-use crate::model::ids::GET_RUN;
 use crate::time::ceil_seconds;
 use crate::UnixMillis;
 use litemap::LiteMap;
@@ -40,6 +39,9 @@ pub struct Transmit {
     pub id: CallId,
     /// The request (immutable wire data).
     pub request: ClientRequest,
+    /// When this exchange must be abandoned (the call's `timeout_ms` from
+    /// its first send), reported with [`super::TransportFailure::Timeout`].
+    pub timeout_at: Option<UnixMillis>,
 }
 
 /// One client instance: configuration, throttle, retry planner, deprecation
@@ -54,7 +56,7 @@ pub struct Client {
     /// Cancelled calls whose request is still in flight: their outcome only
     /// updates the throttle.
     orphans: LiteMap<CallId, Arc<ClientRequest>>,
-    next_id: u64,
+    pub(super) next_id: u64,
     pub(super) events: VecDeque<(CallId, Event)>,
 }
 
@@ -120,67 +122,6 @@ impl Client {
     /// a key whichever way they were built.
     pub fn build(&mut self, spec: &RequestSpec) -> Result<ClientRequest, ClientError> {
         build_request(&self.config, spec, &mut self.keys)
-    }
-
-    fn add(&mut self, kind: Kind, request: ClientRequest) -> CallId {
-        self.next_id = self.next_id.saturating_add(1);
-        let id = CallId(self.next_id);
-        self.calls.insert(id, CallState::new(kind, request));
-        id
-    }
-
-    /// Starts one call of `spec`, validated and built before any I/O.
-    pub fn start(&mut self, spec: RequestSpec) -> Result<CallId, ClientError> {
-        let request = self.build(&spec)?;
-        Ok(self.add(Kind::Single, request))
-    }
-
-    /// Starts a pager over `table`'s records (its first request is
-    /// validated and built now).
-    pub fn start_table_pager(
-        &mut self,
-        table: &str,
-        options: TablePagerOptions,
-    ) -> Result<CallId, ClientError> {
-        let pager = PagerState::table(table, options);
-        let request = self.build(&pager.next_spec())?;
-        Ok(self.add(Kind::Pager(pager), request))
-    }
-
-    /// Starts a pager over `connection`'s records of `entity`.
-    pub fn start_connection_pager(
-        &mut self,
-        connection: &str,
-        entity: &str,
-        options: ConnectionPagerOptions,
-    ) -> Result<CallId, ClientError> {
-        let pager = PagerState::connection(connection, entity, options);
-        let request = self.build(&pager.next_spec())?;
-        Ok(self.add(Kind::Pager(pager), request))
-    }
-
-    /// Starts polling run `run_id` with the catalogue's `getRun` operation
-    /// until a terminal status (`options.terminal_states`). The default
-    /// client catalogue has it ([`Catalogue::get_run`]); a caller-built
-    /// catalogue without it gives [`ClientError::UnknownOperation`].
-    ///
-    /// [`Catalogue::get_run`]: crate::model::Catalogue::get_run
-    pub fn start_run_poller(
-        &mut self,
-        run_id: &str,
-        options: PollOptions,
-    ) -> Result<CallId, ClientError> {
-        let param = self
-            .config
-            .catalogue
-            .get(GET_RUN)
-            .and_then(|operation| operation.path.param_names().next().map(str::to_owned))
-            .ok_or_else(|| ClientError::UnknownOperation {
-                operation: GET_RUN.into(),
-            })?;
-        let spec = RequestSpec::new(GET_RUN).path(param, run_id);
-        let request = self.build(&spec)?;
-        Ok(self.add(Kind::Poller(PollerState::new(options)), request))
     }
 
     /// Drops call `id`; nothing more is emitted for it (events not yet
@@ -260,7 +201,7 @@ impl Client {
             match self.throttle.plan(&call.request, now) {
                 Plan::WaitUntil { at, limit, reason } => {
                     if let Some(error) = self.server_wait_too_long(&call.request, &limit, now) {
-                        self.fail(id, error);
+                        self.end_failed(id, error);
                         return None;
                     }
                     let limit = self.limit_info(&call.request, &limit);
@@ -285,12 +226,22 @@ impl Client {
             }
         };
         let call = self.calls.get_mut(&id)?;
+        // The call's own timeout: a wait that would end past it, or a send
+        // at or after it, ends the call now.
+        if let Some(deadline) = call.deadline() {
+            let ready_at = wait.as_ref().map_or(now, |wait| wait.until);
+            if ready_at >= deadline {
+                let timeout_ms = call.options.timeout_ms.unwrap_or_default();
+                self.end_failed(id, ClientError::CallTimedOut { timeout_ms });
+                return None;
+            }
+        }
         match wait {
             Some(wait) => {
                 if !firm {
                     call.throttled_since.get_or_insert(now);
                 }
-                self.announce(id, wait);
+                self.announce_wait(id, wait, now);
                 None
             }
             None => {
@@ -299,6 +250,7 @@ impl Client {
                 Some(Transmit {
                     id,
                     request: ClientRequest::clone(&call.request),
+                    timeout_at: call.deadline(),
                 })
             }
         }
@@ -375,16 +327,51 @@ impl Client {
                 } else {
                     None
                 };
-                if let Some(call) = self.calls.get_mut(&id) {
-                    call.not_before_limit = limit.clone();
+                let Some(call) = self.calls.get_mut(&id) else {
+                    return Ok(());
+                };
+                call.not_before_limit = limit.clone();
+                if call.deadline().is_some_and(|deadline| at >= deadline) {
+                    let timeout_ms = call.options.timeout_ms.unwrap_or_default();
+                    self.end_failed(id, ClientError::CallTimedOut { timeout_ms });
+                    return Ok(());
                 }
-                self.announce(
+                let max_attempts = call
+                    .options
+                    .max_attempts
+                    .unwrap_or(self.planner.policy().max_attempts);
+                let (status, failure) = match &outcome {
+                    Outcome::Response(response) => (Some(response.status), None),
+                    Outcome::Transport(failure) => (None, Some(*failure)),
+                };
+                let message = retrying_message(
+                    &request.operation_id,
+                    attempts,
+                    max_attempts,
+                    status,
+                    failure,
+                    now,
+                    at,
+                );
+                self.events.push_back((
+                    id,
+                    Event::Retrying {
+                        attempt,
+                        max_attempts,
+                        at,
+                        status,
+                        failure,
+                        message,
+                    },
+                ));
+                self.announce_wait(
                     id,
                     Wait {
                         until: at,
                         limit,
                         reason,
                     },
+                    now,
                 );
             }
             RetryDecision::Done => {
@@ -398,8 +385,14 @@ impl Client {
                     self.throttle.learn_index(&index.rate_limits);
                 }
                 match result {
-                    Ok(response) => self.succeeded(id, response, now),
-                    Err(error) => self.fail(id, error),
+                    Ok(answer) => {
+                        let headers = match &outcome {
+                            Outcome::Response(response) => response.headers.as_slice(),
+                            Outcome::Transport(_) => &[],
+                        };
+                        self.succeeded(id, answer, headers, now);
+                    }
+                    Err(error) => self.end_failed(id, error),
                 }
             }
             RetryDecision::GiveUp { reason } => {
@@ -421,7 +414,7 @@ impl Client {
                         last: Box::new(last),
                     },
                 };
-                self.fail(id, error);
+                self.end_failed(id, error);
             }
         }
         Ok(())

@@ -24,7 +24,7 @@
 //!     .with_header("RateLimit-Remaining", "4")
 //!     .with_header("RateLimit-Reset", "60");
 //! client.handle(id, Outcome::Response(response), now + 30).unwrap();
-//! let Some((_, Event::Response(page))) = client.poll_event() else { panic!("expected the page") };
+//! let Some((_, Event::Response { response: page, .. })) = client.poll_event() else { panic!("expected the page") };
 //! assert_eq!(page.records().unwrap()[1].get(), r#"{"id":2}"#);
 //! assert_eq!(client.poll_event(), Some((id, Event::Done)));
 //! assert!(client.is_idle());
@@ -50,6 +50,7 @@ mod error_members;
 mod event;
 mod http;
 mod member;
+mod notice;
 mod paging;
 mod polling;
 mod random;
@@ -58,8 +59,10 @@ mod request;
 mod response;
 mod retry;
 mod server_wait;
+mod start;
 mod structured;
 mod throttle;
+pub mod wire;
 
 pub use backoff::{BackoffPolicy, DEFAULT_BASE_MS, DEFAULT_CAP_MS};
 pub use budget::{BudgetPolicy, RetryBudget};
@@ -93,3 +96,7 @@ pub use retry::{
 };
 pub use server_wait::{bound_window_ms, ServerWait};
 pub use throttle::{LimitModel, LimitSource, Plan, Throttle, WaitReason, MAX_MODELS};
+pub use wire::{
+    Batch, CallOptions, CallSpec, ConnectionPagesCall, ErrorJson, LimitView, RequestCall,
+    RunPollCall, TablePagesCall,
+};

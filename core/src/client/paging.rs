@@ -1,5 +1,5 @@
 //! Paging rules of the table and connection pagers the driver runs
-//! ([`super::Client::start_table_pager`], [`super::Client::start_connection_pager`]).
+//! ([`super::CallSpec::table_pages`], [`super::CallSpec::connection_pages`]).
 //!
 //! * Table records: keyset paging (`order_by` + `after` = the last record's
 //!   order value) only when the caller declares the order column unique

@@ -1,5 +1,5 @@
 //! Run polling rules for the run pollers the driver runs
-//! ([`super::Client::start_run_poller`]): read the run about once per second
+//! ([`super::CallSpec::run_poll`]): read the run about once per second
 //! (±10 % jitter) until it reaches a terminal status, or an overall deadline
 //! passes.
 //!

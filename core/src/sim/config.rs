@@ -3,7 +3,7 @@
 
 use super::SimError;
 use crate::client::{
-    ClientConfig, ClientCredential, ConnectionPagerOptions, PollOptions, RequestSpec,
+    CallSpec, ClientConfig, ClientCredential, ConnectionPagerOptions, PollOptions, RequestSpec,
     TablePagerOptions,
 };
 use crate::gate::GateConfig;
@@ -54,6 +54,29 @@ pub enum SimTask {
         /// How many calls.
         count: u32,
     },
+}
+
+impl SimTask {
+    /// The call this task starts, and how many times.
+    pub fn call(&self) -> (CallSpec, u32) {
+        match self {
+            SimTask::Table { table, options } => {
+                (CallSpec::table_pages(table.clone(), options.clone()), 1)
+            }
+            SimTask::Connection {
+                connection,
+                entity,
+                options,
+            } => (
+                CallSpec::connection_pages(connection.clone(), entity.clone(), options.clone()),
+                1,
+            ),
+            SimTask::PollRun { run_id, options } => {
+                (CallSpec::run_poll(run_id.clone(), options.clone()), 1)
+            }
+            SimTask::Burst { spec, count } => (CallSpec::request(spec.clone()), *count),
+        }
+    }
 }
 
 /// One simulated client instance.

@@ -5,7 +5,7 @@ use super::config::{SimConfig, SimTask};
 use super::engine::{Job, JobState, SimClient};
 use super::report::ClientSummary;
 use super::SimError;
-use crate::client::{CallId, Client, ClientError, Entropy, RandomSource, SplitMix64};
+use crate::client::{CallId, Client, Entropy, RandomSource, SplitMix64};
 use crate::model::CredentialStore;
 use crate::testing::Dataset;
 use crate::UnixMillis;
@@ -44,9 +44,6 @@ fn job(call: Option<CallId>, expected: Option<Vec<Value>>) -> Job {
     }
 }
 
-/// A call as started, and the record ids a pager must deliver.
-type Started = (Result<CallId, ClientError>, Option<Vec<Value>>);
-
 /// Jobs whose call could not even start: (client, job, error sentence).
 pub(super) type FailedAtStart = Vec<(usize, usize, String)>;
 
@@ -69,32 +66,22 @@ pub(super) fn build_clients(
         let mut client = Client::new(client_config, Entropy::from_seed(derived))?;
         let mut jobs = Vec::new();
         for task in &spec.tasks {
-            let started: Vec<Started> = match task {
-                SimTask::Table { table, options } => vec![(
-                    client.start_table_pager(table, options.clone()),
-                    Some(expected_records(&config.dataset, task)),
-                )],
-                SimTask::Connection {
-                    connection,
-                    entity,
-                    options,
-                } => vec![(
-                    client.start_connection_pager(connection, entity, options.clone()),
-                    Some(expected_records(&config.dataset, task)),
-                )],
-                SimTask::PollRun { run_id, options } => {
-                    vec![(client.start_run_poller(run_id, options.clone()), None)]
+            let (call, count) = task.call();
+            let expected = match task {
+                SimTask::Table { .. } | SimTask::Connection { .. } => {
+                    Some(expected_records(&config.dataset, task))
                 }
-                SimTask::Burst { spec, count } => (0..*count)
-                    .map(|_| client.start(spec.clone()).map(|id| (Ok(id), None)))
-                    .collect::<Result<_, ClientError>>()?,
+                _ => None,
             };
-            for (result, expected) in started {
-                match result {
-                    Ok(id) => jobs.push(job(Some(id), expected)),
+            for _ in 0..count {
+                match client.start(call.clone()) {
+                    Ok(id) => jobs.push(job(Some(id), expected.clone())),
+                    // A burst's spec is the simulation's own: refused, the
+                    // simulation is.
+                    Err(error) if matches!(task, SimTask::Burst { .. }) => return Err(error.into()),
                     Err(error) => {
                         failed.push((index, jobs.len(), error.to_string()));
-                        jobs.push(job(None, expected));
+                        jobs.push(job(None, expected.clone()));
                     }
                 }
             }
