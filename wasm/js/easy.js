@@ -1,30 +1,41 @@
-// The easy path: AcdClient drives the core's one Client driver over a
-// transport (fetch by default) with the host's clock and timers, all three
-// injectable. Every rule (building, throttling, retries, paging, polling)
-// is the driver's; this file only moves requests, outcomes and events:
-//   pollTransmits -> transport.send -> handle -> pollEvents, and a timer
-//   set to pollTimeout for waits (a wait longer than a timer can hold,
-//   2^31 - 1 ms, is slept in pieces: one wakeup per piece, never a spin).
-//   Each entry ("acd", "acd/client") defines
-//   AcdClient over the driver of the module it loads (acdClientOver).
+// The SDK's client (docs/sdk.md): AcdClient drives the core's driver through
+// the protocol's few calls (docs/driver-protocol.md) over a transport (fetch
+// by default) with the host's clock and timers, all three injectable. Every
+// rule (building, throttling, retries, paging, polling, defaults, error
+// categories) is the core's; this file only moves call specs, requests,
+// outcomes and events:
+//   start(spec) -> poll(now) -> transport.send -> respond / fail -> poll
+// and a timer set to the batch's `timeout` for waits (a wait longer than a
+// timer can hold, 2^31 - 1 ms, is slept in pieces). Durations are
+// milliseconds everywhere.
 import { MAX_TIMER_MS, fetchTransport, systemTimers } from './transport.js';
 import { randomEntropy } from './entropy.js';
+import { AcdConfigError, TimeoutError } from './errors.js';
 
 /** The host clock: Unix milliseconds from `Date.now()`. */
 export const systemClock = Object.freeze({ now: () => Date.now() });
 
+/** Event types handed to `onEvent` and the logger. */
+const VISIBLE = new Set(['waiting', 'retrying', 'deprecation']);
+
 /** One live call: its events not yet consumed and the consumer waiting. */
 class CallState {
-  constructor(signal) {
+  constructor(signal, headers) {
     this.signal = signal;
+    this.headers = headers;
     this.events = [];
     this.wake = null;
     this.over = false;
+    this.timer = null;
   }
 
   push(event) {
     this.events.push(event);
     if (event.type === 'done' || event.type === 'failed') this.over = true;
+    this.poke();
+  }
+
+  poke() {
     const wake = this.wake;
     this.wake = null;
     wake?.();
@@ -40,26 +51,61 @@ class CallState {
   }
 }
 
+/** The value of environment variable `name` under Node (empty = unset). */
+function fromEnv(name) {
+  const value = globalThis.process?.env?.[name];
+  return value === '' ? undefined : value;
+}
+
+/** `headers` (pairs, a Headers/Map or a plain object) as `[name, value]` pairs. */
+function headerPairs(headers) {
+  if (headers === undefined || headers === null) return undefined;
+  const entries = typeof headers[Symbol.iterator] === 'function' ? [...headers] : Object.entries(headers);
+  return entries.map(([name, value]) => [String(name), String(value)]);
+}
+
+/** The per-call options of `options`, in the protocol's shape. */
+function callOptions(options) {
+  const out = {};
+  if (options.headers !== undefined) out.headers = headerPairs(options.headers);
+  if (options.idempotencyKey !== undefined) out.idempotency_key = options.idempotencyKey;
+  if (options.maxAttempts !== undefined) out.max_attempts = options.maxAttempts;
+  if (options.timeoutMs !== undefined) out.timeout_ms = options.timeoutMs;
+  return out;
+}
+
+/** `query` (pairs or a plain object) as `[name, value]` pairs of text. */
+function queryPairs(query) {
+  if (query === undefined || query === null) return undefined;
+  const entries = Array.isArray(query) ? query : Object.entries(query);
+  return entries.map(([name, value]) => [String(name), String(value)]);
+}
+
+/** The members of `object` whose value is defined. */
+function defined(object) {
+  return Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined));
+}
+
 /**
- * The AcdClient class over `Client`, the driver class of one wasm module.
- * @param {Function} Client
+ * The AcdClient class over `newEngine(config, entropy)`, which makes the
+ * engine of one wasm module (js/engine.js).
  */
-export function acdClientOver(Client) {
+export function acdClientOver(newEngine) {
   /**
-   * An async client of the API over `fetch`:
+   * An async client of the API:
    *
-   *     const api = new AcdClient({ baseUrl, apiKey });
+   *     const api = new AcdClient({ baseUrl, apiKey });   // or ACD_BASE_URL, ACD_API_KEY
    *     const index = await api.index();
    *     for await (const row of api.tables.iter('orders')) { ... }
-   *     for await (const row of api.connections.iter('crm', 'contacts')) { ... }
-   *     const run = await api.runs.wait('run-1');
+   *     const run = await api.runs.wait((await api.runs.create('agent-1', { input })).id);
    *
-   * Every method takes `{ signal }` (an AbortSignal): aborting cancels the
-   * call in the driver and rejects with the signal's reason. `onEvent`
-   * receives every waiting and deprecation event (countdowns, limit bars).
+   * Every method takes `{timeoutMs, headers, maxAttempts, signal}`; aborting
+   * the signal cancels the call and rejects with the signal's reason.
+   * `onEvent` receives every waiting, retrying and deprecation event;
+   * `logger` gets a line per event (the core's sentence).
    */
   return class AcdClient {
-    #driver;
+    #engine;
     #transport;
     #clock;
     #timers;
@@ -68,92 +114,133 @@ export function acdClientOver(Client) {
     #timer = null;
     #timerAt = null;
     #onEvent;
+    #logger;
+    #closed = false;
 
     /**
-     * Options: `baseUrl`, `apiKey` (or `credentials`, a list of
-     * `{id, kind, secret, user}`), `config` (any other ClientConfig member),
-     * `transport` (`{send(request, signal, {maxBodyBytes})}`, default
-     * `fetchTransport()`),
-     * `clock` (`{now()}`), `timers` (`{setTimeout, clearTimeout}`),
-     * `entropy` (32 bytes; default `crypto.getRandomValues`), `onEvent`.
+     * Options: `baseUrl` (else `ACD_BASE_URL`), `apiKey` (else
+     * `ACD_API_KEY`), `credentials`, `config` (any other client setting),
+     * `transport`, `clock`, `timers`, `entropy`, `onEvent`, `logger`.
      */
     constructor(options = {}) {
       const config = { ...(options.config ?? {}) };
-      if (options.baseUrl !== undefined) config.baseUrl = options.baseUrl;
+      const baseUrl = options.baseUrl ?? config.baseUrl ?? fromEnv('ACD_BASE_URL');
+      if (baseUrl !== undefined) config.baseUrl = baseUrl;
       if (options.credentials !== undefined) config.credentials = options.credentials;
-      if (options.apiKey !== undefined) {
+      const apiKey = options.apiKey ?? (config.credentials === undefined ? fromEnv('ACD_API_KEY') : undefined);
+      if (apiKey !== undefined) {
         config.credentials = [
           ...(config.credentials ?? []),
-          { id: 'default', kind: 'apiKey', secret: options.apiKey, user: options.user ?? 'default' },
+          { id: 'default', kind: 'apiKey', secret: apiKey, user: options.user ?? 'default' },
         ];
       }
-      this.#driver = new Client(config, options.entropy ?? randomEntropy());
-      this.#limits = Object.freeze({ maxBodyBytes: this.#driver.maxBodyBytes });
+      this.#engine = newEngine(config, options.entropy ?? randomEntropy());
+      this.#limits = Object.freeze({ maxBodyBytes: this.#engine.maxBodyBytes });
       this.#timers = options.timers ?? systemTimers;
       this.#clock = options.clock ?? systemClock;
       this.#transport = options.transport ?? fetchTransport({ timers: this.#timers });
       this.#onEvent = options.onEvent ?? null;
-      const table = (name, opts) => (driver) => driver.startTablePager(name, withoutSignal(opts));
-      const connection = (name, entityId, opts) =>
-        (driver) => driver.startConnectionPager(name, entityId, withoutSignal(opts));
-      /** Table records: `iter<T>(table, options)` (rows), `pages<T>(...)` (pages). */
+      this.#logger = options.logger ?? null;
+      const page = (table, o) => defined({
+        limit: o.pageSize, offset: o.offset, orderBy: o.orderBy,
+        direction: o.descending === undefined ? undefined : (o.descending ? 'desc' : 'asc'),
+      });
+      const tablePages = (table, o) => ({
+        type: 'table_pages', table, page_size: o.pageSize, order_by: o.orderBy,
+        descending: o.descending, unique_order: o.uniqueOrder,
+      });
+      const connectionPages = (connection, entity, o) => ({
+        type: 'connection_pages', connection, entity, page_size: o.pageSize, filter: o.filter,
+      });
+      /** Table records: `read<T>` (one page), `iter<T>` (rows), `pages<T>` (pages). */
       this.tables = Object.freeze({
-        iter: (name, opts = {}) => this.#rows(this.#pages(table(name, opts), opts.signal)),
-        pages: (name, opts = {}) => this.#pages(table(name, opts), opts.signal),
+        read: (table, o = {}) =>
+          this.request('listTableRecords', { ...o, path: { id: table }, params: page(table, o) }),
+        iter: (table, o = {}) => this.#rows(this.#pages(tablePages(table, o), o)),
+        pages: (table, o = {}) => this.#pages(tablePages(table, o), o),
       });
-      /** Connection records: `iter<T>(connection, entityId, options)`, `pages<T>(...)`. */
+      /** Connection records: `read<T>`, `iter<T>`, `pages<T>` (connection, entity, options). */
       this.connections = Object.freeze({
-        iter: (name, entityId, opts = {}) =>
-          this.#rows(this.#pages(connection(name, entityId, opts), opts.signal)),
-        pages: (name, entityId, opts = {}) =>
-          this.#pages(connection(name, entityId, opts), opts.signal),
+        read: (connection, entity, o = {}) => this.request('listConnectionRecords', {
+          ...o, path: { connection_id: connection },
+          params: defined({ entityId: entity, limit: o.pageSize, offset: o.offset, filter: o.filter }),
+        }),
+        iter: (connection, entity, o = {}) =>
+          this.#rows(this.#pages(connectionPages(connection, entity, o), o)),
+        pages: (connection, entity, o = {}) => this.#pages(connectionPages(connection, entity, o), o),
       });
-      /** Agent runs: `wait(runId, options)` resolves to the terminal run. */
+      /** Agent runs: `create(agentId, {input})`, `get(runId)`, `wait(runId, {intervalMs, timeoutMs})`. */
       this.runs = Object.freeze({
-        wait: (runId, opts = {}) => this.#waitRun(runId, opts),
+        create: (agentId, o = {}) => this.request('createAgentRun', {
+          ...o, path: { agent_id: agentId }, body: o.body ?? (o.input === undefined ? {} : { input: o.input }),
+        }),
+        get: (runId, o = {}) => this.request('getRun', { ...o, path: { run_id: runId } }),
+        wait: (runId, o = {}) => this.#waitRun(runId, o),
       });
     }
-
-    /** The driver underneath (for limits and advanced use). */
-    get driver() { return this.#driver; }
 
     /** The API index document (`getApiIndex`). */
-    async index(opts = {}) {
-      const response = await this.request({ operation: 'getApiIndex' }, opts);
-      return response.index;
+    index(options = {}) {
+      return this.request('getApiIndex', options);
     }
 
-    /** One call of any operation; resolves to its response. */
-    async request(spec, opts = {}) {
-      const call = this.#begin((driver) => driver.start(spec), opts.signal);
-      let response;
+    /**
+     * One call of any catalogue operation: `{path, query, body}` plus the
+     * per-call options; resolves to the response's body (JSON).
+     */
+    async request(operation, options = {}) {
+      const spec = {
+        type: 'request', operation, path: options.path, query: queryPairs(options.query),
+        params: options.params, body: options.body, credential: options.credential, egress: options.egress,
+      };
+      const call = this.#begin(spec, options);
+      let body;
       for (;;) {
         const event = await this.#next(call);
-        if (event.type === 'response') response = event.response;
+        if (event.type === 'response') body = event.body;
         else if (event.type === 'failed') throw event.error;
-        else if (event.type === 'done') return response;
+        else if (event.type === 'done') return body;
       }
     }
 
-    /** Frees the driver; pending calls are cancelled. */
-    close() {
-      for (const id of this.#calls.keys()) this.#driver.cancel(id);
-      this.#calls.clear();
-      this.#setTimer(null);
-      this.#driver.free();
+    /** The throttle's view of each limit, at the clock's now (for limit bars). */
+    limits() {
+      this.#open();
+      return this.#engine.limits(this.#clock.now());
     }
 
-    /** The limits the client tracks, at the clock's now (for limit bars). */
-    limits() {
-      return this.#driver.limits(this.#clock.now());
+    /** Whether no call is live. */
+    get idle() {
+      return this.#calls.size === 0;
     }
+
+    /**
+     * Cancels every call (their consumers reject with AcdConfigError),
+     * clears the timer and frees the engine. A call after this rejects at
+     * once. Idempotent.
+     */
+    close() {
+      if (this.#closed) return;
+      this.#closed = true;
+      const error = closedError();
+      for (const [id, call] of this.#calls) {
+        this.#engine.cancel(id);
+        this.#clearCallTimer(call);
+        call.push({ call: id, type: 'failed', error });
+      }
+      this.#calls.clear();
+      this.#setTimer(null);
+      this.#engine.free();
+    }
+
+    [Symbol.dispose]() { this.close(); }
 
     async* #rows(pages) {
       for await (const page of pages) yield* page.records;
     }
 
-    async* #pages(starter, signal) {
-      const call = this.#begin(starter, signal);
+    async* #pages(spec, options) {
+      const call = this.#begin(spec, options);
       let finished = false;
       try {
         for (;;) {
@@ -167,74 +254,120 @@ export function acdClientOver(Client) {
       }
     }
 
-    async #waitRun(runId, opts) {
-      const call = this.#begin(
-        (driver) => driver.startRunPoller(runId, withoutSignal(opts, 'onStatus')), opts.signal);
+    async #waitRun(runId, options) {
+      const { timeoutMs, ...rest } = options;
+      const spec = { type: 'run_poll', run_id: runId, interval_ms: options.intervalMs, deadline_ms: timeoutMs };
+      const call = this.#begin(spec, rest);
       let run;
       for (;;) {
         const event = await this.#next(call);
-        if (event.type === 'runStatus') {
+        if (event.type === 'run_status') {
           run = event.run;
-          opts.onStatus?.(event.status, event.run);
+          options.onStatus?.(event.status, event.run);
         } else if (event.type === 'failed') throw event.error;
         else if (event.type === 'done') return run;
       }
     }
 
-    #begin(starter, signal) {
+    #open() {
+      if (this.#closed) throw closedError();
+    }
+
+    #begin(spec, options) {
+      this.#open();
+      const { signal } = options;
       signal?.throwIfAborted();
-      const id = starter(this.#driver);
-      const call = new CallState(signal);
+      const opts = callOptions(options);
+      const id = this.#engine.start(defined({ ...spec, options: opts }));
+      const call = new CallState(signal, opts.headers);
       call.id = id;
       this.#calls.set(id, call);
       if (signal) {
-        signal.addEventListener('abort', () => {
-          this.#cancel(id);
-          const wake = call.wake;
-          call.wake = null;
-          wake?.();
-        }, { once: true });
+        signal.addEventListener('abort', () => { this.#cancel(id); call.poke(); }, { once: true });
       }
+      if (opts.timeout_ms !== undefined) this.#armCallTimer(call, opts.timeout_ms);
       this.#pump();
       return call;
     }
 
+    /** The call's `timeoutMs`: the call fails with TimeoutError when it passes. */
+    #armCallTimer(call, ms) {
+      call.timer = this.#timers.setTimeout(() => {
+        call.timer = null;
+        if (!this.#calls.has(call.id)) return;
+        this.#cancel(call.id);
+        call.push({
+          call: call.id, type: 'failed',
+          error: new TimeoutError(`the call did not finish within its timeout of ${ms} ms`, 'CALL_TIMEOUT',
+            { category: 'timeout' }),
+        });
+      }, Math.min(Math.max(0, ms), MAX_TIMER_MS));
+    }
+
+    #clearCallTimer(call) {
+      if (call.timer !== null) this.#timers.clearTimeout(call.timer);
+      call.timer = null;
+    }
+
     async #next(call) {
       const event = await call.next();
-      if (call.over && call.events.length === 0) this.#calls.delete(call.id);
+      if (call.over && call.events.length === 0) {
+        this.#calls.delete(call.id);
+        this.#clearCallTimer(call);
+      }
       return event;
     }
 
     #cancel(id) {
-      if (this.#calls.delete(id)) this.#driver.cancel(id);
+      const call = this.#calls.get(id);
+      if (call === undefined || this.#closed) return;
+      this.#calls.delete(id);
+      this.#clearCallTimer(call);
+      this.#engine.cancel(id);
       this.#pump();
     }
 
     /** Sends what is due, dispatches events and sets the timer for the next wait. */
     #pump() {
-      const now = this.#clock.now();
-      for (const transmit of this.#driver.pollTransmits(now)) this.#send(transmit);
-      for (const { id, event } of this.#driver.pollEvents()) {
-        if (event.type === 'waiting' || event.type === 'deprecation') this.#onEvent?.(event, id);
-        this.#calls.get(id)?.push(event);
+      if (this.#closed) return;
+      const batch = this.#engine.poll(this.#clock.now());
+      for (const transmit of batch.transmits) this.#send(transmit);
+      for (const event of batch.events) {
+        if (VISIBLE.has(event.type)) this.#tell(event);
+        this.#calls.get(event.call)?.push(event);
       }
-      this.#setTimer(this.#driver.pollTimeout() ?? null);
+      this.#setTimer(batch.timeout ?? null);
+    }
+
+    /** Hands a waiting, retrying or deprecation event to `onEvent` and the logger. */
+    #tell(event) {
+      this.#onEvent?.(event, event.call);
+      const logger = this.#logger;
+      if (logger === null || event.message === undefined) return;
+      if (typeof logger === 'function') logger(event.message, event);
+      else if (event.type === 'deprecation' && typeof logger.warn === 'function') logger.warn(event.message);
+      else logger.info?.(event.message);
     }
 
     #send(transmit) {
-      const call = this.#calls.get(transmit.id);
-      this.#transport.send(transmit.request, call?.signal, this.#limits).then(
+      const call = this.#calls.get(transmit.call);
+      const headers = call?.headers ? [...transmit.headers, ...call.headers] : transmit.headers;
+      const request = { method: transmit.method, url: transmit.url, headers, body: transmit.body ?? undefined };
+      this.#transport.send(request, call?.signal, this.#limits).then(
         (outcome) => {
+          if (this.#closed) return;
+          const now = this.#clock.now();
           // A cancelled call's answer still updates the throttle (the driver
           // keeps it as an orphan); the driver emits nothing more for it.
           try {
-            this.#driver.handle(transmit.id, outcome, this.#clock.now());
+            if (outcome.type === 'transport') this.#engine.fail(transmit.call, outcome.failure, now);
+            else this.#engine.respond(transmit.call, outcome.status, outcome.headers, outcome.body, now);
           } catch (error) {
-            if (this.#calls.has(transmit.id)) throw error;
+            if (this.#calls.has(transmit.call)) throw error;
           }
           this.#pump();
         },
-        () => { this.#cancel(transmit.id); }, // aborted by the caller's signal
+        () => { this.#cancel(transmit.call); }, // aborted by the caller's signal
       );
     }
 
@@ -256,10 +389,8 @@ export function acdClientOver(Client) {
   };
 }
 
-/** `options` without the members that are not the driver's. */
-function withoutSignal(options, ...more) {
-  const copy = { ...options };
-  delete copy.signal;
-  for (const key of more) delete copy[key];
-  return copy;
+/** The error of a call on a closed client. */
+function closedError() {
+  return new AcdConfigError('this client is closed: make a new AcdClient to call the API again', 'CLOSED',
+    { category: 'config' });
 }

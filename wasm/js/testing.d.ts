@@ -1,5 +1,5 @@
 // Types of the testing helpers ("acd/testing").
-import type { Admitted, Gate, GateResponse } from '../pkg/acd_wasm.js';
+import type { Admitted, Gate, GateResponse } from './gate.js';
 import type { Timers, Transport, WireRequest } from './transport.js';
 
 /** A clock and timer source in virtual time. */

@@ -1,5 +1,4 @@
 // Types of the fetch transport (transport.js).
-import type { Outcome } from '../pkg/acd_wasm.js';
 
 /** A request as the driver hands it out: what to put on the wire. */
 export interface WireRequest {
@@ -15,6 +14,11 @@ export interface WireRequest {
 
 /** How a transport failed, by what it tells about delivery. */
 export type TransportFailureKind = 'connect' | 'timeout' | 'interrupted';
+
+/** How an exchange ended: the response, or how the transport failed. */
+export type Outcome =
+  | { readonly type?: 'response'; readonly status: number; readonly headers?: Array<[string, string]>; readonly body?: Uint8Array }
+  | { readonly type: 'transport'; readonly failure: TransportFailureKind };
 
 /** What the client asks of every transport besides the request. */
 export interface TransportLimits {

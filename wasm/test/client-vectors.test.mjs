@@ -8,8 +8,9 @@ import assert from 'node:assert/strict';
 import {
   Client, RetryPlanner, Throttle, parseDeprecation, parseRateLimitHeaders, standardCatalogue,
   agentRunOperation, interpretResponse, clientErrorFromJSON, AcdError, AcdConfigError, AcdRequestError,
-  AcdApiError, AcdProtocolError, AcdTransportError,
-} from 'acd';
+  AcdApiError, AcdProtocolError, AcdTransportError, AuthenticationError, PermissionDeniedError, NotFoundError,
+  RateLimitError, ServerError, ConnectionError, TimeoutError, BadRequestError,
+} from 'acd/gate';
 import { vectorFiles } from './vectors.mjs';
 
 /** Whether `expected` is contained in `actual` (the README's rule). */
@@ -128,25 +129,29 @@ const runners = {
 };
 
 // The class each category becomes, written from errors.js's documentation.
+// A request error with an HTTP status is the API's refusal (BadRequestError).
 const CLASS_OF_CATEGORY = {
   config: AcdConfigError,
   request: AcdRequestError,
-  authentication: AcdApiError,
-  permission: AcdApiError,
-  not_found: AcdApiError,
-  rate_limit: AcdApiError,
-  server: AcdApiError,
-  connection: AcdTransportError,
-  timeout: AcdTransportError,
+  authentication: AuthenticationError,
+  permission: PermissionDeniedError,
+  not_found: NotFoundError,
+  rate_limit: RateLimitError,
+  server: ServerError,
+  connection: ConnectionError,
+  timeout: TimeoutError,
   interrupted: AcdTransportError,
   protocol: AcdProtocolError,
 };
+const answered = (error) => typeof error.status === 'number';
 
 test('each client error becomes the class of its category, with code and data', () => {
   const file = vectorFiles('client-').find(({ name }) => name === 'client-errors.json').file;
   for (const { name, input, expect } of file.cases) {
     const error = clientErrorFromJSON(JSON.stringify(input));
-    assert.equal(error.constructor, CLASS_OF_CATEGORY[expect.category], name);
+    const expected = expect.category === 'request' && answered(error) ? BadRequestError : CLASS_OF_CATEGORY[expect.category];
+    assert.equal(error.constructor, expected, name);
+    assert.ok(error instanceof AcdError, name);
     assert.equal(error.code, input.kind.toUpperCase(), name);
     assert.deepEqual(error.data, input, name);
   }

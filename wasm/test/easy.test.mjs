@@ -5,9 +5,8 @@
 // user, 100 requests per 60 s per credential).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  AcdApiError, AcdClient, AcdRequestError, Client, Gate, agentRunOperation, standardCatalogue,
-} from 'acd';
+import { AcdApiError, AcdClient, AcdRequestError, NotFoundError } from 'acd';
+import { Client, Gate, agentRunOperation, standardCatalogue } from 'acd/gate';
 import { VirtualClock, gateTransport } from 'acd/testing';
 
 const T0 = 1_700_000_000_000;
@@ -50,7 +49,7 @@ test('tables.iter pages through every row; the 6th page waits for the window ins
   assert.equal(waits.length, 2, 'pages 6 and 11 wait');
   for (const wait of waits) {
     assert.deepEqual(wait.limit, { name: 'user_table_reads', requests: 5, windowSeconds: 60 });
-    assert.deepEqual(wait.reason, { type: 'quota' });
+    assert.equal(wait.reason, 'quota');
   }
   // The gate's windows are fixed and aligned to the epoch: T0 is 20 s into
   // one, so it ends at T0 + 40 s and the next at T0 + 100 s. Each wait ends
@@ -58,7 +57,7 @@ test('tables.iter pages through every row; the 6th page waits for the window ins
   assert.ok(waits[0].until >= T0 + 40_000 && waits[0].until < T0 + 100_000, `${waits[0].until - T0}`);
   assert.ok(waits[1].until >= T0 + 100_000 && waits[1].until < T0 + 160_000, `${waits[1].until - T0}`);
   assert.ok(clock.now() >= waits[1].until);
-  assert.ok(api.driver.isIdle);
+  assert.ok(api.idle);
 });
 
 test('pages<T>() gives numbered pages and marks the last one', async () => {
@@ -79,6 +78,8 @@ test('an API error rejects with AcdApiError (status, detail); nothing is retried
   const { api, clock, transport } = setup();
   await assert.rejects(clock.run(collect(api.tables.iter('missing'))), (error) => {
     assert.ok(error instanceof AcdApiError);
+    assert.ok(error instanceof NotFoundError);
+    assert.equal(error.category, 'not_found');
     assert.equal(error.status, 404);
     assert.equal(typeof error.detail, 'string');
     assert.ok(!String(error.message).includes(SECRET));
@@ -104,7 +105,7 @@ test('breaking out of the loop cancels the pager: nothing more is sent', async (
     return undefined;
   })());
   assert.deepEqual(first, rows[0]);
-  assert.ok(api.driver.isIdle);
+  assert.ok(api.idle);
   // The second page may already be in flight (the pager sends it as soon
   // as the first arrives); its answer only updates the throttle.
   const sent = transport.requests.length;
@@ -124,7 +125,7 @@ test('an AbortSignal cancels a call that waits for the throttle', async () => {
   assert.equal(transport.requests.length, 5, 'the 6th read waits');
   controller.abort(reason);
   await assert.rejects(pending, (error) => error === reason);
-  assert.ok(api.driver.isIdle);
+  assert.ok(api.idle);
   assert.equal(transport.requests.length, 5, 'nothing was sent after the abort');
 });
 

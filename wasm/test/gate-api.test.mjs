@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import {
   Gate, Admitted, GateResponse, AcdError, AcdArgumentError, AcdConfigError, AcdStateError,
   nowMs, version,
-} from 'acd';
+} from 'acd/gate';
 import * as errorsEntry from 'acd/errors';
 
 const T0 = 1_700_000_000_000;

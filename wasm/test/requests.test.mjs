@@ -5,9 +5,8 @@
 // after that throws `AcdStateError` with code REQUEST_RELEASED.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AcdArgumentError, AcdStateError, Client, ClientRequest, Gate, initSync } from 'acd';
+import { AcdArgumentError, AcdStateError, Client, ClientRequest, Gate, initSync } from 'acd/gate';
 import { gateTransport } from 'acd/testing';
-import { Client as SizeFirstClient, ClientRequest as SizeFirstRequest } from 'acd/client';
 
 const T0 = 1_700_000_000_000;
 const SECRET = 'acd_live_demo_ada';
@@ -28,7 +27,7 @@ function sentRead(Driver = Client) {
   return { client, id, request: transmit.request };
 }
 
-for (const [name, Driver, Request] of [['acd', Client, ClientRequest], ['acd/client', SizeFirstClient, SizeFirstRequest]]) {
+for (const [name, Driver, Request] of [['acd/gate', Client, ClientRequest]]) {
   test(`${name}: a transmit's request reads until its outcome is handled, then throws`, () => {
     const { client, id, request } = sentRead(Driver);
     assert.ok(request instanceof Request);

@@ -5,7 +5,7 @@
 // module's own error sentences.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AcdArgumentError, Client } from 'acd';
+import { AcdArgumentError, Client } from 'acd/gate';
 
 const T0 = 1_700_000_000_000;
 const credentials = [{ id: 'main', kind: 'apiKey', secret: 'acd_live_demo_ada', user: 'ada' }];
