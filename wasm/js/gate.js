@@ -8,6 +8,7 @@ import { clientOver } from './driver.js';
 export * from '../pkg/acd_wasm.js';
 export { default } from '../pkg/acd_wasm.js';
 export * from './errors.js';
+export { Admitted, Gate, GateResponse, simulate } from './server.js';
 
 /** The full module's client driver (for tools and tests). */
 export const Client = clientOver(ModuleClient, ClientRequest);

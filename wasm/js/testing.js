@@ -4,7 +4,7 @@
 // no sleeping, the same result on every run. And SandboxClock: the manual
 // clock of a real acd-sandbox as the client's clock and timers, so a client
 // test against the sandbox waits in the sandbox's time, not in real time.
-import { Admitted } from '../pkg/acd_wasm.js';
+import { Admitted } from './server.js';
 
 /**
  * A clock and timers in virtual time. Pass it as both `clock` and `timers`

@@ -96,11 +96,21 @@ impl Failure {
         Self::new(ErrorClass::Argument, codes::INVALID_ARGUMENT, message)
     }
 
+    /// An [`ErrorClass::State`] failure with code `ALREADY_ANSWERED`.
+    pub fn state(message: impl Into<String>) -> Self {
+        Self::new(ErrorClass::State, codes::ALREADY_ANSWERED, message)
+    }
+
     /// Attaches extra members: the JSON text of an object.
     pub fn with_details(mut self, details: String) -> Self {
         self.details = Some(details);
         self
     }
+}
+
+/// A refused configuration: [`ErrorClass::Config`], code `INVALID_CONFIG`.
+pub fn config_failure(message: impl Into<String>) -> Failure {
+    Failure::new(ErrorClass::Config, codes::INVALID_CONFIG, message)
 }
 
 /// The one table: the class an error of each core category becomes (a

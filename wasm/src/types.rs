@@ -17,61 +17,6 @@ export type HeadersInit =
   | Record<string, string | Uint8Array>;
 "#;
 
-#[cfg(feature = "gate")]
-#[wasm_bindgen(typescript_custom_section)]
-const TS_GATE: &'static str = r#"
-/** A request as the gate sees it. */
-export interface GateRequestInit {
-  /** HTTP method; default "GET". */
-  method?: string;
-  /** Path and raw query as received, e.g. "/api/v1/tables/t?limit=5" (bytes for non-UTF-8 targets). */
-  target: string | Uint8Array;
-  /** Headers: [name, value] pairs, a Headers/Map, or a plain object. */
-  headers?: Iterable<[string, string | Uint8Array]> | Record<string, string | Uint8Array>;
-  /** The client's IP address; default "127.0.0.1". */
-  clientIp?: string;
-}
-
-/** What a credential store knows about one credential (no secret). */
-export interface CredentialRecordInit {
-  /** A non-secret id, unique per credential. */
-  id: string;
-  kind: "apiKey" | "oauth2";
-  user: string;
-  scopes?: string[];
-  /** Unix ms from which the credential is refused. */
-  expiresAt?: number | null;
-}
-
-/** One entry of the gate's in-memory credential table. */
-export interface CredentialInit extends CredentialRecordInit {
-  /** The secret as sent by clients (never shown in any error or output). */
-  secret: string;
-}
-
-
-/**
- * Gate configuration (every member optional). Members are camelCase; the
- * snake_case of the JSON document shared with the sandbox's --config and
- * the conformance vectors is accepted too.
- */
-export interface GateConfig {
-  version?: string;
-  baseUrl?: string;
-  stableEgressUrl?: string | null;
-  apiKeyPrefix?: string;
-  oauthTokenPrefix?: string;
-  stableEgressHeader?: string;
-  realm?: string;
-  limits?: { credential?: Quota; clientIp?: Quota };
-  catalogue?: unknown[];
-  versionDeprecation?: { deprecatedAt: number; sunsetAt?: number | null } | null;
-  /** The index document, as served (its wire member names). */
-  index?: Record<string, unknown>;
-}
-
-"#;
-
 #[cfg(feature = "client")]
 #[wasm_bindgen(typescript_custom_section)]
 const TS_CLIENT: &'static str = r#"
@@ -264,41 +209,4 @@ export type RetryDecisionJson =
   | { decision: "done" }
   | { decision: "retry"; at: number; attempt: number; cost: number; cause: Record<string, unknown> }
   | { decision: "give_up"; reason: { reason: string; [member: string]: unknown } };
-"#;
-
-#[cfg(feature = "sim")]
-#[wasm_bindgen(typescript_custom_section)]
-const TS_SIM: &'static str = r#"
-/** A simulation (every member optional; see acd-core's `sim::SimConfig`). */
-export interface SimConfig {
-  seed?: number;
-  startMs?: number;
-  latencyMs?: number;
-  timeoutMs?: number;
-  maxVirtualMs?: number;
-  dateHeader?: boolean;
-  gate?: GateConfig;
-  credentials?: CredentialInit[];
-  dataset?: { tables: Record<string, unknown[]>; connections: Record<string, Record<string, unknown[]>>; runs: Record<string, unknown> };
-  faults?: Array<{ fromMs: number; untilMs: number; perMille: number; kind: { type: "serverError"; status: number } | { type: "connect" } | { type: "timeout" }; client?: string | null }>;
-  clients?: Array<{ name: string; config?: ClientConfig; clientIp?: string; clockSkewMs?: number; startOffsetMs?: number; tasks?: Array<Record<string, unknown> & { type: "table" | "connection" | "pollRun" | "burst" }> }>;
-  naiveClients?: boolean;
-  naiveBaseline?: boolean;
-}
-
-/** A simulation's report (camelCase members). */
-export interface SimReport {
-  requestsSent: number;
-  responses429: number;
-  avoidable429: number;
-  retries: number;
-  faultsInjected: number;
-  elapsedMs: number;
-  completed: boolean;
-  violations: string[];
-  clients: Array<{ name: string; requestsSent: number; responses429: number; jobsDone: number; jobsFailed: number; [member: string]: unknown }>;
-  trace: Array<{ atMs: number; client: number; job: number; what: unknown }>;
-  baseline?: { requestsSent: number; responses429: number; retries: number; elapsedMs: number; completed: boolean; avoided429: number } | null;
-}
-
 "#;
