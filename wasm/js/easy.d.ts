@@ -106,6 +106,14 @@ export interface RetryingEvent {
   readonly [member: string]: unknown;
 }
 
+/** An event type this package does not know (a newer core): kept, never a failure. */
+export interface UnknownEvent {
+  readonly type: 'unknown';
+  readonly call: number;
+  /** The event as received. */
+  readonly event: { readonly type: string; readonly [member: string]: unknown };
+}
+
 /** A Deprecation/Sunset notice for an operation. */
 export interface DeprecationEvent {
   readonly type: 'deprecation';
@@ -187,6 +195,8 @@ export interface RequestOptions extends CallOptions {
   path?: Record<string, string>;
   /** Query parameters by wire name. */
   query?: Record<string, string | number | boolean> | Array<[string, string]>;
+  /** Query parameters by role (`limit`, `offset`, `order_by`, `direction`, ...), named by the catalogue. */
+  roles?: Array<[string, string]>;
   /** The JSON body. */
   body?: unknown;
   /** Stable egress: `default`, `header` or `url`. */
@@ -207,6 +217,8 @@ export interface RunWaitOptions extends Omit<CallOptions, 'timeoutMs'> {
   intervalMs?: number;
   /** How long to wait for a terminal status; then it fails with TimeoutError. */
   timeoutMs?: number;
+  /** The spread of the poll interval, per mille (the core's default when absent). */
+  jitterPerMille?: number;
   /** Called with each new status. */
   onStatus?: (status: string, run: Run) => void;
 }
@@ -221,11 +233,9 @@ export interface AcdClientOptions {
   baseUrl?: string;
   /** An API key (default: `ACD_API_KEY` under Node). */
   apiKey?: string;
-  /** The user the API key belongs to (for per-user limits; default "default"). */
-  user?: string;
   /** Credentials, when more than one: `{id, kind, secret, user}`. */
   credentials?: Array<{ id: string; kind: string; secret: string; user?: string }>;
-  /** Every other client setting (the core's ClientConfig, camelCase). */
+  /** Every other client setting (the core's ClientConfig, camelCase; e.g. `seed`, `retry`, `maxBodyBytes`). */
   config?: Record<string, unknown>;
   /** How requests are sent (default: `fetchTransport()`). */
   transport?: Transport;
@@ -233,8 +243,6 @@ export interface AcdClientOptions {
   clock?: Clock;
   /** The timers (default: the host's). */
   timers?: Timers;
-  /** 32 random bytes (default: `crypto.getRandomValues`). */
-  entropy?: Uint8Array;
   /** Receives waiting, retrying and deprecation events. */
   onEvent?: (event: VisibleEvent, call: number) => void;
   /** A line per wait, retry and deprecation notice (e.g. `console`). */
@@ -243,13 +251,13 @@ export interface AcdClientOptions {
 
 /** The throttle's view of one limit. */
 export interface LimitState {
-  readonly key: string;
+  /** e.g. `user_table_reads`. */
   readonly name: string;
-  readonly limit: number;
-  readonly windowMs: number;
+  readonly requests: number;
+  readonly windowSeconds: number;
   readonly remaining: number;
-  readonly resetAt?: UnixMillis;
-  readonly readyAt: UnixMillis;
+  /** When the window ends (Unix ms), if known. */
+  readonly resetAt?: UnixMillis | null;
 }
 
 /** An async client of the API (docs/sdk.md). */

@@ -9,8 +9,9 @@
 // timer can hold, 2^31 - 1 ms, is slept in pieces). Durations are
 // milliseconds everywhere.
 import { MAX_TIMER_MS, fetchTransport, systemTimers } from './transport.js';
-import { randomEntropy } from './entropy.js';
-import { AcdConfigError, TimeoutError } from './errors.js';
+import { AcdConfigError } from './errors.js';
+
+const encoder = new TextEncoder();
 
 /** The host clock: Unix milliseconds from `Date.now()`. */
 export const systemClock = Object.freeze({ now: () => Date.now() });
@@ -20,13 +21,12 @@ const VISIBLE = new Set(['waiting', 'retrying', 'deprecation']);
 
 /** One live call: its events not yet consumed and the consumer waiting. */
 class CallState {
-  constructor(signal, headers) {
+  constructor(id, signal) {
+    this.id = id;
     this.signal = signal;
-    this.headers = headers;
     this.events = [];
     this.wake = null;
     this.over = false;
-    this.timer = null;
   }
 
   push(event) {
@@ -51,34 +51,24 @@ class CallState {
   }
 }
 
-/** The value of environment variable `name` under Node (empty = unset). */
-function fromEnv(name) {
-  const value = globalThis.process?.env?.[name];
-  return value === '' ? undefined : value;
+/** ACD_API_KEY and ACD_BASE_URL as the host has them (Node), for the core. */
+function environment() {
+  const env = globalThis.process?.env;
+  return env ? defined({ ACD_API_KEY: env.ACD_API_KEY, ACD_BASE_URL: env.ACD_BASE_URL }) : undefined;
 }
 
-/** `headers` (pairs, a Headers/Map or a plain object) as `[name, value]` pairs. */
-function headerPairs(headers) {
-  if (headers === undefined || headers === null) return undefined;
-  const entries = typeof headers[Symbol.iterator] === 'function' ? [...headers] : Object.entries(headers);
-  return entries.map(([name, value]) => [String(name), String(value)]);
+/** Pairs, a Headers/Map or a plain object as `[name, value]` pairs of text (undefined values left out). */
+function pairs(value) {
+  if (value === undefined || value === null) return undefined;
+  const entries = typeof value[Symbol.iterator] === 'function' ? [...value] : Object.entries(value);
+  return entries.filter(([, item]) => item !== undefined).map(([name, item]) => [String(name), String(item)]);
 }
 
 /** The per-call options of `options`, in the protocol's shape. */
-function callOptions(options) {
-  const out = {};
-  if (options.headers !== undefined) out.headers = headerPairs(options.headers);
-  if (options.idempotencyKey !== undefined) out.idempotency_key = options.idempotencyKey;
-  if (options.maxAttempts !== undefined) out.max_attempts = options.maxAttempts;
-  if (options.timeoutMs !== undefined) out.timeout_ms = options.timeoutMs;
-  return out;
-}
-
-/** `query` (pairs or a plain object) as `[name, value]` pairs of text. */
-function queryPairs(query) {
-  if (query === undefined || query === null) return undefined;
-  const entries = Array.isArray(query) ? query : Object.entries(query);
-  return entries.map(([name, value]) => [String(name), String(value)]);
+function callOptions(o) {
+  return defined({
+    headers: pairs(o.headers), idempotency_key: o.idempotencyKey, max_attempts: o.maxAttempts, timeout_ms: o.timeoutMs,
+  });
 }
 
 /** The members of `object` whose value is defined. */
@@ -87,8 +77,8 @@ function defined(object) {
 }
 
 /**
- * The AcdClient class over `newEngine(config, entropy)`, which makes the
- * engine of one wasm module (js/engine.js).
+ * The AcdClient class over `newEngine(config)`, which makes the engine of
+ * one wasm module's driver (js/engine.js).
  */
 export function acdClientOver(newEngine) {
   /**
@@ -118,44 +108,39 @@ export function acdClientOver(newEngine) {
     #closed = false;
 
     /**
-     * Options: `baseUrl` (else `ACD_BASE_URL`), `apiKey` (else
-     * `ACD_API_KEY`), `credentials`, `config` (any other client setting),
-     * `transport`, `clock`, `timers`, `entropy`, `onEvent`, `logger`.
+     * Options: `baseUrl` and `apiKey` (the core falls back to
+     * `ACD_BASE_URL` and `ACD_API_KEY` under Node), `credentials`, `config`
+     * (any other client setting, e.g. `seed`, `retry`, `maxBodyBytes`),
+     * `transport`, `clock`, `timers`, `onEvent`, `logger`.
      */
     constructor(options = {}) {
-      const config = { ...(options.config ?? {}) };
-      const baseUrl = options.baseUrl ?? config.baseUrl ?? fromEnv('ACD_BASE_URL');
-      if (baseUrl !== undefined) config.baseUrl = baseUrl;
-      if (options.credentials !== undefined) config.credentials = options.credentials;
-      const apiKey = options.apiKey ?? (config.credentials === undefined ? fromEnv('ACD_API_KEY') : undefined);
-      if (apiKey !== undefined) {
-        config.credentials = [
-          ...(config.credentials ?? []),
-          { id: 'default', kind: 'apiKey', secret: apiKey, user: options.user ?? 'default' },
-        ];
-      }
-      this.#engine = newEngine(config, options.entropy ?? randomEntropy());
-      this.#limits = Object.freeze({ maxBodyBytes: this.#engine.maxBodyBytes });
+      const config = defined({
+        ...(options.config ?? {}), baseUrl: options.baseUrl, apiKey: options.apiKey,
+        credentials: options.credentials, env: environment(),
+      });
+      this.#engine = newEngine(config);
+      this.#limits = Object.freeze(defined({ maxBodyBytes: config.maxBodyBytes }));
       this.#timers = options.timers ?? systemTimers;
       this.#clock = options.clock ?? systemClock;
       this.#transport = options.transport ?? fetchTransport({ timers: this.#timers });
       this.#onEvent = options.onEvent ?? null;
       this.#logger = options.logger ?? null;
-      const page = (table, o) => defined({
-        limit: o.pageSize, offset: o.offset, orderBy: o.orderBy,
+      const page = (o) => pairs({
+        limit: o.pageSize, offset: o.offset, order_by: o.orderBy,
         direction: o.descending === undefined ? undefined : (o.descending ? 'desc' : 'asc'),
       });
       const tablePages = (table, o) => ({
         type: 'table_pages', table, page_size: o.pageSize, order_by: o.orderBy,
-        descending: o.descending, unique_order: o.uniqueOrder,
+        descending: o.descending, unique_order: o.uniqueOrder, credential: o.credential,
       });
       const connectionPages = (connection, entity, o) => ({
         type: 'connection_pages', connection, entity, page_size: o.pageSize, filter: o.filter,
+        egress: o.egress, credential: o.credential,
       });
       /** Table records: `read<T>` (one page), `iter<T>` (rows), `pages<T>` (pages). */
       this.tables = Object.freeze({
         read: (table, o = {}) =>
-          this.request('listTableRecords', { ...o, path: { id: table }, params: page(table, o) }),
+          this.request('listTableRecords', { ...o, path: { id: table }, roles: page(o) }),
         iter: (table, o = {}) => this.#rows(this.#pages(tablePages(table, o), o)),
         pages: (table, o = {}) => this.#pages(tablePages(table, o), o),
       });
@@ -163,7 +148,7 @@ export function acdClientOver(newEngine) {
       this.connections = Object.freeze({
         read: (connection, entity, o = {}) => this.request('listConnectionRecords', {
           ...o, path: { connection_id: connection },
-          params: defined({ entityId: entity, limit: o.pageSize, offset: o.offset, filter: o.filter }),
+          roles: pairs({ entity_id: entity, limit: o.pageSize, offset: o.offset, filter: o.filter }),
         }),
         iter: (connection, entity, o = {}) =>
           this.#rows(this.#pages(connectionPages(connection, entity, o), o)),
@@ -190,8 +175,8 @@ export function acdClientOver(newEngine) {
      */
     async request(operation, options = {}) {
       const spec = {
-        type: 'request', operation, path: options.path, query: queryPairs(options.query),
-        params: options.params, body: options.body, credential: options.credential, egress: options.egress,
+        type: 'request', operation, path: options.path, query: pairs(options.query), roles: options.roles,
+        body: options.body, credential: options.credential, egress: options.egress,
       };
       const call = this.#begin(spec, options);
       let body;
@@ -225,7 +210,6 @@ export function acdClientOver(newEngine) {
       const error = closedError();
       for (const [id, call] of this.#calls) {
         this.#engine.cancel(id);
-        this.#clearCallTimer(call);
         call.push({ call: id, type: 'failed', error });
       }
       this.#calls.clear();
@@ -256,7 +240,10 @@ export function acdClientOver(newEngine) {
 
     async #waitRun(runId, options) {
       const { timeoutMs, ...rest } = options;
-      const spec = { type: 'run_poll', run_id: runId, interval_ms: options.intervalMs, deadline_ms: timeoutMs };
+      const spec = {
+        type: 'run_poll', run_id: runId, interval_ms: options.intervalMs, deadline_ms: timeoutMs,
+        jitter_per_mille: options.jitterPerMille, credential: options.credential,
+      };
       const call = this.#begin(spec, rest);
       let run;
       for (;;) {
@@ -277,44 +264,19 @@ export function acdClientOver(newEngine) {
       this.#open();
       const { signal } = options;
       signal?.throwIfAborted();
-      const opts = callOptions(options);
-      const id = this.#engine.start(defined({ ...spec, options: opts }));
-      const call = new CallState(signal, opts.headers);
-      call.id = id;
+      const id = this.#engine.start(defined({ ...spec, options: callOptions(options) }));
+      const call = new CallState(id, signal);
       this.#calls.set(id, call);
       if (signal) {
         signal.addEventListener('abort', () => { this.#cancel(id); call.poke(); }, { once: true });
       }
-      if (opts.timeout_ms !== undefined) this.#armCallTimer(call, opts.timeout_ms);
       this.#pump();
       return call;
     }
 
-    /** The call's `timeoutMs`: the call fails with TimeoutError when it passes. */
-    #armCallTimer(call, ms) {
-      call.timer = this.#timers.setTimeout(() => {
-        call.timer = null;
-        if (!this.#calls.has(call.id)) return;
-        this.#cancel(call.id);
-        call.push({
-          call: call.id, type: 'failed',
-          error: new TimeoutError(`the call did not finish within its timeout of ${ms} ms`, 'CALL_TIMEOUT',
-            { category: 'timeout' }),
-        });
-      }, Math.min(Math.max(0, ms), MAX_TIMER_MS));
-    }
-
-    #clearCallTimer(call) {
-      if (call.timer !== null) this.#timers.clearTimeout(call.timer);
-      call.timer = null;
-    }
-
     async #next(call) {
       const event = await call.next();
-      if (call.over && call.events.length === 0) {
-        this.#calls.delete(call.id);
-        this.#clearCallTimer(call);
-      }
+      if (call.over && call.events.length === 0) this.#calls.delete(call.id);
       return event;
     }
 
@@ -322,7 +284,6 @@ export function acdClientOver(newEngine) {
       const call = this.#calls.get(id);
       if (call === undefined || this.#closed) return;
       this.#calls.delete(id);
-      this.#clearCallTimer(call);
       this.#engine.cancel(id);
       this.#pump();
     }
@@ -351,9 +312,11 @@ export function acdClientOver(newEngine) {
 
     #send(transmit) {
       const call = this.#calls.get(transmit.call);
-      const headers = call?.headers ? [...transmit.headers, ...call.headers] : transmit.headers;
-      const request = { method: transmit.method, url: transmit.url, headers, body: transmit.body ?? undefined };
-      this.#transport.send(request, call?.signal, this.#limits).then(
+      const body = transmit.body === null ? undefined : encoder.encode(transmit.body);
+      const request = { method: transmit.method, url: transmit.url, headers: transmit.headers, body };
+      const limits = transmit.timeout_at === null || transmit.timeout_at === undefined ? this.#limits
+        : { ...this.#limits, timeoutMs: Math.max(0, transmit.timeout_at - this.#clock.now()) };
+      this.#transport.send(request, call?.signal, limits).then(
         (outcome) => {
           if (this.#closed) return;
           const now = this.#clock.now();

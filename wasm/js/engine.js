@@ -1,79 +1,69 @@
-// The engine AcdClient drives, in the shape of the driver protocol
-// (docs/driver-protocol.md): start(callSpec) -> id; poll(now) -> {transmits,
-// events, timeout}; respond(call, status, headers, body, now); fail(call,
-// kind, now); cancel(call); limits(now). This one sits over the module's
-// `Client` driver and translates its call starts and events to the
-// protocol's shapes; no rule lives here.
+// The engine AcdClient drives: the module's `Driver` through the driver
+// protocol (docs/driver-protocol.md), one crossing per step. A call spec
+// goes in as JSON bytes; an outcome as status, a header block and the body
+// bytes; each poll's batch comes out as JSON text read by one JSON.parse.
+// Events are decoded strictly: a type this package does not know becomes
+// an `unknown` event (never `failed`). No rule lives here.
+import { errorFromCore } from './errors.js';
+import { camelKeys, snakeKeys } from './json.js';
 
-/** A copy of a transmit's request (the driver releases its own on `handle`). */
-function wire(id, request) {
-  return { call: id, method: request.method, url: request.url, headers: request.headers, body: request.body };
+const encoder = new TextEncoder();
+const NO_BYTES = new Uint8Array(0);
+
+/** The event types of the protocol, and the members each carries. */
+const KNOWN = new Set(['response', 'page', 'run_status', 'waiting', 'retrying', 'deprecation', 'done', 'failed']);
+/** Events handed to `onEvent`: their members in camelCase. */
+const SHOWN = new Set(['waiting', 'retrying', 'deprecation']);
+
+/** A thrown refusal of the core (an Error with `json`) as the package's error. */
+export function coreError(error) {
+  if (typeof error?.json !== 'string') return error;
+  return errorFromCore(JSON.parse(error.json));
 }
 
-/** A driver event in the protocol's shape (`call` added). */
-function protocolEvent(call, event) {
-  switch (event.type) {
-    case 'response': {
-      const { status, records, index, value } = event.response;
-      return { call, type: 'response', status, body: records ?? index ?? value };
-    }
-    case 'runStatus':
-      return { call, type: 'run_status', status: event.status, terminal: event.terminal, run: event.run };
-    case 'waiting': {
-      const seconds = Math.max(0, Math.ceil((event.until - Date.now()) / 100) / 10);
-      const limit = event.limit
-        ? ` for limit ${event.limit.name} (${event.limit.requests} per ${event.limit.windowSeconds} s)` : '';
-      return {
-        call, type: 'waiting', until: event.until, reason: event.reason.type, limit: event.limit,
-        message: `waiting ${seconds.toFixed(1)} s${limit} (${event.reason.type})`,
-      };
-    }
-    case 'deprecation':
-      return {
-        call, type: 'deprecation', operation: event.operationId, sunsetAt: event.sunsetAt,
-        message: `operation ${event.operationId} is deprecated`
-          + (event.sunsetAt ? `; it stops working on ${new Date(event.sunsetAt).toUTCString()}` : ''),
-      };
-    default:
-      return { call, ...event };
+/** Calls `step` and turns a refusal of the core into the package's error. */
+function guarded(step) {
+  try {
+    return step();
+  } catch (error) {
+    throw coreError(error);
   }
 }
 
-/** The engine over `driver`, an instance of a module's `Client`. */
-export function driverEngine(driver) {
+/** One event of a batch, decoded strictly. */
+function decode(event) {
+  const { type } = event;
+  if (!KNOWN.has(type)) return { call: event.call, type: 'unknown', event };
+  if (type === 'failed') return { call: event.call, type, error: errorFromCore(event.error) };
+  return SHOWN.has(type) ? camelKeys(event) : event;
+}
+
+/** `[name, value]` pairs as the protocol's header block. */
+function headerBlock(headers) {
+  let text = '';
+  for (const [name, value] of headers ?? []) text += `${name}: ${value}\n`;
+  return text;
+}
+
+/**
+ * The engine over `Driver` (a module's driver class) for the client
+ * configuration `config` (camelCase or snake_case; `env` and `api_key`
+ * as the protocol reads them).
+ */
+export function driverEngine(Driver, config) {
+  const driver = guarded(() => new Driver(encoder.encode(JSON.stringify(snakeKeys(config)))));
   return {
-    start(spec) {
-      const { type, options: _options, ...rest } = spec;
-      switch (type) {
-        case 'request':
-          return driver.start({
-            operation: rest.operation, path: rest.path, query: rest.query, params: rest.params,
-            body: rest.body === undefined ? undefined : JSON.stringify(rest.body),
-            credential: rest.credential, egress: rest.egress,
-          });
-        case 'table_pages':
-          return driver.startTablePager(rest.table, {
-            pageSize: rest.page_size, orderBy: rest.order_by, descending: rest.descending,
-            uniqueOrder: rest.unique_order, credential: rest.credential,
-          });
-        case 'connection_pages':
-          return driver.startConnectionPager(rest.connection, rest.entity, {
-            pageSize: rest.page_size, filter: rest.filter, egress: rest.egress, credential: rest.credential,
-          });
-        default:
-          return driver.startRunPoller(rest.run_id, { intervalMs: rest.interval_ms, deadlineMs: rest.deadline_ms });
-      }
-    },
+    start: (spec) => guarded(() => driver.start(encoder.encode(JSON.stringify(spec)))),
     poll(now) {
-      const transmits = driver.pollTransmits(now).map(({ id, request }) => wire(id, request));
-      const events = driver.pollEvents().map(({ id, event }) => protocolEvent(id, event));
-      return { transmits, events, timeout: driver.pollTimeout() ?? null };
+      const batch = JSON.parse(guarded(() => driver.poll(now)));
+      batch.events = batch.events.map(decode);
+      return batch;
     },
-    respond(call, status, headers, body, now) { driver.handle(call, { status, headers, body }, now); },
-    fail(call, kind, now) { driver.handle(call, { type: 'transport', failure: kind }, now); },
-    cancel(call) { driver.cancel(call); },
-    limits(now) { return driver.limits(now); },
-    maxBodyBytes: driver.maxBodyBytes,
-    free() { driver.free(); },
+    respond: (call, status, headers, body, now) =>
+      guarded(() => driver.respond(call, status, headerBlock(headers), body ?? NO_BYTES, now)),
+    fail: (call, kind, now) => guarded(() => driver.fail(call, kind, now)),
+    cancel: (call) => guarded(() => driver.cancel(call)),
+    limits: () => camelKeys(JSON.parse(driver.limits())),
+    free: () => driver.free(),
   };
 }

@@ -1,9 +1,15 @@
 // Types of the "acd/gate" entry (gate.js, gate-node.js): the gate, the
 // simulation, the full module's declarations and the error classes.
-import type { HeadersInit, ParamProblem, Quota } from '../pkg/acd_wasm.js';
+/** A limit's size. */
+export interface Quota { requests: number; windowMs: number }
 
-export * from '../pkg/acd_wasm.js';
-export { default } from '../pkg/acd_wasm.js';
+/** One problem with one parameter, as in a 400 `errors` array. */
+export interface ParamProblem { parameter: string; problem: string }
+
+/** Header forms: [name, value] pairs, a Headers/Map, or a plain object. */
+export type HeadersInit = Iterable<[string, string | Uint8Array]> | Record<string, string | Uint8Array>;
+
+export { default, version, Driver } from '../pkg/acd_wasm.js';
 export * from './errors.js';
 
 /** A request as the gate sees it. */

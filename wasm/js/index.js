@@ -6,8 +6,7 @@
 //   await init();
 // The gate and the simulation are in "acd/gate"; the test helpers in
 // "acd/testing".
-import { Client, ClientRequest } from '../pkg/acd_client.js';
-import { clientOver } from './driver.js';
+import { Driver } from '../pkg/acd_client.js';
 import { acdClientOver } from './easy.js';
 import { driverEngine } from './engine.js';
 
@@ -15,9 +14,6 @@ export { default, version } from '../pkg/acd_client.js';
 export * from './errors.js';
 export { systemClock } from './easy.js';
 export { fetchTransport, classifyFetchError, systemTimers } from './transport.js';
-export { randomEntropy, setEntropySource } from './entropy.js';
-
-const Driver = clientOver(Client, ClientRequest);
 
 /** The SDK's client. */
-export const AcdClient = acdClientOver((config, entropy) => driverEngine(new Driver(config, entropy)));
+export const AcdClient = acdClientOver((config) => driverEngine(Driver, config));

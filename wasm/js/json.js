@@ -2,7 +2,7 @@
 // snake_case, and the description of a value for argument sentences.
 
 /** Members whose values are wire documents or caller data, kept verbatim. */
-const VERBATIM = new Set(['index', 'tables', 'connections', 'records', 'body', 'input']);
+const VERBATIM = new Set(['index', 'tables', 'connections', 'records', 'body', 'input', 'env']);
 /** Members whose string values name a variant (`apiKey` for `api_key`). */
 const VARIANTS = new Set(['kind', 'type', 'api_key_header', 'egress']);
 

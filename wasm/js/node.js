@@ -4,10 +4,10 @@
 import { readFileSync } from 'node:fs';
 import { webcrypto } from 'node:crypto';
 import { initSync } from '../pkg/acd_client.js';
-import { setEntropySource } from './entropy.js';
 
 initSync({ module: readFileSync(new URL('../pkg/acd_client_bg.wasm', import.meta.url)) });
-if (!globalThis.crypto?.getRandomValues) setEntropySource(webcrypto); // Node 18
+// The driver seeds itself from crypto.getRandomValues (Node 18 has it only here).
+if (!globalThis.crypto?.getRandomValues) globalThis.crypto = webcrypto;
 
 export * from './index.js';
 export { default } from './index.js';

@@ -27,6 +27,8 @@ export interface TransportLimits {
    * reading once a body passes it; read none of one whose Content-Length is above it.
    */
   readonly maxBodyBytes?: number;
+  /** What is left of the call's `timeoutMs`: abandon the exchange after it (a `timeout` failure). */
+  readonly timeoutMs?: number;
 }
 
 /**

@@ -99,7 +99,8 @@ async function readBody(response, limit) {
  * A transport over `fetch`: `send(request, signal, limits)` resolves to
  * `{status, headers, body}` or `{type: "transport", failure}`, and rejects
  * only when `signal` aborts (with the signal's reason). `limits.maxBodyBytes`
- * (AcdClient passes its driver's) bounds the body read.
+ * bounds the body read; `limits.timeoutMs` (what is left of the call's
+ * `timeoutMs`) shortens the timeout.
  * Options: `fetch` (default: the global one), `timeoutMs` (default 30000,
  * covering the whole exchange including the body; at most 2^31 - 1),
  * `maxBodyBytes` (used when `send` is given none), `timers`.
@@ -112,10 +113,11 @@ export function fetchTransport(options = {}) {
     async send(request, signal, limits) {
       signal?.throwIfAborted();
       const maxBodyBytes = limits?.maxBodyBytes ?? options.maxBodyBytes;
+      const waitMs = Math.min(timeoutMs, limits?.timeoutMs ?? timeoutMs);
       const controller = new AbortController();
       const onAbort = () => controller.abort(signal.reason);
       signal?.addEventListener('abort', onAbort, { once: true });
-      const timer = timers.setTimeout(() => controller.abort(new TransportTimeout()), timeoutMs);
+      const timer = timers.setTimeout(() => controller.abort(new TransportTimeout()), waitMs);
       try {
         const init = {
           method: request.method, headers: request.headers, signal: controller.signal, redirect: 'manual',

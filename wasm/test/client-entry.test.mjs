@@ -17,9 +17,14 @@ test('the default entry carries the client, not the gate or the simulation', () 
     'classifyFetchError', 'systemClock', 'systemTimers', 'randomEntropy', 'version']) {
     assert.notEqual(main[name], undefined, name);
   }
-  for (const name of ['Gate', 'Admitted', 'simulate', 'Throttle', 'RetryPlanner', 'interpretResponse']) {
+  for (const name of ['Gate', 'Admitted', 'GateResponse', 'simulate', 'Driver']) {
     assert.equal(main[name], undefined, name);
     assert.notEqual(gate[name], undefined, name);
+  }
+  // The low-level blocks left the public surface: the driver protocol is the one way in.
+  for (const name of ['Client', 'ClientRequest', 'Throttle', 'RetryPlanner', 'interpretResponse', 'GateCore', 'simulateJson']) {
+    assert.equal(main[name], undefined, name);
+    assert.equal(gate[name], undefined, name);
   }
   assert.equal(alias.AcdClient, main.AcdClient);
   assert.equal(typeof testing.VirtualClock, 'function');

@@ -43,7 +43,7 @@ function scripted(answer, clock) {
 function client(answer, options = {}, latency = true) {
   const clock = new VirtualClock(T0);
   const transport = scripted(answer, latency ? clock : undefined);
-  const api = new AcdClient({ baseUrl: BASE, apiKey: KEY, clock, timers: clock, transport, entropy: new Uint8Array(32), ...options });
+  const api = new AcdClient({ baseUrl: BASE, apiKey: KEY, clock, timers: clock, transport, config: { seed: 1 }, ...options });
   return { api, clock, transport };
 }
 
@@ -198,12 +198,12 @@ test('ACD_API_KEY and ACD_BASE_URL are the fallbacks under Node; options win', a
   process.env.ACD_BASE_URL = 'http://env.example:9000';
   try {
     const transport = scripted(server);
-    const api = new AcdClient({ transport, entropy: new Uint8Array(32) });
+    const api = new AcdClient({ transport, config: { seed: 1 } });
     await api.tables.read('orders');
     assert.equal(new URL(transport.seen[0].url).origin, 'http://env.example:9000');
     assert.equal(transport.seen[0].headers.get('x-api-key'), 'acd_live_from_env');
     api.close();
-    const explicit = new AcdClient({ baseUrl: BASE, apiKey: KEY, transport, entropy: new Uint8Array(32) });
+    const explicit = new AcdClient({ baseUrl: BASE, apiKey: KEY, transport, config: { seed: 1 } });
     await explicit.tables.read('orders');
     assert.equal(new URL(transport.seen[1].url).origin, BASE);
     assert.equal(transport.seen[1].headers.get('x-api-key'), KEY);

@@ -7,14 +7,14 @@ import init, {
   AcdApiError, AcdArgumentError, AcdCancelledError, AcdClient, AcdConfigError, AcdError, AcdProtocolError,
   AcdRequestError, AcdStateError, AcdTransportError, AuthenticationError, BadRequestError, ConnectionError,
   NotFoundError, PermissionDeniedError, RateLimitError, ServerError, TimeoutError, classOfCategory,
-  classifyFetchError, errorFromCore, fetchTransport, randomEntropy, systemClock, systemTimers, version,
+  classifyFetchError, errorFromCore, fetchTransport, systemClock, systemTimers, version,
 } from 'acd';
 import type {
   ApiIndex, ErrorCategory, LimitState, Page, Run, Transport, VisibleEvent, WaitingEvent,
 } from 'acd';
 import { AcdError as SameAcdError } from 'acd/errors';
 import { AcdClient as AliasClient } from 'acd/client';
-import initGate, { Admitted, Gate, GateResponse, simulate } from 'acd/gate';
+import initGate, { Admitted, Driver, Gate, GateResponse, simulate } from 'acd/gate';
 import type { GateConfig, GateRequestInit } from 'acd/gate';
 import { SandboxClock, VirtualClock, gateTransport } from 'acd/testing';
 
@@ -53,7 +53,7 @@ export async function sdk(signal: AbortSignal): Promise<number> {
   const raw = await api.request<{ data: Order[] }>('listTableRecords', { path: { id: 'orders' }, query: { limit: 5 } });
   total += raw.data.length;
   const limits: LimitState[] = api.limits();
-  total += limits.length + (api.idle ? 1 : 0);
+  total += limits.length + (limits[0]?.windowSeconds ?? 0) + (api.idle ? 1 : 0);
   api.close();
   return total + lines.length + new AliasClient().limits().length;
 }
@@ -65,7 +65,7 @@ export async function serveOne(request: GateRequestInit): Promise<GateResponse> 
   const gate = new Gate(config, [{ secret: 'acd_live_demo_ada', id: 'key-ada', kind: 'apiKey', user: 'ada', scopes: [] }]);
   const decision: GateResponse | Admitted = gate.decide(request, Date.now());
   if (decision instanceof GateResponse) return decision;
-  void simulate;
+  void simulate; void new Driver(new TextEncoder().encode('{}')).poll(Date.now());
   return decision.respondFound(JSON.stringify([{ owner: decision.user ?? null }]));
 }
 
@@ -91,7 +91,7 @@ export async function againstSandbox(baseUrl: string): Promise<number> {
 
 /** The errors: one class per category. */
 export function explain(error: unknown): string {
-  void classifyFetchError(error); void version(); void randomEntropy(); void systemClock.now(); void systemTimers;
+  void classifyFetchError(error); void version(); void systemClock.now(); void systemTimers;
   const category: ErrorCategory = 'rate_limit';
   const Class: typeof AcdError = classOfCategory(category, 429);
   void Class; void errorFromCore({ type: 'x', category: 'timeout', message: 'm' });
