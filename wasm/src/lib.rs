@@ -9,6 +9,7 @@
 //!   outcomes in as status, header block and body, one batch out per poll.
 //! * [`gate`]: the server role, one crossing per decision.
 //! * [`sim`]: the virtual-time simulation.
+//! * [`test_server`]: the core's test server (`TestServer`), for tests.
 //! * [`error`]: failures as the package's `Error` subclasses.
 //! * [`js`]: the few conversions at the edge (time, randomness).
 #![forbid(unsafe_code)]
@@ -20,6 +21,8 @@ pub mod gate;
 pub mod js;
 #[cfg(feature = "sim")]
 pub mod sim;
+#[cfg(all(feature = "gate", feature = "client"))]
+pub mod test_server;
 #[cfg(feature = "client")]
 pub mod wire;
 
