@@ -1,4 +1,3 @@
-// "acd/client": an alias of "acd" (the client-only module), kept for pages
-// that import it by this name.
+// "acd/client": an alias of "acd" (the client-only module).
 export * from './index.js';
 export { default } from './index.js';

@@ -1,13 +1,10 @@
 // The SDK's client (docs/sdk.md): AcdClient drives the core's driver through
-// the protocol's few calls (docs/driver-protocol.md) over a transport (fetch
-// by default) with the host's clock and timers, all three injectable. Every
-// rule (building, throttling, retries, paging, polling, defaults, error
-// categories) is the core's; this file only moves call specs, requests,
-// outcomes and events:
+// the driver protocol (docs/driver-protocol.md) over a transport (fetch by
+// default), a clock and timers, all injectable. Every rule is the core's;
+// this file moves call specs, requests, outcomes and events:
 //   start(spec) -> poll(now) -> transport.send -> respond / fail -> poll
-// and a timer set to the batch's `timeout` for waits (a wait longer than a
-// timer can hold, 2^31 - 1 ms, is slept in pieces). Durations are
-// milliseconds everywhere.
+// and sets a timer to the batch's `timeout` for waits (one longer than a
+// timer holds, 2^31 - 1 ms, is slept in pieces). Durations are milliseconds.
 import { MAX_TIMER_MS, fetchTransport, systemTimers } from './transport.js';
 import { AcdConfigError } from './errors.js';
 
@@ -35,11 +32,7 @@ class CallState {
     this.poke();
   }
 
-  poke() {
-    const wake = this.wake;
-    this.wake = null;
-    wake?.();
-  }
+  poke() { const wake = this.wake; this.wake = null; wake?.(); }
 
   /** The next event, waiting for one if none is queued. */
   async next() {
@@ -72,9 +65,7 @@ function callOptions(o) {
 }
 
 /** The members of `object` whose value is defined. */
-function defined(object) {
-  return Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined));
-}
+const defined = (object) => Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined));
 
 /**
  * The AcdClient class over `newEngine(config)`, which makes the engine of
@@ -82,29 +73,17 @@ function defined(object) {
  */
 export function acdClientOver(newEngine) {
   /**
-   * An async client of the API:
-   *
-   *     const api = new AcdClient({ baseUrl, apiKey });   // or ACD_BASE_URL, ACD_API_KEY
-   *     const index = await api.index();
-   *     for await (const row of api.tables.iter('orders')) { ... }
-   *     const run = await api.runs.wait((await api.runs.create('agent-1', { input })).id);
-   *
-   * Every method takes `{timeoutMs, headers, maxAttempts, signal}`; aborting
-   * the signal cancels the call and rejects with the signal's reason.
-   * `onEvent` receives every waiting, retrying and deprecation event;
-   * `logger` gets a line per event (the core's sentence).
+   * An async client of the API: `index()`, `tables` and `connections`
+   * (`read`, `iter`, `pages`), `runs` (`create`, `get`, `wait`),
+   * `request()`, `limits()`, `close()`. Every method takes `{timeoutMs,
+   * headers, maxAttempts, signal}`; `onEvent` receives every waiting,
+   * retrying and deprecation event, `logger` a line each (the core's sentence).
    */
   return class AcdClient {
-    #engine;
-    #transport;
-    #clock;
-    #timers;
+    #engine; #transport; #clock; #timers; #limits; #onEvent; #logger;
     #calls = new Map();
-    #limits;
     #timer = null;
     #timerAt = null;
-    #onEvent;
-    #logger;
     #closed = false;
 
     /**
@@ -165,9 +144,7 @@ export function acdClientOver(newEngine) {
     }
 
     /** The API index document (`getApiIndex`). */
-    index(options = {}) {
-      return this.request('getApiIndex', options);
-    }
+    index(options = {}) { return this.request('getApiIndex', options); }
 
     /**
      * One call of any catalogue operation: `{path, query, body}` plus the
@@ -178,13 +155,18 @@ export function acdClientOver(newEngine) {
         type: 'request', operation, path: options.path, query: pairs(options.query), roles: options.roles,
         body: options.body, credential: options.credential, egress: options.egress,
       };
+      return this.#run(spec, options, (event, body) => (event.type === 'response' ? event.body : body));
+    }
+
+    /** Runs a call to its end: `take(event, result)` folds its events into the result. */
+    async #run(spec, options, take) {
       const call = this.#begin(spec, options);
-      let body;
+      let result;
       for (;;) {
         const event = await this.#next(call);
-        if (event.type === 'response') body = event.body;
-        else if (event.type === 'failed') throw event.error;
-        else if (event.type === 'done') return body;
+        if (event.type === 'failed') throw event.error;
+        if (event.type === 'done') return result;
+        result = take(event, result);
       }
     }
 
@@ -195,9 +177,7 @@ export function acdClientOver(newEngine) {
     }
 
     /** Whether no call is live. */
-    get idle() {
-      return this.#calls.size === 0;
-    }
+    get idle() { return this.#calls.size === 0; }
 
     /**
      * Cancels every call (their consumers reject with AcdConfigError),
@@ -238,27 +218,20 @@ export function acdClientOver(newEngine) {
       }
     }
 
-    async #waitRun(runId, options) {
-      const { timeoutMs, ...rest } = options;
+    #waitRun(runId, options) {
+      const { timeoutMs, ...rest } = options; // the poller's deadline
       const spec = {
         type: 'run_poll', run_id: runId, interval_ms: options.intervalMs, deadline_ms: timeoutMs,
         jitter_per_mille: options.jitterPerMille, credential: options.credential,
       };
-      const call = this.#begin(spec, rest);
-      let run;
-      for (;;) {
-        const event = await this.#next(call);
-        if (event.type === 'run_status') {
-          run = event.run;
-          options.onStatus?.(event.status, event.run);
-        } else if (event.type === 'failed') throw event.error;
-        else if (event.type === 'done') return run;
-      }
+      return this.#run(spec, rest, (event, run) => {
+        if (event.type !== 'run_status') return run;
+        options.onStatus?.(event.status, event.run);
+        return event.run;
+      });
     }
 
-    #open() {
-      if (this.#closed) throw closedError();
-    }
+    #open() { if (this.#closed) throw closedError(); }
 
     #begin(spec, options) {
       this.#open();
@@ -325,8 +298,9 @@ export function acdClientOver(newEngine) {
           try {
             if (outcome.type === 'transport') this.#engine.fail(transmit.call, outcome.failure, now);
             else this.#engine.respond(transmit.call, outcome.status, outcome.headers, outcome.body, now);
-          } catch (error) {
-            if (this.#calls.has(transmit.call)) throw error;
+          } catch (error) { // an outcome the core refused (e.g. a malformed header): the call fails
+            this.#cancel(transmit.call);
+            call?.push({ call: transmit.call, type: 'failed', error });
           }
           this.#pump();
         },

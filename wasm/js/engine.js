@@ -10,7 +10,7 @@ import { camelKeys, snakeKeys } from './json.js';
 const encoder = new TextEncoder();
 const NO_BYTES = new Uint8Array(0);
 
-/** The event types of the protocol, and the members each carries. */
+/** The event types of the protocol. */
 const KNOWN = new Set(['response', 'page', 'run_status', 'waiting', 'retrying', 'deprecation', 'done', 'failed']);
 /** Events handed to `onEvent`: their members in camelCase. */
 const SHOWN = new Set(['waiting', 'retrying', 'deprecation']);
@@ -23,11 +23,7 @@ export function coreError(error) {
 
 /** Calls `step` and turns a refusal of the core into the package's error. */
 function guarded(step) {
-  try {
-    return step();
-  } catch (error) {
-    throw coreError(error);
-  }
+  try { return step(); } catch (error) { throw coreError(error); }
 }
 
 /** One event of a batch, decoded strictly. */

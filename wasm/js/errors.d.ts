@@ -17,45 +17,32 @@ export class AcdError extends Error {
   readonly status?: number;
   [extra: string]: unknown;
 }
-/** The client's setup is wrong (configuration, credentials, a closed client); nothing was sent. */
-export class AcdConfigError extends AcdError {}
+/** The client's setup is wrong (configuration, credentials, a closed client); nothing was sent. */ export class AcdConfigError extends AcdError {}
 /** This call's arguments are wrong; nothing was sent. */
 export class AcdRequestError extends AcdError {
   readonly problems?: Array<{ parameter: string; problem: string }>;
 }
-/** A JavaScript argument had the wrong type or value. */
-export class AcdArgumentError extends AcdError {}
-/** An object was used after it was spent. */
-export class AcdStateError extends AcdError {}
+/** A JavaScript argument had the wrong type or value. */ export class AcdArgumentError extends AcdError {}
+/** An object was used after it was spent. */ export class AcdStateError extends AcdError {}
 /** The API answered with an error. */
 export class AcdApiError extends AcdError {
   readonly status: number;
   readonly detail?: string;
 }
-/** 400 and other 4xx. */
-export class BadRequestError extends AcdApiError {}
-/** 401. */
-export class AuthenticationError extends AcdApiError {}
-/** 403. */
-export class PermissionDeniedError extends AcdApiError {}
-/** 404. */
-export class NotFoundError extends AcdApiError {}
+/** 400 and other 4xx. */ export class BadRequestError extends AcdApiError {}
+/** 401. */ export class AuthenticationError extends AcdApiError {}
+/** 403. */ export class PermissionDeniedError extends AcdApiError {}
+/** 404. */ export class NotFoundError extends AcdApiError {}
 /** 429 (or a wait longer than accepted); `retryAt` is the server's retry time. */
 export class RateLimitError extends AcdApiError {
   readonly retryAt?: number;
 }
-/** 5xx. */
-export class ServerError extends AcdApiError {}
-/** A redirect, a malformed or over-large body. */
-export class AcdProtocolError extends AcdApiError {}
-/** The transport failed and the call was not retried (further). */
-export class AcdTransportError extends AcdError {}
-/** The connection could not be made; nothing was sent. */
-export class ConnectionError extends AcdTransportError {}
-/** No answer in time. */
-export class TimeoutError extends AcdTransportError {}
-/** The call was cancelled. */
-export class AcdCancelledError extends AcdError {}
+/** 5xx. */ export class ServerError extends AcdApiError {}
+/** A redirect, a malformed or over-large body. */ export class AcdProtocolError extends AcdApiError {}
+/** The transport failed and the call was not retried (further). */ export class AcdTransportError extends AcdError {}
+/** The connection could not be made; nothing was sent. */ export class ConnectionError extends AcdTransportError {}
+/** No answer in time. */ export class TimeoutError extends AcdTransportError {}
+/** The call was cancelled. */ export class AcdCancelledError extends AcdError {}
 /** The one table: category → class. */
 export const CATEGORY_CLASSES: Readonly<Record<ErrorCategory, typeof AcdError>>;
 /** The class of an error of `category` (with `status` when an answer caused it). */
@@ -63,6 +50,4 @@ export function classOfCategory(category: string, status?: number): typeof AcdEr
 /** The error of the core's error JSON (`{type, category, message, status?, retry_at?}`). */
 export function errorFromCore(json: Record<string, unknown>): AcdError;
 /** Used by the wasm modules. */
-export function createAcdError(
-  className: string, code: string, message: string, details?: Record<string, unknown>,
-): AcdError;
+export function createAcdError(className: string, code: string, message: string): AcdError;

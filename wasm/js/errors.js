@@ -1,11 +1,9 @@
 // Error classes of the acd package. Every failure it throws is an AcdError:
-// a real Error subclass whose `message` is the core's sentence, whose `code`
-// is machine-readable, and which may carry extra members (`status`,
-// `category`, `retryAt`, `detail`, `problems`). Messages never contain
-// secrets. A client error's class follows from the core's category through
-// the one table below (CATEGORY_CLASSES, docs/sdk.md); the wasm modules
-// import this very file and call createAcdError, and applications import the
-// classes from the package ("acd" or "acd/errors") for instanceof checks.
+// an Error subclass whose `message` is the core's sentence, whose `code` is
+// machine-readable, with the error object's other members (`status`,
+// `category`, `retryAt`, `detail`, ...). Messages never contain secrets. A
+// client error's class follows from the core's category through the one
+// table below (CATEGORY_CLASSES, docs/sdk.md).
 
 /** Base class of every error the package throws. */
 export class AcdError extends Error {
@@ -21,38 +19,22 @@ export class AcdError extends Error {
   }
 }
 
-/** The client's setup is wrong (configuration, credentials, a closed client); nothing was sent. */
-export class AcdConfigError extends AcdError {}
-/** This call's arguments are wrong; nothing was sent (`problems` for parameters). */
-export class AcdRequestError extends AcdError {}
-/** A JavaScript argument had the wrong type or value. */
-export class AcdArgumentError extends AcdError {}
-/** An object was used after it was spent (e.g. answered twice). */
-export class AcdStateError extends AcdError {}
-/** The API answered with an error (`status`, `detail`). */
-export class AcdApiError extends AcdError {}
-/** The API refused the request as malformed (400 and other 4xx). */
-export class BadRequestError extends AcdApiError {}
-/** The API refused the credential (401). */
-export class AuthenticationError extends AcdApiError {}
-/** The credential may not do this (403). */
-export class PermissionDeniedError extends AcdApiError {}
-/** The resource does not exist (404). */
-export class NotFoundError extends AcdApiError {}
-/** A rate limit refused the call (429); `retryAt` is the server's retry time (Unix ms), when given. */
-export class RateLimitError extends AcdApiError {}
-/** The server failed (5xx). */
-export class ServerError extends AcdApiError {}
-/** The server broke the API's contract (a redirect, a malformed or over-large body). */
-export class AcdProtocolError extends AcdApiError {}
-/** The transport failed and the call was not retried (further). */
-export class AcdTransportError extends AcdError {}
-/** The connection could not be made; the request was never sent. */
-export class ConnectionError extends AcdTransportError {}
-/** No answer in time (a transport timeout, the call's `timeoutMs`, a run's deadline). */
-export class TimeoutError extends AcdTransportError {}
-/** The call was cancelled. */
-export class AcdCancelledError extends AcdError {}
+/** The client's setup is wrong (configuration, credentials, a closed client); nothing was sent. */ export class AcdConfigError extends AcdError {}
+/** This call's arguments are wrong; nothing was sent (`problems` for parameters). */ export class AcdRequestError extends AcdError {}
+/** A JavaScript argument had the wrong type or value. */ export class AcdArgumentError extends AcdError {}
+/** An object was used after it was spent (e.g. answered twice). */ export class AcdStateError extends AcdError {}
+/** The API answered with an error (`status`, `detail`). */ export class AcdApiError extends AcdError {}
+/** The API refused the request as malformed (400 and other 4xx). */ export class BadRequestError extends AcdApiError {}
+/** The API refused the credential (401). */ export class AuthenticationError extends AcdApiError {}
+/** The credential may not do this (403). */ export class PermissionDeniedError extends AcdApiError {}
+/** The resource does not exist (404). */ export class NotFoundError extends AcdApiError {}
+/** A rate limit refused the call (429); `retryAt` is the server's retry time (Unix ms), when given. */ export class RateLimitError extends AcdApiError {}
+/** The server failed (5xx). */ export class ServerError extends AcdApiError {}
+/** The server broke the API's contract (a redirect, a malformed or over-large body). */ export class AcdProtocolError extends AcdApiError {}
+/** The transport failed and the call was not retried (further). */ export class AcdTransportError extends AcdError {}
+/** The connection could not be made; the request was never sent. */ export class ConnectionError extends AcdTransportError {}
+/** No answer in time (a transport timeout, the call's `timeoutMs`, a run's deadline). */ export class TimeoutError extends AcdTransportError {}
+/** The call was cancelled. */ export class AcdCancelledError extends AcdError {}
 
 /**
  * The one table: the class of a client error of each core category. A
@@ -60,18 +42,11 @@ export class AcdCancelledError extends AcdError {}
  * (BadRequestError); without one it was refused before sending.
  */
 export const CATEGORY_CLASSES = Object.freeze({
-  config: AcdConfigError,
-  request: AcdRequestError,
-  authentication: AuthenticationError,
-  permission: PermissionDeniedError,
-  not_found: NotFoundError,
-  rate_limit: RateLimitError,
-  server: ServerError,
-  connection: ConnectionError,
-  timeout: TimeoutError,
-  interrupted: AcdTransportError,
-  protocol: AcdProtocolError,
-  cancelled: AcdCancelledError,
+  config: AcdConfigError, request: AcdRequestError,
+  authentication: AuthenticationError, permission: PermissionDeniedError,
+  not_found: NotFoundError, rate_limit: RateLimitError, server: ServerError,
+  connection: ConnectionError, timeout: TimeoutError, interrupted: AcdTransportError,
+  protocol: AcdProtocolError, cancelled: AcdCancelledError,
 });
 
 /** The class of an error of `category` (with `status` when an HTTP answer caused it). */
@@ -94,23 +69,7 @@ export function errorFromCore(json) {
   return new Class(String(message ?? 'unknown error'), String(type ?? 'client').toUpperCase(), details);
 }
 
-const named = {
-  AcdConfigError, AcdArgumentError, AcdStateError, AcdApiError, AcdProtocolError, AcdRequestError,
-  AcdTransportError,
-};
+const named = { AcdConfigError, AcdArgumentError, AcdStateError };
 
-/**
- * Used by the wasm modules: a client error (whose details carry the core's
- * `category`) takes its class from the table; any other takes `className`.
- */
-export function createAcdError(className, code, message, details) {
-  let Class;
-  if (typeof details?.category === 'string') {
-    Class = classOfCategory(details.category, details.status);
-    const retryAt = details.data?.retry_at;
-    if (Class === RateLimitError && typeof retryAt === 'number') details = { ...details, retryAt };
-  } else {
-    Class = Object.hasOwn(named, className) ? named[className] : AcdError;
-  }
-  return new Class(message, code, details);
-}
+/** Used by the wasm modules (gate, simulation, test server): an error of class `className`. */
+export const createAcdError = (className, code, message) => new (named[className] ?? AcdError)(message, code);

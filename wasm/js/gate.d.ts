@@ -1,5 +1,4 @@
-// Types of the "acd/gate" entry (gate.js, gate-node.js): the gate, the
-// simulation, the full module's declarations and the error classes.
+// Types of the "acd/gate" entry (gate.js, gate-node.js): the gate, the simulation, the Driver, the errors.
 /** A limit's size. */
 export interface Quota { requests: number; windowMs: number }
 
@@ -12,49 +11,21 @@ export type HeadersInit = Iterable<[string, string | Uint8Array]> | Record<strin
 export { default, version, Driver } from '../pkg/acd_wasm.js';
 export * from './errors.js';
 
-/** A request as the gate sees it. */
-export interface GateRequestInit {
-  /** HTTP method; default "GET". */
-  method?: string;
-  /** Path and raw query as received, e.g. "/api/v1/tables/t?limit=5" (bytes for non-UTF-8 targets). */
-  target: string | Uint8Array;
-  /** Headers: [name, value] pairs, a Headers/Map, or a plain object. */
-  headers?: HeadersInit;
-  /** The client's IP address; default "127.0.0.1". */
-  clientIp?: string;
-}
+/** A request as the gate sees it: `target` is the path and raw query as received (default method GET, client IP 127.0.0.1). */
+export interface GateRequestInit { method?: string; target: string | Uint8Array; headers?: HeadersInit; clientIp?: string }
 
-/** What a credential store knows about one credential (no secret). */
+/** What a credential store knows about one credential (no secret; `expiresAt` in Unix ms). */
 export interface CredentialRecordInit {
-  /** A non-secret id, unique per credential. */
-  id: string;
-  kind: "apiKey" | "oauth2";
-  user: string;
-  scopes?: string[];
-  /** Unix ms from which the credential is refused. */
-  expiresAt?: number | null;
+  id: string; kind: "apiKey" | "api_key" | "oauth2"; user: string; scopes?: string[]; expiresAt?: number | null;
 }
 
-/** One entry of the gate's in-memory credential table. */
-export interface CredentialInit extends CredentialRecordInit {
-  /** The secret as sent by clients (never shown in any error or output). */
-  secret: string;
-}
+/** One entry of the gate's in-memory credential table (the secret is never shown). */
+export interface CredentialInit extends CredentialRecordInit { secret: string }
 
-
-/**
- * Gate configuration (every member optional). Members are camelCase; the
- * snake_case of the JSON document shared with the sandbox's --config and
- * the conformance vectors is accepted too.
- */
+/** Gate configuration (every member optional; camelCase, or the sandbox's snake_case). */
 export interface GateConfig {
-  version?: string;
-  baseUrl?: string;
-  stableEgressUrl?: string | null;
-  apiKeyPrefix?: string;
-  oauthTokenPrefix?: string;
-  stableEgressHeader?: string;
-  realm?: string;
+  version?: string; baseUrl?: string; stableEgressUrl?: string | null; apiKeyPrefix?: string;
+  oauthTokenPrefix?: string; stableEgressHeader?: string; realm?: string;
   limits?: { credential?: Quota; clientIp?: Quota };
   catalogue?: unknown[];
   versionDeprecation?: { deprecatedAt: number; sunsetAt?: number | null } | null;
@@ -62,39 +33,25 @@ export interface GateConfig {
   index?: Record<string, unknown>;
 }
 
-
 /** A simulation (every member optional; see acd-core's `sim::SimConfig`). */
 export interface SimConfig {
-  seed?: number;
-  startMs?: number;
-  latencyMs?: number;
-  timeoutMs?: number;
-  maxVirtualMs?: number;
-  dateHeader?: boolean;
+  seed?: number; startMs?: number; latencyMs?: number; timeoutMs?: number; maxVirtualMs?: number; dateHeader?: boolean;
   gate?: GateConfig;
   credentials?: CredentialInit[];
   dataset?: { tables: Record<string, unknown[]>; connections: Record<string, Record<string, unknown[]>>; runs: Record<string, unknown> };
   faults?: Array<{ fromMs: number; untilMs: number; perMille: number; kind: { type: "serverError"; status: number } | { type: "connect" } | { type: "timeout" }; client?: string | null }>;
   clients?: Array<{ name: string; config?: Record<string, unknown>; clientIp?: string; clockSkewMs?: number; startOffsetMs?: number; tasks?: Array<Record<string, unknown> & { type: "table" | "connection" | "pollRun" | "burst" }> }>;
-  naiveClients?: boolean;
-  naiveBaseline?: boolean;
+  naiveClients?: boolean; naiveBaseline?: boolean;
 }
 
 /** A simulation's report (camelCase members). */
 export interface SimReport {
-  requestsSent: number;
-  responses429: number;
-  avoidable429: number;
-  retries: number;
-  faultsInjected: number;
-  elapsedMs: number;
-  completed: boolean;
-  violations: string[];
+  requestsSent: number; responses429: number; avoidable429: number; retries: number; faultsInjected: number;
+  elapsedMs: number; completed: boolean; violations: string[];
   clients: Array<{ name: string; requestsSent: number; responses429: number; jobsDone: number; jobsFailed: number; [member: string]: unknown }>;
   trace: Array<{ atMs: number; client: number; job: number; what: unknown }>;
   baseline?: { requestsSent: number; responses429: number; retries: number; elapsedMs: number; completed: boolean; avoided429: number } | null;
 }
-
 
 /** A finished response: status, headers in order, body. */
 export declare class GateResponse {
@@ -102,9 +59,8 @@ export declare class GateResponse {
   readonly status: number;
   /** `[name, value]` pairs, in the order to send them. */
   readonly headers: Array<[string, string]>;
-  /** The body's bytes. */
+  /** The body's bytes, and as text (always JSON). */
   readonly body: Uint8Array;
-  /** The body as text (always JSON). */
   readonly text: string;
   /** The first value of header `name` (case-insensitive). */
   header(name: string): string | undefined;

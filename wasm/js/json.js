@@ -1,8 +1,7 @@
-// JSON member names between JavaScript's camelCase and the core's
-// snake_case, and the description of a value for argument sentences.
+// JSON member names between camelCase and the core's snake_case, and a value's kind for sentences.
 
 /** Members whose values are wire documents or caller data, kept verbatim. */
-const VERBATIM = new Set(['index', 'tables', 'connections', 'records', 'body', 'input', 'env']);
+const VERBATIM = new Set(['index', 'tables', 'connections', 'records', 'body', 'input', 'env', 'runs']);
 /** Members whose string values name a variant (`apiKey` for `api_key`). */
 const VARIANTS = new Set(['kind', 'type', 'api_key_header', 'egress']);
 

@@ -30,17 +30,15 @@ function entries(value, what) {
 
 /** Headers as `name: value\n` lines, in bytes. */
 function headerBytes(headers) {
-  const parts = [];
-  let size = 0;
-  for (const [name, value] of entries(headers, 'request.headers')) {
+  const parts = entries(headers, 'request.headers').flatMap(([name, value]) => {
     if (typeof name !== 'string') throw argument(`request.headers: a header name must be a string, got ${describe(name)}`);
-    const line = [encoder.encode(`${name}: `), bytes(value, `value of header ${JSON.stringify(name)}`), Uint8Array.of(NEWLINE)];
-    if (line[1].includes(NEWLINE)) throw argument(`value of header ${JSON.stringify(name)} must not contain a line break`);
-    for (const part of line) { parts.push(part); size += part.length; }
-  }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const part of parts) { out.set(part, at); at += part.length; }
+    const what = `value of header ${JSON.stringify(name)}`;
+    const line = bytes(value, what);
+    if (line.includes(NEWLINE)) throw argument(`${what} must not contain a line break`);
+    return [encoder.encode(`${name}: `), line, Uint8Array.of(NEWLINE)];
+  });
+  const out = new Uint8Array(parts.reduce((size, part) => size + part.length, 0));
+  parts.reduce((at, part) => { out.set(part, at); return at + part.length; }, 0);
   return out;
 }
 
@@ -105,20 +103,12 @@ export class GateResponse {
 
   /** Always `"respond"`: tells a GateResponse from an Admitted. */
   get type() { return 'respond'; }
-
-  /** The body as text (always JSON). */
+  /** The body as text (always JSON), and as bytes. */
   get text() { return this.#text; }
-
-  /** The body's bytes. */
   get body() { return encoder.encode(this.#text); }
-
   /** The first value of header `name` (case-insensitive), or undefined. */
-  header(name) {
-    const wanted = String(name).toLowerCase();
-    return this.headers.find(([key]) => key.toLowerCase() === wanted)?.[1];
-  }
-
-  /** Nothing to release (kept for symmetry with the module's objects). */
+  header(name) { return this.headers.find(([key]) => key.toLowerCase() === String(name).toLowerCase())?.[1]; }
+  /** Nothing to release. */
   free() {}
 }
 
@@ -160,11 +150,9 @@ export class Admitted {
     return new GateResponse(JSON.parse(this.#core.answer(id, kind, payload)));
   }
 
-  /** Answers with the payload (raw JSON: the records array for reads). */
+  /** Answers with the payload (raw JSON: the records array for reads); 404; 403. */
   respondFound(payload) { return this.#answer('found', bytes(payload, 'payload')); }
-  /** Answers 404. */
   respondNotFound() { return this.#answer('not_found', new Uint8Array(0)); }
-  /** Answers 403. */
   respondForbidden() { return this.#answer('forbidden', new Uint8Array(0)); }
   /** Answers 400 with the resource's own parameter problems. */
   respondInvalid(problems) {
@@ -188,7 +176,6 @@ export class Gate {
 
   /** Like the constructor, the limiter's hash seed given (a bigint). */
   static withHashSeed(config, credentials, hashSeed) { return new Gate(config, credentials, { hashSeed }); }
-
   /** A gate with the published demo credentials. */
   static demo(config) { return new Gate(config, undefined, { demo: true }); }
 
@@ -199,10 +186,8 @@ export class Gate {
 
   /** Decides `request` at `nowMs`: a GateResponse, or an Admitted to answer. */
   decide(request, nowMs) { return this.#decision(this.#core.decide(...requestParts(request), nowMs)); }
-
   /** `decide` at `Date.now()`. */
   decideNow(request) { return this.decide(request, Date.now()); }
-
   /** Two-step form, step one: the secret to look up for `request`, or undefined. */
   credentialToLookUp(request) {
     const [method, target, headers] = requestParts(request);
@@ -217,7 +202,6 @@ export class Gate {
 
   /** The API index this gate serves, as JSON text. */
   indexJson() { return this.#core.indexJson(); }
-
   /** Releases the gate. */
   free() { this.#core.free(); }
 }

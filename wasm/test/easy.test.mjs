@@ -1,30 +1,23 @@
-// The easy path (AcdClient) against the real gate rules, in virtual time:
-// a VirtualClock is the clock and the timers, and gateTransport hands every
-// request to an in-process wasm Gate. No sockets, no sleeping; every figure
+// The client (AcdClient) against the real gate rules, in virtual time: a
+// VirtualClock is the clock and the timers, and gateTransport hands every
+// request to the core's test server (a table `orders` of 23 rows, the
+// spec's limits). No sockets, no sleeping; every figure
 // below is worked out by hand from the spec (5 table reads per 60 s per
 // user, 100 requests per 60 s per credential).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AcdApiError, AcdClient, AcdConfigError, AcdRequestError, NotFoundError } from 'acd';
-import { Driver, Gate } from 'acd/gate';
+import { Driver } from 'acd/gate';
 import { VirtualClock, gateTransport } from 'acd/testing';
 
 const T0 = 1_700_000_000_000;
 const SECRET = 'acd_live_demo_ada';
 const rows = Array.from({ length: 23 }, (_, i) => ({ id: i + 1, name: `row ${i + 1}` }));
 
-/** Answers table reads from `rows` (offset/limit), 404 for other tables. */
-function tables(admitted) {
-  const [, table] = admitted.pathParams[0] ?? [];
-  if (table !== 'orders') return admitted.respondNotFound();
-  const { offset = 0, limit = 100 } = admitted.params;
-  return admitted.respondFound(JSON.stringify(rows.slice(offset, offset + limit)));
-}
-
 /** A client, a gate transport and a virtual clock wired together. */
 function setup(options = {}) {
   const clock = new VirtualClock(T0);
-  const transport = gateTransport(Gate.demo(), { clock, answer: tables, latencyMs: 20 });
+  const transport = gateTransport({ clock, tables: { orders: rows }, latencyMs: 20 });
   const events = [];
   const api = new AcdClient({
     baseUrl: 'http://127.0.0.1:8080', apiKey: SECRET, clock, timers: clock, transport,
@@ -131,7 +124,7 @@ test('an AbortSignal cancels a call that waits for the throttle', async () => {
 
 test('a connect failure and a timeout of a GET are retried; the rows still arrive once each', async () => {
   const clock = new VirtualClock(T0);
-  const inner = gateTransport(Gate.demo(), { clock, answer: tables });
+  const inner = gateTransport({ clock, tables: { orders: rows } });
   const failures = [{ type: 'transport', failure: 'connect' }, { type: 'transport', failure: 'timeout' }];
   const seen = [];
   const transport = {

@@ -16,7 +16,7 @@ import { AcdError as SameAcdError } from 'acd/errors';
 import { AcdClient as AliasClient } from 'acd/client';
 import initGate, { Admitted, Driver, Gate, GateResponse, simulate } from 'acd/gate';
 import type { GateConfig, GateRequestInit } from 'acd/gate';
-import { SandboxClock, VirtualClock, gateTransport } from 'acd/testing';
+import { TestServer, VirtualClock, gateTransport } from 'acd/testing';
 
 interface Order { id: number; sku: string }
 
@@ -72,20 +72,12 @@ export async function serveOne(request: GateRequestInit): Promise<GateResponse> 
 /** The testing helpers: the client against an in-process gate in virtual time. */
 export async function virtual(): Promise<Order[]> {
   const clock = new VirtualClock(1_700_000_000_000);
-  const transport: Transport = gateTransport(Gate.demo(null), { clock, answer: (admitted) => admitted.respondFound('[]') });
+  const transport: Transport = gateTransport({ clock, tables: { orders: [{ id: 1, sku: 'a' }] }, limits: { user_table_reads: { requests: 5, windowMs: 60_000 } } });
+  const server = new TestServer({ runs: { run_1: { finishesAfterMs: 100, finalState: 'succeeded' } } });
+  void server.exchange({ url: '/api/v1' }, clock.now()); void server.log(); void server.statuses;
   const api = new AcdClient({ apiKey: 'acd_live_demo_ada', clock, timers: clock, transport });
   const rows: Order[] = [];
   await clock.run((async () => { for await (const row of api.tables.iter<Order>('orders')) rows.push(row); })());
-  return rows;
-}
-
-/** The client against a real acd-sandbox on its manual clock. */
-export async function againstSandbox(baseUrl: string): Promise<number> {
-  const clock: SandboxClock = await SandboxClock.connect(baseUrl, { adminToken: undefined });
-  const api = new AcdClient({ baseUrl, apiKey: 'acd_live_demo_ada', clock, timers: clock, transport: fetchTransport() });
-  let rows = 0;
-  for await (const row of api.tables.iter<Order>('orders')) { void row; rows += 1; }
-  await clock.advance(1);
   return rows;
 }
 
