@@ -174,20 +174,6 @@ test('two default clients draw different jitter; a seeded client repeats itself'
   assert.deepEqual(backoffs({ seed: 7 }), backoffs({ seed: 7 }));
 });
 
-test('two default clients send different idempotency keys (UUIDv4)', () => {
-  const key = () => {
-    const client = driver({ idempotency_keys: true });
-    client.start(bytes({ type: 'request', operation: 'createAgentRun', path: { agent_id: 'a1' }, body: {} }));
-    const [transmit] = JSON.parse(client.poll(T0)).transmits;
-    client.free();
-    return transmit.headers.find(([name]) => name.toLowerCase() === 'idempotency-key')?.[1];
-  };
-  const first = key();
-  const second = key();
-  assert.match(first, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-  assert.notEqual(first, second);
-});
-
 test('a refused configuration never shows the secret', () => {
   assert.throws(() => new AcdClient({ apiKey: 'acd_live_bad secret' }), (error) => {
     assert.ok(error instanceof AcdConfigError, `${error}`);
