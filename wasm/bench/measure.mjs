@@ -58,8 +58,10 @@ async function jsWorker(call) {
     workerData: { call, workload },
   });
   const next = () => new Promise((resolve, reject) => {
-    worker.once('message', resolve);
-    worker.once('error', reject);
+    const onError = (error) => { worker.off('message', onMessage); reject(error); };
+    const onMessage = (message) => { worker.off('error', onError); resolve(message); };
+    worker.once('message', onMessage);
+    worker.once('error', onError);
   });
   await next(); // 'ready': the call took the expected path
   return {
