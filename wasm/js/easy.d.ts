@@ -219,12 +219,12 @@ export declare class AcdClient {
   request<T = unknown>(operation: string, options?: RequestOptions): Promise<T>;
   readonly tables: {
     read<T = Rows>(table: string, options?: TableReadOptions): Promise<T[]>;
-    iter<T = Rows>(table: string, options?: TablePagesOptions): AsyncGenerator<T, void, undefined>;
+    iter<T = Rows>(table: string, options?: TablePagesOptions): AsyncIterableIterator<T>;
     pages<T = Rows>(table: string, options?: TablePagesOptions): AsyncGenerator<Page<T>, void, undefined>;
   };
   readonly connections: {
     read<T = Rows>(connection: string, entity: string, options?: ConnectionReadOptions): Promise<T[]>;
-    iter<T = Rows>(connection: string, entity: string, options?: ConnectionOptions): AsyncGenerator<T, void, undefined>;
+    iter<T = Rows>(connection: string, entity: string, options?: ConnectionOptions): AsyncIterableIterator<T>;
     pages<T = Rows>(connection: string, entity: string, options?: ConnectionOptions): AsyncGenerator<Page<T>, void, undefined>;
   };
   readonly runs: {

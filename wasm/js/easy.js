@@ -64,6 +64,20 @@ function callOptions(o) {
   });
 }
 
+/** The rows of `pages` (a pager), one settled promise per row: no generator per row. */
+function rowsOf(pages) {
+  let rows = [];
+  let at = 0;
+  const iterator = {
+    [Symbol.asyncIterator]: () => iterator,
+    next: () => (at < rows.length ? Promise.resolve({ value: rows[at++], done: false })
+      : pages.next().then((step) => { if (step.done) return step; rows = step.value.records; at = 0; return iterator.next(); })),
+    return: (value) => pages.return(value),
+    throw: (error) => pages.throw(error),
+  };
+  return iterator;
+}
+
 /** The members of `object` whose value is defined. */
 const defined = (object) => Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined));
 
@@ -113,14 +127,12 @@ export function acdClientOver(newEngine) {
         descending: o.descending, unique_order: o.uniqueOrder, credential: o.credential,
       });
       const connectionPages = (connection, entity, o) => ({
-        type: 'connection_pages', connection, entity, page_size: o.pageSize, filter: o.filter,
-        egress: o.egress, credential: o.credential,
+        type: 'connection_pages', connection, entity, page_size: o.pageSize, filter: o.filter, egress: o.egress, credential: o.credential,
       });
       /** Table records: `read<T>` (one page), `iter<T>` (rows), `pages<T>` (pages). */
       this.tables = Object.freeze({
-        read: (table, o = {}) =>
-          this.request('listTableRecords', { ...o, path: { id: table }, roles: page(o) }),
-        iter: (table, o = {}) => this.#rows(this.#pages(tablePages(table, o), o)),
+        read: (table, o = {}) => this.request('listTableRecords', { ...o, path: { id: table }, roles: page(o) }),
+        iter: (table, o = {}) => rowsOf(this.#pages(tablePages(table, o), o)),
         pages: (table, o = {}) => this.#pages(tablePages(table, o), o),
       });
       /** Connection records: `read<T>`, `iter<T>`, `pages<T>` (connection, entity, options). */
@@ -129,8 +141,7 @@ export function acdClientOver(newEngine) {
           ...o, path: { connection_id: connection },
           roles: pairs({ entity_id: entity, limit: o.pageSize, offset: o.offset, filter: o.filter }),
         }),
-        iter: (connection, entity, o = {}) =>
-          this.#rows(this.#pages(connectionPages(connection, entity, o), o)),
+        iter: (connection, entity, o = {}) => rowsOf(this.#pages(connectionPages(connection, entity, o), o)),
         pages: (connection, entity, o = {}) => this.#pages(connectionPages(connection, entity, o), o),
       });
       /** Agent runs: `create(agentId, {input})`, `get(runId)`, `wait(runId, {intervalMs, timeoutMs})`. */
@@ -198,10 +209,6 @@ export function acdClientOver(newEngine) {
     }
 
     [Symbol.dispose]() { this.close(); }
-
-    async* #rows(pages) {
-      for await (const page of pages) yield* page.records;
-    }
 
     async* #pages(spec, options) {
       const call = this.#begin(spec, options);

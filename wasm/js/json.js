@@ -36,10 +36,8 @@ export function camelKeys(value) {
 
 /** What kind of value `value` is, for sentences that must not show it. */
 export function describe(value) {
-  if (value === null) return 'null';
+  if (value === null || value === undefined) return String(value);
   if (value instanceof Uint8Array) return 'a Uint8Array';
-  if (Array.isArray(value)) return 'an array';
-  const type = typeof value;
-  if (type === 'undefined') return 'undefined';
+  const type = Array.isArray(value) ? 'array' : typeof value;
   return `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
 }

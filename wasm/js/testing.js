@@ -104,10 +104,7 @@ export class TestServer {
     this.#core = new Core(encoder.encode(JSON.stringify(config)));
   }
 
-  /**
-   * One exchange at `nowMs`: `{status, headers, body, deliver_at}` (body as
-   * text) or `{failure, deliver_at}`.
-   */
+  /** One exchange at `nowMs`: `{status, headers, body, deliver_at}` (body as text) or `{failure, deliver_at}`. */
   exchange({ method = 'GET', url, headers = [], body }, nowMs) {
     let block = '';
     for (const [name, value] of headers) block += `${name}: ${value}\n`;
@@ -121,14 +118,11 @@ export class TestServer {
   get statuses() { return [...this.#core.statuses()]; }
 
   /**
-   * A transport for AcdClient that hands each request to this server at
-   * `clock.now()` and answers when the server says it arrives (waited on
-   * `clock`). `requests` lists what was sent (headers not enumerable, so no
-   * printing shows a credential).
+   * A transport for AcdClient: each request goes to this server at `clock.now()`, its answer arrives
+   * when the server says (waited on `clock`); `requests` lists them (headers not enumerable).
    */
   transport(clock = { now: () => Date.now() }) {
-    const requests = [];
-    const server = this;
+    const [requests, server] = [[], this];
     return {
       requests,
       get statuses() { return server.statuses; },
