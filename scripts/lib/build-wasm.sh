@@ -5,16 +5,12 @@
 #   acd_client  features `client` only, size-first: profile wasm-release
 #               (opt-level "z", fat LTO, one codegen unit) and wasm-opt -Oz
 #               with the passes that shrink it further (CLIENT_OPT below).
-#               The module a browser dashboard loads (`acd/client`): the
-#               driver, ClientRequest and the easy path, nothing else.
-#   acd_wasm    every feature (client, low-level blocks, gate, simulation),
-#               speed-first: the same profile with opt-level 3 (in its own
-#               target dir, target/wasm-speed), no bulk memory (copies and
-#               fills of run-time length call the eight-bytes-per-step
-#               routines of crate acd-wasm-mem instead of V8's out-of-module
-#               memory.copy/memory.fill: about a hundred per client call)
-#               and wasm-opt -O3. Loaded by `acd` and `acd/testing` (Node,
-#               tests, tools).
+#               The module the package's default entry (`acd`) loads: the
+#               client's driver, nothing else.
+#   acd_wasm    every feature (client, gate, simulation), speed-first: the
+#               same profile with opt-level 3 (in its own target dir,
+#               target/wasm-speed) and wasm-opt -O3. Loaded only by
+#               `acd/gate` and `acd/testing` (servers, tests, tools).
 #
 # For each:
 #   1. Debian's rustc builds std and the crate for wasm32-unknown-unknown
@@ -69,8 +65,7 @@ cargo_build() {
 # sites (only a panic would print them, and panics abort here): 0.4 KiB.
 client_raw="$(cargo_build "$TARGET_DIR" optimize_for_size "-Zshare-generics=n -Zlocation-detail=none" \
   --no-default-features --features client)"
-full_raw="$(CARGO_PROFILE_WASM_RELEASE_OPT_LEVEL=3 cargo_build "$SPEED_TARGET_DIR" "" \
-  "-Ctarget-feature=-bulk-memory,-bulk-memory-opt")"
+full_raw="$(CARGO_PROFILE_WASM_RELEASE_OPT_LEVEL=3 cargo_build "$SPEED_TARGET_DIR" "" "")"
 
 # Skip the rest when neither module nor the package sources changed.
 stamp="$( { cat "$client_raw" "$full_raw" "${BASH_SOURCE[0]}"; echo "opt=${WITH_WASM_OPT:-1}"; } \
@@ -129,7 +124,7 @@ client_bytes="$(stat -c %s "$PKG/acd_client_bg.wasm")"
 verdict="met"
 [ "$client_bytes" -le $((GOAL_KIB * 1024)) ] || verdict="NOT met"
 {
-  echo "$(size_line acd_client_bg.wasm 'acd/client: the client role, size-first'); goal <= $GOAL_KIB KiB: $verdict"
-  echo "$(size_line acd_wasm_bg.wasm 'acd, acd/testing: every feature, speed-first'); no size goal"
+  echo "$(size_line acd_client_bg.wasm 'acd (default entry): the client, size-first'); goal <= $GOAL_KIB KiB: $verdict"
+  echo "$(size_line acd_wasm_bg.wasm 'acd/gate, acd/testing: every feature, speed-first'); no size goal"
 } >"$TARGET_DIR/size.txt"
 cat "$TARGET_DIR/size.txt"

@@ -1,30 +1,19 @@
 // Measurements for the report (not a test; nothing here asserts a duration):
 //  - the size of each .wasm the package ships;
-//  - the time to instantiate the module in Node (compile + instantiate,
-//    median of fresh processes);
-//  - the cost of one client call through the driver (start, pollTransmits,
-//    handle, pollEvents: plan + interpret) from JavaScript through the
-//    package vs the same call in native Rust (examples/native_bench.rs, run
-//    by this script), and of one gate decision, as ratios.
-//    The headline (the goal line) compares the same work: a call that ends
-//    with the page's records in the caller's hands as values, which from
-//    JavaScript is the `records` array (the package parses the page with
-//    one JSON.parse on every call) and natively a serde_json::Value per
-//    record. A second figure leaves the native records raw (`RawValue`s,
-//    as the Rust driver hands them over, not yet usable as values) while
-//    JavaScript still parses them: the native side does less there.
+//  - the time to instantiate the client module in Node (compile +
+//    instantiate, median of fresh processes);
+//  - one driver cycle (start, poll, respond, poll: the driver protocol's
+//    crossings, the records in the caller's hands as values) from
+//    JavaScript through `Driver` vs the same cycle in native Rust
+//    (examples/native_bench.rs, run by this script), over pages of 2 and
+//    100 records, and one gate decision, as ratios.
 //    Both sides run the same workload in the same script run, in paired
 //    rounds: each JavaScript round runs between two native rounds, its
 //    ratio is against their mean, and the figure printed is the median of
 //    the rounds' ratios, so a change in machine load weighs on both sides
-//    alike. The client call is measured through both modules: "acd"
-//    (speed-first) and "acd/client" (size-first). Each JavaScript workload
-//    runs in a worker (an isolate) of its own, as an application runs it,
-//    and each native one in a process of its own: the package's JavaScript
-//    and the glue are shared by every workload, and other workloads in the
-//    same isolate would make their call sites polymorphic (measured: the
-//    client call 10-20% slower beside the gate's), a cost an application
-//    making client calls does not pay.
+//    alike. Each JavaScript workload runs in a worker (an isolate) of its
+//    own, as an application runs it, and each native one in a process of
+//    its own.
 // Usage: node wasm/bench/measure.mjs   (after scripts/lib/build-wasm.sh)
 import { execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
@@ -39,8 +28,8 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 function instantiateMs() {
   const child = `
     import { readFileSync } from 'node:fs';
-    import { initSync } from ${JSON.stringify(new URL('../pkg/acd_wasm.js', import.meta.url).href)};
-    const bytes = readFileSync(${JSON.stringify(wasmFile)});
+    import { initSync } from ${JSON.stringify(new URL('../pkg/acd_client.js', import.meta.url).href)};
+    const bytes = readFileSync(${JSON.stringify(clientWasmFile)});
     const start = performance.now();
     initSync({ module: new WebAssembly.Module(bytes) });
     console.log(performance.now() - start);`;
@@ -52,25 +41,27 @@ function instantiateMs() {
 // The native side: one process per workload, as each JavaScript workload
 // runs in an isolate of its own.
 const native = {
-  'client-read': await serveNative(),
   client: await serveNative(),
+  'client-100': await serveNative(),
   gate: await serveNative(),
 };
 const { workload } = native.client;
 const { iterations, rounds } = workload;
 
 /**
- * A worker (bench/rounds-worker.mjs) running workload `call` through
- * `module` in an isolate of its own; `round()` resolves to one round's
+ * A worker (bench/rounds-worker.mjs) running workload `call` in an
+ * isolate of its own; `round()` resolves to one round's
  * nanoseconds per call.
  */
-async function jsWorker(module, call) {
+async function jsWorker(call) {
   const worker = new Worker(new URL('./rounds-worker.mjs', import.meta.url), {
-    workerData: { module, call, workload },
+    workerData: { call, workload },
   });
   const next = () => new Promise((resolve, reject) => {
-    worker.once('message', resolve);
-    worker.once('error', reject);
+    const onError = (error) => { worker.off('message', onMessage); reject(error); };
+    const onMessage = (message) => { worker.off('error', onError); resolve(message); };
+    worker.once('message', onMessage);
+    worker.once('error', onError);
   });
   await next(); // 'ready': the call took the expected path
   return {
@@ -84,10 +75,9 @@ async function jsWorker(module, call) {
 }
 // Figure name: its JavaScript worker and the native workload it is set against.
 const figures = {
-  acd: { worker: await jsWorker('acd', 'client'), nativeName: 'client-read' },
-  'acd/client': { worker: await jsWorker('acd/client', 'client'), nativeName: 'client-read' },
-  'acd, native records raw': { worker: await jsWorker('acd', 'client-raw'), nativeName: 'client' },
-  gate: { worker: await jsWorker('acd', 'gate'), nativeName: 'gate' },
+  client: { worker: await jsWorker('client'), nativeName: 'client' },
+  'client-100': { worker: await jsWorker('client-100'), nativeName: 'client-100' },
+  gate: { worker: await jsWorker('gate'), nativeName: 'gate' },
 };
 for (const figure of Object.values(figures)) Object.assign(figure, { js: [], native: [], ratio: [] });
 
@@ -110,8 +100,8 @@ async function pairedRound(...names) {
   }
 }
 for (let round = 0; round < rounds; round += 1) {
-  await pairedRound('acd', 'acd/client');
-  await pairedRound('acd, native records raw');
+  await pairedRound('client');
+  await pairedRound('client-100');
   await pairedRound('gate');
 }
 for (const server of Object.values(native)) server.close();
@@ -124,15 +114,11 @@ const figure = (what, name) => {
   return `${what}: JS->wasm ${us(js)}, native Rust ${us(nativeNs)}, ratio ${median(ratio).toFixed(2)}x `
     + `(medians of ${rounds} paired rounds; ratios min ${Math.min(...ratio).toFixed(2)}x, max ${Math.max(...ratio).toFixed(2)}x)`;
 };
-const call = (name) => figure('client call through the driver (plan + send + interpret + events, the records '
-  + `in the caller's hands: JS the \`records\` array, native a serde_json::Value each) via "${name}"`, name);
 const lines = [
-  `wasm sizes: acd_client_bg.wasm ${kib(clientWasmFile)} (acd/client), acd_wasm_bg.wasm ${kib(wasmFile)} (acd)`,
-  `instantiate acd_wasm_bg.wasm in Node (compile + instantiate, median of 7 fresh processes): ${instantiateMs().toFixed(1)} ms`,
-  `${call('acd')} (goal <= 2x)`,
-  call('acd/client'),
-  figure('the same via "acd", the native records left raw (RawValue each; JS still parses them)',
-    'acd, native records raw'),
+  `wasm sizes: acd_client_bg.wasm ${kib(clientWasmFile)} (acd), acd_wasm_bg.wasm ${kib(wasmFile)} (acd/gate, acd/testing)`,
+  `instantiate acd_client_bg.wasm in Node (compile + instantiate, median of 7 fresh processes): ${instantiateMs().toFixed(1)} ms`,
+  `${figure('driver cycle, page of 2 records (start, poll, respond, poll; records parsed)', 'client')} (goal <= 2x)`,
+  `${figure('driver cycle, page of 100 records', 'client-100')} (goal <= 2x)`,
   figure('gate decide + respond', 'gate'),
 ];
 console.log(lines.join('\n'));

@@ -4,24 +4,23 @@
 // package's JavaScript by both modules: calls of other workloads in the
 // same isolate would make their call sites polymorphic, a cost an
 // application making client calls does not pay.)
-// workerData: {module: "acd" | "acd/client", call: "client" | "client-raw"
-// | "gate", workload}. It checks the call takes the path the native side
-// times, then, for each message (a number of iterations), runs one round
-// and posts its nanoseconds per call.
+// workerData: {call: "client" | "client-100" | "gate", workload}. It
+// checks the call takes the path the native side times, then, for each
+// message (a number of iterations), runs one round and posts its
+// nanoseconds per call. The full module (acd/gate) is the one with both
+// the Driver and the gate.
 import { parentPort, workerData } from 'node:worker_threads';
+import { Driver, Gate } from 'acd/gate';
 import { clientCall, gateCall } from './workload.mjs';
 
-const { module, call, workload } = workerData;
-const { Client, Gate } = await import(module);
+const { call, workload } = workerData;
 const [run, expected] = {
-  // Each call reads a page of 2 records (the native `client-read` round).
-  client: () => [clientCall(Client, workload.client, { readRecords: true }), 2],
-  // The page's records are not read (the native `client` round).
-  'client-raw': () => [clientCall(Client, workload.client), 1],
+  client: () => [clientCall(Driver, workload.client, 2), 2],
+  'client-100': () => [clientCall(Driver, workload.client, 100), 100],
   gate: () => [gateCall(Gate, workload.gate), 200],
 }[call]();
 const got = run();
-if (got !== expected) throw new Error(`${module}: the ${call} workload returned ${got}, not ${expected}`);
+if (got !== expected) throw new Error(`the ${call} workload returned ${got}, not ${expected}`);
 
 parentPort.on('message', (iterations) => {
   const start = process.hrtime.bigint();

@@ -1,8 +1,8 @@
-// The client workload both bench scripts time (measure.mjs) or profile
-// (profile.mjs): the native half (examples/native_bench.rs) runs it in Rust
-// and prints its inputs, and `clientCall` makes the same call from
-// JavaScript: start, pollTransmits, handle, pollEvents (plan + interpret),
-// with the records left as handed over (or, `readRecords`, every one read).
+// The workloads both bench scripts time (measure.mjs) or profile
+// (profile.mjs): the native half (examples/native_bench.rs) runs them in
+// Rust and prints their inputs, and `clientCall` makes the same driver
+// cycle from JavaScript through the driver protocol, `gateCall` the same
+// gate decision.
 import { execFileSync, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +16,7 @@ export const runNative = () => JSON.parse(execFileSync('cargo', NATIVE_BENCH, { 
 
 /**
  * Starts examples/native_bench.rs with `--serve`: `workload` is what it
- * prints first; `round("client" | "client-read" | "gate")` runs one round of that workload
+ * prints first; `round("client" | "client-100" | "gate")` runs one round of that workload
  * natively and resolves to its nanoseconds per call; `close()` ends it.
  */
 export async function serveNative() {
@@ -41,31 +41,29 @@ export async function serveNative() {
 }
 
 /**
- * One whole client call through `Driver` (a module's Client class) with the
- * inputs `c` of native_bench's client workload; the returned function makes
- * one call per invocation. It returns the number of records responses seen
- * (the native side leaves the records raw, as `RawValue`s); with
- * `readRecords`, it reads every record and returns how many it read, as
- * native_bench's `client-read` round parses each into a `serde_json::Value`
- * (the package parses a page's records with one `JSON.parse` either way).
+ * One driver cycle through `Driver` (the driver protocol's class) with the
+ * inputs `c` of native_bench's client workload over a page of `records`
+ * (2 or 100): start (the call spec's JSON bytes), poll (one JSON.parse),
+ * respond (status, header block, body bytes), poll (one JSON.parse: the
+ * records as values). The returned function makes one cycle and returns
+ * the number of records it read.
  */
-export function clientCall(Driver, c, { readRecords = false } = {}) {
-  const spec = { operation: 'listTableRecords', path: { id: c.table }, params: { limit: c.limit } };
-  const response = {
-    status: c.response.status, headers: c.response.headers, body: new TextEncoder().encode(c.response.body),
-  };
-  const client = new Driver({ ...c.config, credentials: [c.credential], seed: 1 });
+export function clientCall(Driver, c, records = 2) {
+  const encoder = new TextEncoder();
+  const client = new Driver(encoder.encode(JSON.stringify(c.config)));
+  const spec = encoder.encode(JSON.stringify({
+    type: 'request', operation: 'listTableRecords', path: { id: c.table }, roles: [['limit', String(records)]],
+  }));
+  const body = encoder.encode(c.bodies[String(records)]);
   let now = c.now;
   return () => {
     now += c.step_ms;
-    client.start(spec);
-    const [transmit] = client.pollTransmits(now);
-    client.handle(transmit.id, response, now); // (which releases transmit.request)
+    const id = client.start(spec);
+    JSON.parse(client.poll(now));
+    client.respond(id, 200, c.headers, body, now);
     let seen = 0;
-    for (const { event } of client.pollEvents()) {
-      if (event.type === 'response' && event.response.type === 'records') {
-        seen += readRecords ? event.response.records.length : 1;
-      }
+    for (const event of JSON.parse(client.poll(now)).events) {
+      if (event.type === 'response') seen += event.body.length;
     }
     return seen;
   };

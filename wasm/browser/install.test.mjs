@@ -58,7 +58,7 @@ test('the package version is the workspace version; the tarball is acd-<version>
     .split('\n').filter(Boolean).sort();
   for (const expected of ['package/js/index.js', 'package/js/index.d.ts', 'package/js/node.js',
     'package/js/testing.js', 'package/pkg/acd_wasm_bg.wasm', 'package/pkg/acd_wasm.js', 'package/js/errors.js',
-    'package/js/client.js', 'package/js/client.d.ts', 'package/js/client-node.js',
+    'package/js/client.js', 'package/js/gate.js', 'package/js/gate-node.js', 'package/js/testing-node.js',
     'package/pkg/acd_client_bg.wasm', 'package/pkg/acd_client.js', 'package/pkg/acd_client.d.ts']) {
     assert.ok(files.includes(expected), `${expected} in ${files.join(', ')}`);
   }

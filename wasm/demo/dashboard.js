@@ -56,7 +56,6 @@ function newClient(key) {
   api = new AcdClient({
     baseUrl: origin,
     apiKey: key,
-    user: 'me',
     config: { stableEgressUrl: `${origin}/egress` },
     transport: loggingTransport(),
     onEvent: (event) => { if (event.type === 'waiting') countdown(event); },
@@ -103,10 +102,10 @@ function renderLimits() {
   const bars = $('limit-bars');
   bars.replaceChildren();
   for (const limit of api.limits()) {
-    const share = limit.limit ? limit.remaining / limit.limit : 0;
-    const resets = limit.resetAt !== undefined ? `, resets in ${Math.ceil((limit.resetAt - now) / 1000)} s` : '';
+    const share = limit.requests ? limit.remaining / limit.requests : 0;
+    const resets = limit.resetAt != null ? `, resets in ${Math.ceil((limit.resetAt - now) / 1000)} s` : '';
     const row = element('div', undefined, { class: 'limit', 'data-limit': limit.name });
-    row.append(element('div', `${limit.name.replaceAll('_', ' ')}: ${limit.remaining} of ${limit.limit} left${resets}`));
+    row.append(element('div', `${limit.name.replaceAll('_', ' ')}: ${limit.remaining} of ${limit.requests} left${resets}`));
     const bar = element('div', undefined, { class: `bar${share === 0 ? ' empty' : share < 0.4 ? ' low' : ''}` });
     bar.append(element('span', undefined, { style: `width: ${Math.round(share * 100)}%` }));
     row.append(bar);

@@ -5,8 +5,9 @@
 //! `cargo run --release -p acd-wasm --example native_bench [--serve]`
 //!
 //! With `--serve`, it prints the workload without its own timings
-//! (`ns_per_call` is null), then reads lines from standard input, `client`,
-//! `client-read` (the client call, then every record parsed) or `gate`,
+//! (`ns_per_call` is null), then reads lines from standard input, `client`
+//! (a driver cycle over a page of 2 records, every record parsed),
+//! `client-100` (the same over 100 records) or `gate`,
 //! and for each runs one round of that workload and prints its
 //! nanoseconds per call on a line: `wasm/bench/measure.mjs` interleaves
 //! these rounds with its own, so a change in machine load weighs on both
@@ -15,9 +16,8 @@
 //! A measurement, not a test: nothing here asserts a duration.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use acd_core::client::{
-    Client, ClientConfig, ClientCredential, Entropy, Event, HttpResponse, Outcome, RequestSpec,
-};
+use acd_core::client::wire::CallSpec;
+use acd_core::client::{Client, Entropy, Event, RequestSpec};
 use acd_core::gate::{Decision, Gate, GateConfig, GateRequest, ResourceAnswer};
 use acd_core::model::ParamRole;
 use std::hint::black_box;
@@ -85,69 +85,61 @@ fn main() {
     assert_eq!(decide_and_respond(&gate, &request), 200);
     let mut gate_call = || decide_and_respond(&gate, black_box(&request));
     let gate_ns = (!serve).then(|| median_ns_per_call(&mut gate_call));
-    // The client workload: one whole call through the driver, as the
-    // JavaScript half makes it (start, pollTransmits, handle, pollEvents),
-    // and no call ever waits: the clock moves CLIENT_STEP_MS per call, so
-    // the table reads stay under their 5 per 60 s per user, and the
-    // per-credential quota is unbounded. The catalogue is the default one,
-    // the only one the size-first module (`acd/client`) builds, so it is
-    // left out of the configuration sent to JavaScript.
-    let mut client_config =
-        ClientConfig::default().with_credential(ClientCredential::api_key("main", ADA, "ada"));
-    client_config.credential_quota.requests = u32::MAX;
-    let mut client_json = serde_json::to_value(&client_config).unwrap();
-    if let Some(members) = client_json.as_object_mut() {
-        members.remove("credentials");
-        members.remove("catalogue");
-    }
-    let mut client = Client::new(client_config, Entropy::from_seed(1)).unwrap();
-    let spec = RequestSpec::list_table_records("orders").param(ParamRole::Limit, "2");
-    let response = HttpResponse::new(200, format!(r#"{{"data":{PAYLOAD}}}"#))
-        .with_header("Content-Type", "application/json")
-        .with_header("RateLimit-Limit", "1000000")
-        .with_header("RateLimit-Remaining", "999999")
-        .with_header("RateLimit-Reset", "60");
-    let mut now = NOW;
-    // `read_records`: parse every record into a `serde_json::Value` and
-    // count them (the JavaScript half then reads `records`); otherwise count
-    // the records responses and leave the records raw (`RawValue`s). The
-    // JavaScript half's records are parsed (one `JSON.parse`) either way.
-    let mut one_call = |read_records: bool| {
-        now += CLIENT_STEP_MS;
-        client.start(black_box(spec.clone())).unwrap();
-        let transmit = client.poll_transmit(now).unwrap();
-        client
-            .handle(
-                transmit.id,
-                Outcome::Response(black_box(response.clone())),
-                now,
-            )
-            .unwrap();
-        let mut seen = 0;
-        while let Some((_, event)) = client.poll_event() {
-            if let Event::Response {
-                response: result, ..
-            } = event
-            {
-                let Some(records) = result.records() else {
-                    continue;
-                };
-                if !read_records {
-                    seen += 1;
-                    continue;
-                }
-                for record in records {
-                    let value: serde_json::Value = serde_json::from_str(record.get()).unwrap();
-                    seen += u16::from(!black_box(value).is_null());
+    // The client workload: one driver cycle, as the JavaScript half makes it
+    // through `Driver` (start, poll, respond, poll), here through the
+    // core's typed calls (a `CallSpec`, a `Batch`), and no call ever waits:
+    // the clock moves CLIENT_STEP_MS per call, so the table reads stay under
+    // their 5 per 60 s per user, and the per-credential quota is unbounded.
+    // `records` is the page's size: 2 or 100.
+    let client_json = serde_json::json!({
+        "api_key": ADA,
+        "credential_quota": {"requests": u32::MAX, "window_ms": 60_000},
+        "seed": 1,
+    });
+    let cycle = |records: usize| {
+        let mut client =
+            Client::from_config_json(client_json.to_string().as_bytes(), Entropy::from_seed(1))
+                .unwrap();
+        let spec = CallSpec::request(
+            RequestSpec::list_table_records("orders").param(ParamRole::Limit, records.to_string()),
+        );
+        let page: Vec<String> = (0..records)
+            .map(|i| format!(r#"{{"id":{i},"name":"row {i}"}}"#))
+            .collect();
+        let body = format!(r#"{{"data":[{}]}}"#, page.join(","));
+        let headers = "Content-Type: application/json\nRateLimit-Limit: 1000000\n\
+                       RateLimit-Remaining: 999999\nRateLimit-Reset: 60\n";
+        let text = body.clone();
+        let mut now = NOW;
+        // Every record parsed into a `serde_json::Value` (the JavaScript
+        // half's records come out of one JSON.parse of the batch).
+        let call = move || {
+            now += CLIENT_STEP_MS;
+            let id = client.start(black_box(spec.clone())).unwrap();
+            let batch = client.poll(now);
+            assert_eq!(batch.transmits.len(), 1);
+            client
+                .respond(id, 200, headers, black_box(text.clone().into_bytes()), now)
+                .unwrap();
+            let mut seen = 0u16;
+            for (_, event) in client.poll(now).events {
+                if let Event::Response(result) = event {
+                    for record in result.records().unwrap_or_default() {
+                        let value: serde_json::Value = serde_json::from_str(record.get()).unwrap();
+                        seen += u16::from(!black_box(value).is_null());
+                    }
                 }
             }
-        }
-        seen
+            seen
+        };
+        (call, body, headers)
     };
-    // Outside the timed rounds: the call reads a page of 2 records.
-    assert_eq!(one_call(true), 2);
-    assert_eq!(one_call(false), 1);
-    let client_ns = (!serve).then(|| median_ns_per_call(|| one_call(false)));
+    let (mut small, small_body, headers) = cycle(2);
+    let (mut large, large_body, _) = cycle(100);
+    // Outside the timed rounds: each call reads its page.
+    assert_eq!(small(), 2);
+    assert_eq!(large(), 100);
+    let client_ns = (!serve).then(|| median_ns_per_call(&mut small));
     let report = serde_json::json!({
         "iterations": ITERATIONS,
         "rounds": ROUNDS,
@@ -161,14 +153,9 @@ fn main() {
         },
         "client": {
             "config": client_json,
-            "credential": {"id": "main", "kind": "api_key", "secret": ADA, "user": "ada"},
             "table": "orders",
-            "limit": 2,
-            "response": {
-                "status": response.status,
-                "headers": response.headers,
-                "body": String::from_utf8_lossy(&response.body),
-            },
+            "headers": headers,
+            "bodies": {"2": small_body, "100": large_body},
             "now": NOW,
             "step_ms": CLIENT_STEP_MS,
             "ns_per_call": client_ns,
@@ -179,10 +166,10 @@ fn main() {
         let mut out = std::io::stdout().lock();
         for line in std::io::stdin().lines() {
             let ns = match line.unwrap().trim() {
-                "client" => round_ns_per_call(&mut || one_call(false)),
-                "client-read" => round_ns_per_call(&mut || one_call(true)),
+                "client" => round_ns_per_call(&mut small),
+                "client-100" => round_ns_per_call(&mut large),
                 "gate" => round_ns_per_call(&mut gate_call),
-                other => panic!("unknown workload {other:?}: client, client-read or gate"),
+                other => panic!("unknown workload {other:?}: client, client-100 or gate"),
             };
             writeln!(out, "{ns}").unwrap();
             out.flush().unwrap();

@@ -1,146 +1,243 @@
-// Types of the easy path (easy.js) and of the driver's events.
-import type { AcdError } from './errors.js';
-import type { Client, ClientConfig, ClientCredentialInit, ConnectionPagerOptions, LimitState,
-  PollOptions, RequestSpecInit, TablePagerOptions } from '../pkg/acd_wasm.js';
+// Types of the SDK's client (easy.js): AcdClient, its options, events and
+// the typed documents (the API index and runs). Records are the caller's
+// type: `read<T>()`, `iter<T>()`, `pages<T>()`. Durations are milliseconds.
 import type { Timers, Transport } from './transport.js';
 
-/** An instant: Unix milliseconds, a whole number ≤ 2^53 − 1. */
+/** An instant: Unix milliseconds. */
 export type UnixMillis = number;
 
-/** The limit a call waits for. */
-export interface LimitInfo {
-  /** e.g. `user_table_reads`. */
-  readonly name: string;
-  readonly requests: number;
-  readonly windowSeconds: number;
+/** One form of credential the API accepts (`authentication.methods[]`). */
+export interface AuthenticationMethod {
+  type: 'api_key' | 'oauth2';
+  documentation_url: string;
+  headers?: string[];
+  self_serve?: boolean;
+  credential_creation?: 'available_after_account_access';
+  account_access?: 'invite_required';
+  flow?: string;
+  metadata_url?: string;
+  scopes_supported?: string[];
 }
 
-/** Why a call waits. */
-export type WaitReason =
-  | { readonly type: 'quota' }
-  | { readonly type: 'retryAfter' }
-  | { readonly type: 'backoff'; readonly attempt: number }
-  | { readonly type: 'pollInterval' };
+/** The API index document (`GET /api/v1`), as the API serves it. */
+export interface ApiIndex {
+  name: string;
+  description?: string;
+  version: string;
+  base_url: string;
+  documentation_url: string;
+  openapi_url: string;
+  developers_url: string;
+  llms_txt_url?: string;
+  authentication: { methods: AuthenticationMethod[] };
+  onboarding: {
+    account_access: 'invite_required';
+    access_request_url: string;
+    trial: { available: boolean; duration_days: number; invite_required: boolean };
+    public_sandbox_available: boolean;
+  };
+  rate_limits: {
+    requests: number; window_seconds: number; scope?: string; response_headers: string[]; documentation_url?: string;
+  };
+  versioning: {
+    strategy: 'url_path'; current_version: string; deprecation_headers?: string[];
+    minimum_sunset_notice_days?: number; documentation_url?: string;
+  };
+  /** Top-level resource name → absolute URL (path templates included). */
+  resources: Record<string, string>;
+  clients?: { cli?: string; cli_documentation_url?: string };
+  webhooks_documentation_url?: string;
+}
 
-/** An interpreted response. */
-export type ApiResult<T = unknown> =
-  | { readonly type: 'records'; readonly status: number; readonly records: T[] }
-  | { readonly type: 'index'; readonly status: number; readonly index: ApiIndexDocument }
-  | { readonly type: 'object'; readonly status: number; readonly value: T };
+/** An agent run (`createAgentRun`, `getRun`). */
+export interface Run {
+  id: string;
+  agent_id: string;
+  /** `queued`, `running`, or a terminal status. */
+  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | (string & {});
+  /** When the run was created (Unix ms). */
+  created_at_ms?: UnixMillis;
+  /** When the current status began (Unix ms). */
+  updated_at_ms?: UnixMillis;
+  [member: string]: unknown;
+}
 
-/** The API index document, as the API serves it. */
-export interface ApiIndexDocument {
-  readonly name: string;
-  readonly version: string;
+/** The limit a wait is for (e.g. `user_table_reads`, 5 per 60 s). */
+export interface LimitInfo { readonly name: string; readonly requests: number; readonly windowSeconds: number }
+
+/** A call waits (a limit, a Retry-After, a backoff, a poll interval) until `until`. */
+export interface WaitingEvent {
+  readonly type: 'waiting';
+  readonly call: number;
+  readonly until: UnixMillis;
+  /** `quota`, `retry_after`, `backoff`, `poll_interval`, ... */
+  readonly reason: string;
+  readonly limit?: LimitInfo | null;
+  /** The core's sentence (what, how long, which limit). */
+  readonly message: string;
+}
+
+/** A failed attempt is retried at `at`. */
+export interface RetryingEvent {
+  readonly type: 'retrying';
+  readonly call: number;
+  readonly attempt: number;
+  readonly maxAttempts: number;
+  readonly at: UnixMillis;
+  readonly status?: number | null;
+  readonly failure?: string | null;
+  readonly message: string;
+}
+
+/** A Deprecation/Sunset notice for an operation; `message` writes the dates out. */
+export interface DeprecationEvent {
+  readonly type: 'deprecation';
+  readonly call: number;
+  readonly message: string;
   readonly [member: string]: unknown;
 }
 
-/** A waiting event. */
-export interface WaitingEvent {
-  readonly type: 'waiting';
-  /** When the call goes on. */
-  readonly until: UnixMillis;
-  /** The limit it waits for, when one does. */
-  readonly limit?: LimitInfo;
-  readonly reason: WaitReason;
+/** An event type this package does not know (a newer core): kept, never a failure. */
+export interface UnknownEvent {
+  readonly type: 'unknown';
+  readonly call: number;
+  readonly event: { readonly type: string; readonly [member: string]: unknown };
 }
 
-/** A deprecation notice for an operation. */
-export interface DeprecationEvent {
-  readonly type: 'deprecation';
-  readonly operationId: string;
-  /** When the operation stops working (Unix ms), if announced. */
-  readonly sunsetAt?: UnixMillis;
-  /** The core's JSON form of the warning (links, the raw Deprecation value). */
-  readonly warning: unknown;
-}
+/** The events `onEvent` receives. */
+export type VisibleEvent = WaitingEvent | RetryingEvent | DeprecationEvent;
 
-/** Something that happened to one call; `done` or `failed` is always last. */
-export type AcdEvent<T = unknown> =
-  | { readonly type: 'response'; readonly response: ApiResult<T> }
-  | { readonly type: 'page'; readonly records: T[]; readonly page: number; readonly last: boolean }
-  | { readonly type: 'runStatus'; readonly status: string; readonly terminal: boolean; readonly run: T }
-  | WaitingEvent
-  | DeprecationEvent
-  | { readonly type: 'done' }
-  | { readonly type: 'failed'; readonly error: AcdError };
+/** One page of a pager (`page` is 1 for the first). */
+export interface Page<T> { readonly records: T[]; readonly page: number; readonly last: boolean }
 
-/** One page of a pager. */
-export interface Page<T> {
-  readonly records: T[];
-  /** 1 for the first page. */
-  readonly page: number;
-  /** Whether it is the final page. */
-  readonly last: boolean;
-}
-
-/** A source of the current time. */
-export interface Clock {
-  /** Unix milliseconds. */
-  now(): UnixMillis;
-}
+/** A source of the current time (Unix ms). */
+export interface Clock { now(): UnixMillis }
 
 /** The host clock (`Date.now()`). */
 export declare const systemClock: Clock;
 
-/** Options every easy-path method takes. */
+/** Options every method takes. */
 export interface CallOptions {
+  /** Bounds the whole call (waits and retries included); then it fails with TimeoutError. */
+  timeoutMs?: number;
+  /** Extra headers sent with every attempt (e.g. `Prefer`). */
+  headers?: Record<string, string> | Iterable<[string, string]>;
+  /** At most this many attempts for this call. */
+  maxAttempts?: number;
   /** Aborting cancels the call and rejects with the signal's reason. */
   signal?: AbortSignal;
+  /** An idempotency key instead of the automatic one. */
+  idempotencyKey?: string;
+  /** The id of the credential to use (default: the first). */
+  credential?: string;
 }
+
+/** Options of a table pager. */
+export interface TablePagesOptions extends CallOptions {
+  pageSize?: number;
+  orderBy?: string;
+  descending?: boolean;
+  /** Whether `orderBy` is unique (keyset paging). */
+  uniqueOrder?: boolean;
+}
+
+/** Options of one page of table records. */
+export interface TableReadOptions extends Omit<TablePagesOptions, 'uniqueOrder'> { offset?: number }
+
+/** Options of connection records (`filter`: the connection's filter as JSON text). */
+export interface ConnectionOptions extends CallOptions {
+  pageSize?: number;
+  filter?: string;
+  egress?: 'default' | 'header' | 'url';
+}
+
+/** Options of one page of connection records. */
+export interface ConnectionReadOptions extends ConnectionOptions { offset?: number }
+
+/** Options of `request`: path parameters by name, query by wire name, the JSON body. */
+export interface RequestOptions extends CallOptions {
+  path?: Record<string, string>;
+  query?: Record<string, string | number | boolean> | Array<[string, string]>;
+  /** Query parameters by role (`limit`, `offset`, `order_by`, ...), named by the catalogue. */
+  roles?: Array<[string, string]>;
+  body?: unknown;
+  egress?: 'default' | 'header' | 'url';
+}
+
+/** Options of `runs.create`: the run's `input` (sent as `{"input": ...}`), or the whole `body`. */
+export interface RunCreateOptions extends CallOptions { input?: unknown; body?: unknown }
+
+/** Options of `runs.wait`; `timeoutMs` is how long to wait for a terminal status. */
+export interface RunWaitOptions extends CallOptions {
+  /** Time between polls (the core's default when absent). */
+  intervalMs?: number;
+  /** The spread of the poll interval, per mille. */
+  jitterPerMille?: number;
+  /** Called with each new status. */
+  onStatus?: (status: string, run: Run) => void;
+}
+
+/** Receives one line per wait, retry and deprecation notice (e.g. `console`). */
+export type Logger = ((line: string, event: VisibleEvent) => void)
+  | { info(line: string): void; warn?(line: string): void };
 
 /** Options of `AcdClient`. */
 export interface AcdClientOptions {
-  /** The API's base URL, e.g. `https://api.example.com`. */
+  /** The API's base URL (else `ACD_BASE_URL` under Node, else the core's default). */
   baseUrl?: string;
-  /** An API key (sent as `X-API-Key`). */
+  /** An API key (else `ACD_API_KEY` under Node). */
   apiKey?: string;
-  /** The user the API key belongs to (for per-user limits; default "default"). */
-  user?: string;
-  /** Credentials, when more than one. */
-  credentials?: ClientCredentialInit[];
-  /** Every other client setting. */
-  config?: ClientConfig;
+  /** Credentials, when more than one: `{id, kind, secret, user}`. */
+  credentials?: Array<{ id: string; kind: string; secret: string; user?: string }>;
+  /** Every other client setting (the core's ClientConfig, e.g. `seed`, `retry`, `maxBodyBytes`). */
+  config?: Record<string, unknown>;
   /** How requests are sent (default: `fetchTransport()`). */
   transport?: Transport;
-  /** The clock (default: `systemClock`). */
   clock?: Clock;
-  /** The timers (default: the host's). */
   timers?: Timers;
-  /** 32 random bytes (default: `crypto.getRandomValues`). */
-  entropy?: Uint8Array;
-  /** Receives waiting and deprecation events (countdowns, limit bars, logs). */
-  onEvent?: (event: WaitingEvent | DeprecationEvent, id: number) => void;
+  onEvent?: (event: VisibleEvent, call: number) => void;
+  logger?: Logger;
 }
 
-/** An async client of the API over fetch (or any transport). */
+/** The throttle's view of one limit. */
+export interface LimitState {
+  readonly name: string;
+  readonly requests: number;
+  readonly windowSeconds: number;
+  readonly remaining: number;
+  /** When the window ends (Unix ms), if known. */
+  readonly resetAt?: UnixMillis | null;
+}
+
+type Rows = Record<string, unknown>;
+
+/** An async client of the API (docs/sdk.md). */
 export declare class AcdClient {
   constructor(options?: AcdClientOptions);
-  /** The driver underneath. */
-  readonly driver: Client;
-  /** The API index. */
-  index(options?: CallOptions): Promise<ApiIndexDocument>;
-  /** One call of any operation. */
-  request<T = unknown>(spec: RequestSpecInit, options?: CallOptions): Promise<ApiResult<T> | undefined>;
-  /** Table records. */
+  index(options?: CallOptions): Promise<ApiIndex>;
+  /** One call of any catalogue operation; resolves to the response's body. */
+  request<T = unknown>(operation: string, options?: RequestOptions): Promise<T>;
   readonly tables: {
-    iter<T = Record<string, unknown>>(table: string, options?: TablePagerOptions & CallOptions): AsyncGenerator<T, void, undefined>;
-    pages<T = Record<string, unknown>>(table: string, options?: TablePagerOptions & CallOptions): AsyncGenerator<Page<T>, void, undefined>;
+    read<T = Rows>(table: string, options?: TableReadOptions): Promise<T[]>;
+    iter<T = Rows>(table: string, options?: TablePagesOptions): AsyncIterableIterator<T>;
+    pages<T = Rows>(table: string, options?: TablePagesOptions): AsyncGenerator<Page<T>, void, undefined>;
   };
-  /** Connection records. */
   readonly connections: {
-    iter<T = Record<string, unknown>>(connection: string, entityId: string, options?: ConnectionPagerOptions & CallOptions): AsyncGenerator<T, void, undefined>;
-    pages<T = Record<string, unknown>>(connection: string, entityId: string, options?: ConnectionPagerOptions & CallOptions): AsyncGenerator<Page<T>, void, undefined>;
+    read<T = Rows>(connection: string, entity: string, options?: ConnectionReadOptions): Promise<T[]>;
+    iter<T = Rows>(connection: string, entity: string, options?: ConnectionOptions): AsyncIterableIterator<T>;
+    pages<T = Rows>(connection: string, entity: string, options?: ConnectionOptions): AsyncGenerator<Page<T>, void, undefined>;
   };
-  /** Agent runs. */
   readonly runs: {
+    create(agentId: string, options?: RunCreateOptions): Promise<Run>;
+    get(runId: string, options?: CallOptions): Promise<Run>;
     /** Polls until a terminal status; resolves to the run as last received. */
-    wait<T = Record<string, unknown>>(runId: string, options?: PollOptions & CallOptions & {
-      onStatus?: (status: string, run: T) => void;
-    }): Promise<T>;
+    wait(runId: string, options?: RunWaitOptions): Promise<Run>;
   };
-  /** The limits the client tracks, now. */
+  /** The throttle's view of each limit, now. */
   limits(): LimitState[];
-  /** Cancels every call and frees the driver. */
+  /** Whether no call is live. */
+  readonly idle: boolean;
+  /** Cancels every call, clears the timers; later calls reject with AcdConfigError. */
   close(): void;
+  [Symbol.dispose](): void;
 }

@@ -1,21 +1,25 @@
-// The easy path: AcdClient drives the core's one Client driver over a
-// transport (fetch by default) with the host's clock and timers, all three
-// injectable. Every rule (building, throttling, retries, paging, polling)
-// is the driver's; this file only moves requests, outcomes and events:
-//   pollTransmits -> transport.send -> handle -> pollEvents, and a timer
-//   set to pollTimeout for waits (a wait longer than a timer can hold,
-//   2^31 - 1 ms, is slept in pieces: one wakeup per piece, never a spin).
-//   Each entry ("acd", "acd/client") defines
-//   AcdClient over the driver of the module it loads (acdClientOver).
+// The SDK's client (docs/sdk.md): AcdClient drives the core's driver through
+// the driver protocol (docs/driver-protocol.md) over a transport (fetch by
+// default), a clock and timers, all injectable. Every rule is the core's;
+// this file moves call specs, requests, outcomes and events:
+//   start(spec) -> poll(now) -> transport.send -> respond / fail -> poll
+// and sets a timer to the batch's `timeout` for waits (one longer than a
+// timer holds, 2^31 - 1 ms, is slept in pieces). Durations are milliseconds.
 import { MAX_TIMER_MS, fetchTransport, systemTimers } from './transport.js';
-import { randomEntropy } from './entropy.js';
+import { AcdConfigError } from './errors.js';
+
+const encoder = new TextEncoder();
 
 /** The host clock: Unix milliseconds from `Date.now()`. */
 export const systemClock = Object.freeze({ now: () => Date.now() });
 
+/** Event types handed to `onEvent` and the logger. */
+const VISIBLE = new Set(['waiting', 'retrying', 'deprecation']);
+
 /** One live call: its events not yet consumed and the consumer waiting. */
 class CallState {
-  constructor(signal) {
+  constructor(id, signal) {
+    this.id = id;
     this.signal = signal;
     this.events = [];
     this.wake = null;
@@ -25,10 +29,10 @@ class CallState {
   push(event) {
     this.events.push(event);
     if (event.type === 'done' || event.type === 'failed') this.over = true;
-    const wake = this.wake;
-    this.wake = null;
-    wake?.();
+    this.poke();
   }
+
+  poke() { const wake = this.wake; this.wake = null; wake?.(); }
 
   /** The next event, waiting for one if none is queued. */
   async next() {
@@ -40,120 +44,174 @@ class CallState {
   }
 }
 
+/** ACD_API_KEY and ACD_BASE_URL as the host has them (Node), for the core. */
+function environment() {
+  const env = globalThis.process?.env;
+  return env ? defined({ ACD_API_KEY: env.ACD_API_KEY, ACD_BASE_URL: env.ACD_BASE_URL }) : undefined;
+}
+
+/** Pairs, a Headers/Map or a plain object as `[name, value]` pairs of text (undefined values left out). */
+function pairs(value) {
+  if (value === undefined || value === null) return undefined;
+  const entries = typeof value[Symbol.iterator] === 'function' ? [...value] : Object.entries(value);
+  return entries.filter(([, item]) => item !== undefined).map(([name, item]) => [String(name), String(item)]);
+}
+
+/** The per-call options of `options`, in the protocol's shape. */
+function callOptions(o) {
+  return defined({
+    headers: pairs(o.headers), idempotency_key: o.idempotencyKey, max_attempts: o.maxAttempts, timeout_ms: o.timeoutMs,
+  });
+}
+
+/** The rows of `pages` (a pager), one settled promise per row: no generator per row. */
+function rowsOf(pages) {
+  let rows = [];
+  let at = 0;
+  const iterator = {
+    [Symbol.asyncIterator]: () => iterator,
+    next: () => (at < rows.length ? Promise.resolve({ value: rows[at++], done: false })
+      : pages.next().then((step) => { if (step.done) return step; rows = step.value.records; at = 0; return iterator.next(); })),
+    return: (value) => pages.return(value),
+    throw: (error) => pages.throw(error),
+  };
+  return iterator;
+}
+
+/** The members of `object` whose value is defined. */
+const defined = (object) => Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined));
+
 /**
- * The AcdClient class over `Client`, the driver class of one wasm module.
- * @param {Function} Client
+ * The AcdClient class over `newEngine(config)`, which makes the engine of
+ * one wasm module's driver (js/engine.js).
  */
-export function acdClientOver(Client) {
+export function acdClientOver(newEngine) {
   /**
-   * An async client of the API over `fetch`:
-   *
-   *     const api = new AcdClient({ baseUrl, apiKey });
-   *     const index = await api.index();
-   *     for await (const row of api.tables.iter('orders')) { ... }
-   *     for await (const row of api.connections.iter('crm', 'contacts')) { ... }
-   *     const run = await api.runs.wait('run-1');
-   *
-   * Every method takes `{ signal }` (an AbortSignal): aborting cancels the
-   * call in the driver and rejects with the signal's reason. `onEvent`
-   * receives every waiting and deprecation event (countdowns, limit bars).
+   * An async client of the API: `index()`, `tables` and `connections`
+   * (`read`, `iter`, `pages`), `runs` (`create`, `get`, `wait`),
+   * `request()`, `limits()`, `close()`. Every method takes `{timeoutMs,
+   * headers, maxAttempts, signal}`; `onEvent` receives every waiting,
+   * retrying and deprecation event, `logger` a line each (the core's sentence).
    */
   return class AcdClient {
-    #driver;
-    #transport;
-    #clock;
-    #timers;
+    #engine; #transport; #clock; #timers; #limits; #onEvent; #logger;
     #calls = new Map();
-    #limits;
     #timer = null;
     #timerAt = null;
-    #onEvent;
+    #closed = false;
 
     /**
-     * Options: `baseUrl`, `apiKey` (or `credentials`, a list of
-     * `{id, kind, secret, user}`), `config` (any other ClientConfig member),
-     * `transport` (`{send(request, signal, {maxBodyBytes})}`, default
-     * `fetchTransport()`),
-     * `clock` (`{now()}`), `timers` (`{setTimeout, clearTimeout}`),
-     * `entropy` (32 bytes; default `crypto.getRandomValues`), `onEvent`.
+     * Options: `baseUrl` and `apiKey` (the core falls back to
+     * `ACD_BASE_URL` and `ACD_API_KEY` under Node), `credentials`, `config`
+     * (any other client setting, e.g. `seed`, `retry`, `maxBodyBytes`),
+     * `transport`, `clock`, `timers`, `onEvent`, `logger`.
      */
     constructor(options = {}) {
-      const config = { ...(options.config ?? {}) };
-      if (options.baseUrl !== undefined) config.baseUrl = options.baseUrl;
-      if (options.credentials !== undefined) config.credentials = options.credentials;
-      if (options.apiKey !== undefined) {
-        config.credentials = [
-          ...(config.credentials ?? []),
-          { id: 'default', kind: 'apiKey', secret: options.apiKey, user: options.user ?? 'default' },
-        ];
-      }
-      this.#driver = new Client(config, options.entropy ?? randomEntropy());
-      this.#limits = Object.freeze({ maxBodyBytes: this.#driver.maxBodyBytes });
+      const config = defined({
+        ...(options.config ?? {}), baseUrl: options.baseUrl, apiKey: options.apiKey,
+        credentials: options.credentials, env: environment(),
+      });
+      this.#engine = newEngine(config);
+      this.#limits = Object.freeze(defined({ maxBodyBytes: config.maxBodyBytes }));
       this.#timers = options.timers ?? systemTimers;
       this.#clock = options.clock ?? systemClock;
       this.#transport = options.transport ?? fetchTransport({ timers: this.#timers });
       this.#onEvent = options.onEvent ?? null;
-      const table = (name, opts) => (driver) => driver.startTablePager(name, withoutSignal(opts));
-      const connection = (name, entityId, opts) =>
-        (driver) => driver.startConnectionPager(name, entityId, withoutSignal(opts));
-      /** Table records: `iter<T>(table, options)` (rows), `pages<T>(...)` (pages). */
+      this.#logger = options.logger ?? null;
+      const page = (o) => pairs({
+        limit: o.pageSize, offset: o.offset, order_by: o.orderBy,
+        direction: o.descending === undefined ? undefined : (o.descending ? 'desc' : 'asc'),
+      });
+      const tablePages = (table, o) => ({
+        type: 'table_pages', table, page_size: o.pageSize, order_by: o.orderBy,
+        descending: o.descending, unique_order: o.uniqueOrder, credential: o.credential,
+      });
+      const connectionPages = (connection, entity, o) => ({
+        type: 'connection_pages', connection, entity, page_size: o.pageSize, filter: o.filter, egress: o.egress, credential: o.credential,
+      });
+      /** Table records: `read<T>` (one page), `iter<T>` (rows), `pages<T>` (pages). */
       this.tables = Object.freeze({
-        iter: (name, opts = {}) => this.#rows(this.#pages(table(name, opts), opts.signal)),
-        pages: (name, opts = {}) => this.#pages(table(name, opts), opts.signal),
+        read: (table, o = {}) => this.request('listTableRecords', { ...o, path: { id: table }, roles: page(o) }),
+        iter: (table, o = {}) => rowsOf(this.#pages(tablePages(table, o), o)),
+        pages: (table, o = {}) => this.#pages(tablePages(table, o), o),
       });
-      /** Connection records: `iter<T>(connection, entityId, options)`, `pages<T>(...)`. */
+      /** Connection records: `read<T>`, `iter<T>`, `pages<T>` (connection, entity, options). */
       this.connections = Object.freeze({
-        iter: (name, entityId, opts = {}) =>
-          this.#rows(this.#pages(connection(name, entityId, opts), opts.signal)),
-        pages: (name, entityId, opts = {}) =>
-          this.#pages(connection(name, entityId, opts), opts.signal),
+        read: (connection, entity, o = {}) => this.request('listConnectionRecords', {
+          ...o, path: { connection_id: connection },
+          roles: pairs({ entity_id: entity, limit: o.pageSize, offset: o.offset, filter: o.filter }),
+        }),
+        iter: (connection, entity, o = {}) => rowsOf(this.#pages(connectionPages(connection, entity, o), o)),
+        pages: (connection, entity, o = {}) => this.#pages(connectionPages(connection, entity, o), o),
       });
-      /** Agent runs: `wait(runId, options)` resolves to the terminal run. */
+      /** Agent runs: `create(agentId, {input})`, `get(runId)`, `wait(runId, {intervalMs, timeoutMs})`. */
       this.runs = Object.freeze({
-        wait: (runId, opts = {}) => this.#waitRun(runId, opts),
+        create: (agentId, o = {}) => this.request('createAgentRun', {
+          ...o, path: { agent_id: agentId }, body: o.body ?? (o.input === undefined ? {} : { input: o.input }),
+        }),
+        get: (runId, o = {}) => this.request('getRun', { ...o, path: { run_id: runId } }),
+        wait: (runId, o = {}) => this.#waitRun(runId, o),
       });
     }
-
-    /** The driver underneath (for limits and advanced use). */
-    get driver() { return this.#driver; }
 
     /** The API index document (`getApiIndex`). */
-    async index(opts = {}) {
-      const response = await this.request({ operation: 'getApiIndex' }, opts);
-      return response.index;
+    index(options = {}) { return this.request('getApiIndex', options); }
+
+    /**
+     * One call of any catalogue operation: `{path, query, body}` plus the
+     * per-call options; resolves to the response's body (JSON).
+     */
+    async request(operation, options = {}) {
+      const spec = {
+        type: 'request', operation, path: options.path, query: pairs(options.query), roles: options.roles,
+        body: options.body, credential: options.credential, egress: options.egress,
+      };
+      return this.#run(spec, options, (event, body) => (event.type === 'response' ? event.body : body));
     }
 
-    /** One call of any operation; resolves to its response. */
-    async request(spec, opts = {}) {
-      const call = this.#begin((driver) => driver.start(spec), opts.signal);
-      let response;
+    /** Runs a call to its end: `take(event, result)` folds its events into the result. */
+    async #run(spec, options, take) {
+      const call = this.#begin(spec, options);
+      let result;
       for (;;) {
         const event = await this.#next(call);
-        if (event.type === 'response') response = event.response;
-        else if (event.type === 'failed') throw event.error;
-        else if (event.type === 'done') return response;
+        if (event.type === 'failed') throw event.error;
+        if (event.type === 'done') return result;
+        result = take(event, result);
       }
     }
 
-    /** Frees the driver; pending calls are cancelled. */
+    /** The throttle's view of each limit, at the clock's now (for limit bars). */
+    limits() {
+      this.#open();
+      return this.#engine.limits(this.#clock.now());
+    }
+
+    /** Whether no call is live. */
+    get idle() { return this.#calls.size === 0; }
+
+    /**
+     * Cancels every call (their consumers reject with AcdConfigError),
+     * clears the timer and frees the engine. A call after this rejects at
+     * once. Idempotent.
+     */
     close() {
-      for (const id of this.#calls.keys()) this.#driver.cancel(id);
+      if (this.#closed) return;
+      this.#closed = true;
+      const error = closedError();
+      for (const [id, call] of this.#calls) {
+        this.#engine.cancel(id);
+        call.push({ call: id, type: 'failed', error });
+      }
       this.#calls.clear();
       this.#setTimer(null);
-      this.#driver.free();
+      this.#engine.free();
     }
 
-    /** The limits the client tracks, at the clock's now (for limit bars). */
-    limits() {
-      return this.#driver.limits(this.#clock.now());
-    }
+    [Symbol.dispose]() { this.close(); }
 
-    async* #rows(pages) {
-      for await (const page of pages) yield* page.records;
-    }
-
-    async* #pages(starter, signal) {
-      const call = this.#begin(starter, signal);
+    async* #pages(spec, options) {
+      const call = this.#begin(spec, options);
       let finished = false;
       try {
         for (;;) {
@@ -167,33 +225,30 @@ export function acdClientOver(Client) {
       }
     }
 
-    async #waitRun(runId, opts) {
-      const call = this.#begin(
-        (driver) => driver.startRunPoller(runId, withoutSignal(opts, 'onStatus')), opts.signal);
-      let run;
-      for (;;) {
-        const event = await this.#next(call);
-        if (event.type === 'runStatus') {
-          run = event.run;
-          opts.onStatus?.(event.status, event.run);
-        } else if (event.type === 'failed') throw event.error;
-        else if (event.type === 'done') return run;
-      }
+    #waitRun(runId, options) {
+      const { timeoutMs, ...rest } = options; // the poller's deadline
+      const spec = {
+        type: 'run_poll', run_id: runId, interval_ms: options.intervalMs, deadline_ms: timeoutMs,
+        jitter_per_mille: options.jitterPerMille, credential: options.credential,
+      };
+      return this.#run(spec, rest, (event, run) => {
+        if (event.type !== 'run_status') return run;
+        options.onStatus?.(event.status, event.run);
+        return event.run;
+      });
     }
 
-    #begin(starter, signal) {
+    #open() { if (this.#closed) throw closedError(); }
+
+    #begin(spec, options) {
+      this.#open();
+      const { signal } = options;
       signal?.throwIfAborted();
-      const id = starter(this.#driver);
-      const call = new CallState(signal);
-      call.id = id;
+      const id = this.#engine.start(defined({ ...spec, options: callOptions(options) }));
+      const call = new CallState(id, signal);
       this.#calls.set(id, call);
       if (signal) {
-        signal.addEventListener('abort', () => {
-          this.#cancel(id);
-          const wake = call.wake;
-          call.wake = null;
-          wake?.();
-        }, { once: true });
+        signal.addEventListener('abort', () => { this.#cancel(id); call.poke(); }, { once: true });
       }
       this.#pump();
       return call;
@@ -206,35 +261,57 @@ export function acdClientOver(Client) {
     }
 
     #cancel(id) {
-      if (this.#calls.delete(id)) this.#driver.cancel(id);
+      const call = this.#calls.get(id);
+      if (call === undefined || this.#closed) return;
+      this.#calls.delete(id);
+      this.#engine.cancel(id);
       this.#pump();
     }
 
     /** Sends what is due, dispatches events and sets the timer for the next wait. */
     #pump() {
-      const now = this.#clock.now();
-      for (const transmit of this.#driver.pollTransmits(now)) this.#send(transmit);
-      for (const { id, event } of this.#driver.pollEvents()) {
-        if (event.type === 'waiting' || event.type === 'deprecation') this.#onEvent?.(event, id);
-        this.#calls.get(id)?.push(event);
+      if (this.#closed) return;
+      const batch = this.#engine.poll(this.#clock.now());
+      for (const transmit of batch.transmits) this.#send(transmit);
+      for (const event of batch.events) {
+        if (VISIBLE.has(event.type)) this.#tell(event);
+        this.#calls.get(event.call)?.push(event);
       }
-      this.#setTimer(this.#driver.pollTimeout() ?? null);
+      this.#setTimer(batch.timeout ?? null);
+    }
+
+    /** Hands a waiting, retrying or deprecation event to `onEvent` and the logger. */
+    #tell(event) {
+      this.#onEvent?.(event, event.call);
+      const logger = this.#logger;
+      if (logger === null || event.message === undefined) return;
+      if (typeof logger === 'function') logger(event.message, event);
+      else if (event.type === 'deprecation' && typeof logger.warn === 'function') logger.warn(event.message);
+      else logger.info?.(event.message);
     }
 
     #send(transmit) {
-      const call = this.#calls.get(transmit.id);
-      this.#transport.send(transmit.request, call?.signal, this.#limits).then(
+      const call = this.#calls.get(transmit.call);
+      const body = transmit.body === null ? undefined : encoder.encode(transmit.body);
+      const request = { method: transmit.method, url: transmit.url, headers: transmit.headers, body };
+      const limits = transmit.timeout_at === null || transmit.timeout_at === undefined ? this.#limits
+        : { ...this.#limits, timeoutMs: Math.max(0, transmit.timeout_at - this.#clock.now()) };
+      this.#transport.send(request, call?.signal, limits).then(
         (outcome) => {
+          if (this.#closed) return;
+          const now = this.#clock.now();
           // A cancelled call's answer still updates the throttle (the driver
           // keeps it as an orphan); the driver emits nothing more for it.
           try {
-            this.#driver.handle(transmit.id, outcome, this.#clock.now());
-          } catch (error) {
-            if (this.#calls.has(transmit.id)) throw error;
+            if (outcome.type === 'transport') this.#engine.fail(transmit.call, outcome.failure, now);
+            else this.#engine.respond(transmit.call, outcome.status, outcome.headers, outcome.body, now);
+          } catch (error) { // an outcome the core refused (e.g. a malformed header): the call fails
+            this.#cancel(transmit.call);
+            call?.push({ call: transmit.call, type: 'failed', error });
           }
           this.#pump();
         },
-        () => { this.#cancel(transmit.id); }, // aborted by the caller's signal
+        () => { this.#cancel(transmit.call); }, // aborted by the caller's signal
       );
     }
 
@@ -256,10 +333,8 @@ export function acdClientOver(Client) {
   };
 }
 
-/** `options` without the members that are not the driver's. */
-function withoutSignal(options, ...more) {
-  const copy = { ...options };
-  delete copy.signal;
-  for (const key of more) delete copy[key];
-  return copy;
+/** The error of a call on a closed client. */
+function closedError() {
+  return new AcdConfigError('this client is closed: make a new AcdClient to call the API again', 'CLOSED',
+    { category: 'config' });
 }

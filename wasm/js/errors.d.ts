@@ -1,57 +1,53 @@
-/** Machine-readable error codes. */
-export type AcdErrorCode =
-  | "INVALID_CONFIG"
-  | "INVALID_ARGUMENT"
-  | "ALREADY_ANSWERED"
-  | "API"
-  | "PROTOCOL"
-  | "TRANSPORT"
-  | "GAVE_UP"
-  | "INVALID_PARAMS"
-  | "UNKNOWN_OPERATION"
-  | "MISSING_PATH_PARAM"
-  | "BAD_PATH_PARAM"
-  | "NO_CREDENTIAL"
-  | "UNKNOWN_CREDENTIAL"
-  | "CREDENTIAL_NOT_ACCEPTED"
-  | "STABLE_EGRESS_UNAVAILABLE"
-  | "KEYSET_VALUE_MISSING"
-  | (string & {});
+// Types of the error classes (errors.js). A client error's class follows
+// from the core's `category` through one table (docs/sdk.md).
 
-/** Base class of every error acd-wasm throws. */
+/** The core's error categories. */
+export type ErrorCategory =
+  | 'config' | 'request' | 'authentication' | 'permission' | 'not_found' | 'rate_limit'
+  | 'server' | 'connection' | 'timeout' | 'interrupted' | 'protocol' | 'cancelled';
+
+/** Base class of every error the package throws. */
 export class AcdError extends Error {
-  constructor(message: string, code: AcdErrorCode, details?: Record<string, unknown>);
-  readonly code: AcdErrorCode;
+  constructor(message: string, code: string, details?: Record<string, unknown>);
+  /** Machine-readable: the core's error type in upper case (`API`, `INVALID_PARAMS`, ...). */
+  readonly code: string;
   /** For client errors: the core's category (the class follows from it). */
-  readonly category?:
-    | "config" | "request" | "authentication" | "permission" | "not_found" | "rate_limit"
-    | "server" | "connection" | "timeout" | "interrupted" | "protocol" | "cancelled";
-  /** For client errors: the core's JSON form (`{kind, ...}`). */
-  readonly data?: { kind: string; [member: string]: unknown };
+  readonly category?: ErrorCategory;
+  /** The HTTP status, when an answer caused the error. */
+  readonly status?: number;
   [extra: string]: unknown;
 }
-/** A gate configuration or credential table was refused. */
-export class AcdConfigError extends AcdError {}
-/** An argument had the wrong type or value. */
-export class AcdArgumentError extends AcdError {}
-/** An object was used after it was spent (e.g. answered twice). */
-export class AcdStateError extends AcdError {}
-/** The API answered with an error response (also after retries gave up). */
-export class AcdApiError extends AcdError {
-  readonly status: number;
-  readonly detail: string;
-  /** The body's other members (e.g. the 400 `errors` array, the 429 `limit`). */
-  readonly extra: Record<string, unknown>;
-}
-/** A response did not follow the protocol (a redirect, a malformed or over-large body). */
-export class AcdProtocolError extends AcdApiError {}
-/** A request could not be built; nothing was sent. */
+/** The client's setup is wrong (configuration, credentials, a closed client); nothing was sent. */ export class AcdConfigError extends AcdError {}
+/** This call's arguments are wrong; nothing was sent. */
 export class AcdRequestError extends AcdError {
   readonly problems?: Array<{ parameter: string; problem: string }>;
 }
-/** The transport failed and the call was not retried (further). */
-export class AcdTransportError extends AcdError {}
-/** Used by the wasm module. */
-export function createAcdError(
-  className: string, code: string, message: string, details?: Record<string, unknown>,
-): AcdError;
+/** A JavaScript argument had the wrong type or value. */ export class AcdArgumentError extends AcdError {}
+/** An object was used after it was spent. */ export class AcdStateError extends AcdError {}
+/** The API answered with an error. */
+export class AcdApiError extends AcdError {
+  readonly status: number;
+  readonly detail?: string;
+}
+/** 400 and other 4xx. */ export class BadRequestError extends AcdApiError {}
+/** 401. */ export class AuthenticationError extends AcdApiError {}
+/** 403. */ export class PermissionDeniedError extends AcdApiError {}
+/** 404. */ export class NotFoundError extends AcdApiError {}
+/** 429 (or a wait longer than accepted); `retryAt` is the server's retry time. */
+export class RateLimitError extends AcdApiError {
+  readonly retryAt?: number;
+}
+/** 5xx. */ export class ServerError extends AcdApiError {}
+/** A redirect, a malformed or over-large body. */ export class AcdProtocolError extends AcdApiError {}
+/** The transport failed and the call was not retried (further). */ export class AcdTransportError extends AcdError {}
+/** The connection could not be made; nothing was sent. */ export class ConnectionError extends AcdTransportError {}
+/** No answer in time. */ export class TimeoutError extends AcdTransportError {}
+/** The call was cancelled. */ export class AcdCancelledError extends AcdError {}
+/** The one table: category → class. */
+export const CATEGORY_CLASSES: Readonly<Record<ErrorCategory, typeof AcdError>>;
+/** The class of an error of `category` (with `status` when an answer caused it). */
+export function classOfCategory(category: string, status?: number): typeof AcdError;
+/** The error of the core's error JSON (`{type, category, message, status?, retry_at?}`). */
+export function errorFromCore(json: Record<string, unknown>): AcdError;
+/** Used by the wasm modules. */
+export function createAcdError(className: string, code: string, message: string): AcdError;

@@ -1,21 +1,17 @@
-// Error classes of acd-wasm. Every failure the package throws is an
-// AcdError: a real Error subclass whose `message` is the core's sentence,
-// whose `code` is machine-readable, and which may carry extra members
-// (`status`, `detail`, `problems`, and `data`: the core's JSON form of a
-// client error, as in the conformance vectors). Messages never contain secrets.
-// The wasm module imports this very file (../js/errors.js) and calls
-// createAcdError; applications import the classes from the package ("acd"
-// or "acd/errors") for instanceof checks.
+// Error classes of the acd package. Every failure it throws is an AcdError:
+// an Error subclass whose `message` is the core's sentence, whose `code` is
+// machine-readable, with the error object's other members (`status`,
+// `category`, `retryAt`, `detail`, ...). Messages never contain secrets. A
+// client error's class follows from the core's category through the one
+// table below (CATEGORY_CLASSES, docs/sdk.md).
 
-/** Base class of every error acd-wasm throws. */
+/** Base class of every error the package throws. */
 export class AcdError extends Error {
   constructor(message, code, details) {
     super(message);
     if (details && typeof details === 'object') {
       for (const [key, value] of Object.entries(details)) {
-        if (key !== 'message' && key !== 'code' && key !== 'name' && key !== 'stack') {
-          this[key] = value;
-        }
+        if (key !== 'message' && key !== 'code' && key !== 'name' && key !== 'stack') this[key] = value;
       }
     }
     this.name = new.target.name;
@@ -23,29 +19,57 @@ export class AcdError extends Error {
   }
 }
 
-/** A gate configuration or credential table was refused. */
-export class AcdConfigError extends AcdError {}
-/** An argument had the wrong type or value. */
-export class AcdArgumentError extends AcdError {}
-/** An object was used after it was spent (e.g. answered twice). */
-export class AcdStateError extends AcdError {}
-/** The API answered with an error response (`status`, `detail`, `body`). */
-export class AcdApiError extends AcdError {}
-/** A response did not follow the protocol (a redirect, a malformed or
- * over-large body): the API answered, but not as its contract says. */
-export class AcdProtocolError extends AcdApiError {}
-/** A request could not be built; nothing was sent (`problems` for parameters). */
-export class AcdRequestError extends AcdError {}
-/** The transport failed and the call was not retried (further). */
-export class AcdTransportError extends AcdError {}
+/** The client's setup is wrong (configuration, credentials, a closed client); nothing was sent. */ export class AcdConfigError extends AcdError {}
+/** This call's arguments are wrong; nothing was sent (`problems` for parameters). */ export class AcdRequestError extends AcdError {}
+/** A JavaScript argument had the wrong type or value. */ export class AcdArgumentError extends AcdError {}
+/** An object was used after it was spent (e.g. answered twice). */ export class AcdStateError extends AcdError {}
+/** The API answered with an error (`status`, `detail`). */ export class AcdApiError extends AcdError {}
+/** The API refused the request as malformed (400 and other 4xx). */ export class BadRequestError extends AcdApiError {}
+/** The API refused the credential (401). */ export class AuthenticationError extends AcdApiError {}
+/** The credential may not do this (403). */ export class PermissionDeniedError extends AcdApiError {}
+/** The resource does not exist (404). */ export class NotFoundError extends AcdApiError {}
+/** A rate limit refused the call (429); `retryAt` is the server's retry time (Unix ms), when given. */ export class RateLimitError extends AcdApiError {}
+/** The server failed (5xx). */ export class ServerError extends AcdApiError {}
+/** The server broke the API's contract (a redirect, a malformed or over-large body). */ export class AcdProtocolError extends AcdApiError {}
+/** The transport failed and the call was not retried (further). */ export class AcdTransportError extends AcdError {}
+/** The connection could not be made; the request was never sent. */ export class ConnectionError extends AcdTransportError {}
+/** No answer in time (a transport timeout, the call's `timeoutMs`, a run's deadline). */ export class TimeoutError extends AcdTransportError {}
+/** The call was cancelled. */ export class AcdCancelledError extends AcdError {}
 
-const classes = {
-  AcdConfigError, AcdArgumentError, AcdStateError, AcdApiError, AcdProtocolError, AcdRequestError,
-  AcdTransportError,
-};
+/**
+ * The one table: the class of a client error of each core category. A
+ * `request` error that carries an HTTP status is the API's refusal
+ * (BadRequestError); without one it was refused before sending.
+ */
+export const CATEGORY_CLASSES = Object.freeze({
+  config: AcdConfigError, request: AcdRequestError,
+  authentication: AuthenticationError, permission: PermissionDeniedError,
+  not_found: NotFoundError, rate_limit: RateLimitError, server: ServerError,
+  connection: ConnectionError, timeout: TimeoutError, interrupted: AcdTransportError,
+  protocol: AcdProtocolError, cancelled: AcdCancelledError,
+});
 
-/** Used by the wasm module: builds the error of class `className`. */
-export function createAcdError(className, code, message, details) {
-  const Class = Object.hasOwn(classes, className) ? classes[className] : AcdError;
-  return new Class(message, code, details);
+/** The class of an error of `category` (with `status` when an HTTP answer caused it). */
+export function classOfCategory(category, status) {
+  if (category === 'request' && typeof status === 'number') return BadRequestError;
+  return Object.hasOwn(CATEGORY_CLASSES, category) ? CATEGORY_CLASSES[category] : AcdError;
 }
+
+/**
+ * The error of the core's error JSON (`{type, category, message, status?,
+ * retry_at?, ...}`, docs/driver-protocol.md): its class from the table,
+ * `code` the type in upper case, `retryAt` from `retry_at`.
+ */
+export function errorFromCore(json) {
+  const { type, category, message, status, retry_at: retryAt, ...rest } = json ?? {};
+  const details = { ...rest, category };
+  if (status !== undefined && status !== null) details.status = status;
+  if (retryAt !== undefined && retryAt !== null) details.retryAt = retryAt;
+  const Class = classOfCategory(category, details.status);
+  return new Class(String(message ?? 'unknown error'), String(type ?? 'client').toUpperCase(), details);
+}
+
+const named = { AcdConfigError, AcdArgumentError, AcdStateError };
+
+/** Used by the wasm modules (gate, simulation, test server): an error of class `className`. */
+export const createAcdError = (className, code, message) => new (named[className] ?? AcdError)(message, code);

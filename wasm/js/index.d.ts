@@ -1,9 +1,7 @@
-// Types of the acd entries (index.js for browsers, node.js for Node): the
-// wasm-bindgen declarations, the error classes, the easy path, the fetch
-// transport and the entropy source.
-export * from '../pkg/acd_wasm.js';
-export { default } from '../pkg/acd_wasm.js';
+// Types of the "acd" entry (index.js for browsers, node.js for Node) and its
+// alias "acd/client": the SDK's client, the error classes, the fetch
+// transport.
+export { default, version } from '../pkg/acd_client.js';
 export * from './errors.js';
 export * from './easy.js';
 export * from './transport.js';
-export * from './entropy.js';

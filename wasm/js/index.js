@@ -1,22 +1,15 @@
-// Entry for browsers and bundlers. Call the default export (init) once and
-// await it before anything else (Node's entry does it on import):
-//   import init, { AcdClient } from 'acd';
-//   await init();
-// This module carries every feature (client, low-level blocks, gate,
-// simulation); a page that only calls the API loads the smaller "acd/client".
-import { Client as ModuleClient, ClientRequest } from '../pkg/acd_wasm.js';
-import { clientOver } from './driver.js';
+// Entry "acd" (alias "acd/client") for browsers and bundlers: the SDK's
+// client over the client-only module pkg/acd_client_bg.wasm. Await the
+// default export (init) once first (node.js does it on import). The gate
+// and the simulation are in "acd/gate", the test helpers in "acd/testing".
+import { Driver } from '../pkg/acd_client.js';
 import { acdClientOver } from './easy.js';
+import { driverEngine } from './engine.js';
 
-export * from '../pkg/acd_wasm.js';
-export { default } from '../pkg/acd_wasm.js';
+export { default, version } from '../pkg/acd_client.js';
 export * from './errors.js';
 export { systemClock } from './easy.js';
 export { fetchTransport, classifyFetchError, systemTimers } from './transport.js';
-export { randomEntropy, setEntropySource } from './entropy.js';
 
-/** The driver (the module's, with shortcuts for the common shapes). */
-export const Client = clientOver(ModuleClient, ClientRequest);
-
-/** The easy path over this module's driver. */
-export const AcdClient = acdClientOver(Client);
+/** The SDK's client. */
+export const AcdClient = acdClientOver((config) => driverEngine(Driver, config));

@@ -1,10 +1,9 @@
 // Testing helpers (import from "acd/testing"): a virtual clock that is also
-// a timer source, and a transport backed by an in-process Gate, so an
-// AcdClient runs against the real gate rules in virtual time: no sockets,
-// no sleeping, the same result on every run. And SandboxClock: the manual
-// clock of a real acd-sandbox as the client's clock and timers, so a client
-// test against the sandbox waits in the sandbox's time, not in real time.
-import { Admitted } from '../pkg/acd_wasm.js';
+// a timer source, and the core's test server (TestServer) as a transport,
+// so an AcdClient runs against the real gate rules and a dataset in virtual
+// time: no sockets, no sleeping, the same result on every run.
+import { TestServer as Core } from '../pkg/acd_wasm.js';
+import { snakeKeys } from './json.js';
 
 /**
  * A clock and timers in virtual time. Pass it as both `clock` and `timers`
@@ -23,7 +22,6 @@ export class VirtualClock {
 
   /** The virtual now, in Unix milliseconds. */
   now() { return this.#now; }
-
   /** Calls `callback` once the virtual time has moved `ms` further. */
   setTimeout(callback, ms) {
     const handle = this.#nextHandle;
@@ -34,10 +32,8 @@ export class VirtualClock {
 
   /** Cancels a timer from `setTimeout`. */
   clearTimeout(handle) { this.#timers.delete(handle); }
-
   /** How many timers are set. */
   get pendingTimers() { return this.#timers.size; }
-
   /** The instant of the earliest timer, or undefined. */
   nextTimerAt() {
     let earliest;
@@ -87,173 +83,71 @@ export class VirtualClock {
   }
 }
 
-/** Default resource answer of `gateTransport`: every table and connection is empty. */
-function emptyResources(admitted) {
-  return admitted.respondFound('[]');
-}
+const encoder = new TextEncoder();
 
 /**
- * A transport that hands each request to `gate` (an in-process Gate) at
- * `clock.now()`. `answer(admitted)` answers admitted requests (e.g. with
- * `admitted.respondFound(JSON.stringify(rows))`); `latencyMs` (default 0)
- * is waited on `clock` before the response arrives. `requests` records
- * every request seen, `statuses` every status answered.
+ * The core's test server (acd_core::testing): a dataset served through a
+ * real gate in virtual time, with latency and faults. Options as in Python
+ * and Kotlin (camelCase or snake_case): `tables` (id → records),
+ * `connections` (id → entity → records), `runs` (id → `{queuedMs,
+ * finishesAfterMs, finalState}`), `newRuns`, `limits` (name → `{requests,
+ * windowMs}`), `gate`, `credentials`, `clientIp`, `startMs`, `latencyMs`,
+ * `timeoutMs`, `dateHeader`, `faults`, `seed`, `logLimit`.
  */
-export function gateTransport(gate, options = {}) {
-  const clock = options.clock ?? { now: () => Date.now() };
-  const answer = options.answer ?? emptyResources;
-  const latencyMs = options.latencyMs ?? 0;
-  const transport = {
-    requests: [],
-    statuses: [],
-    async send(request, signal) {
-      signal?.throwIfAborted();
-      // A copy: the driver releases its request once the outcome is handled.
-      // `headers` (the credential among them) is not enumerable, so neither
-      // JSON.stringify nor console.log of `requests` shows the secret.
-      const wire = { method: request.method, url: request.url, body: request.body };
-      Object.defineProperty(wire, 'headers', { value: request.headers, enumerable: false });
-      transport.requests.push(wire);
-      const url = new URL(wire.url);
-      const decision = gate.decide({
-        method: wire.method,
-        target: url.pathname + url.search,
-        headers: wire.headers,
-        body: wire.body,
-      }, clock.now());
-      const response = decision instanceof Admitted ? answer(decision) : decision;
-      const outcome = { status: response.status, headers: response.headers, body: response.body };
-      response.free();
-      transport.statuses.push(outcome.status);
-      if (latencyMs > 0 && clock.setTimeout) {
-        await new Promise((resolve) => { clock.setTimeout(resolve, latencyMs); });
-      }
-      signal?.throwIfAborted();
-      return outcome;
-    },
-  };
-  return transport;
-}
+export class TestServer {
+  #core;
 
-/**
- * The manual clock of an acd-sandbox started with `--clock manual`, read
- * (`GET /_sandbox/clock`) and moved (`POST /_sandbox/clock`) over HTTP. Pass
- * it as AcdClient's `clock` and `timers`, with a transport on real timers
- * (e.g. `fetchTransport()`): each wait the client asks for moves the
- * sandbox's clock to its end, after one real tick, instead of passing real
- * time. Make one with `await SandboxClock.connect(baseUrl)`.
- */
-export class SandboxClock {
-  #baseUrl;
-  #headers;
-  #now;
-  #timers = new Map();
-  #nextHandle = 1;
-  #pumping = false;
-  /** Every wait the sandbox's clock was moved for, in milliseconds, in order. */
-  sleeps = [];
-  /** The last failure to move the sandbox's clock (the timer fired anyway), or null. */
-  lastError = null;
-
-  /** Use `SandboxClock.connect`. */
-  constructor(baseUrl, nowMs, options = {}) {
-    this.#baseUrl = String(baseUrl).replace(/\/+$/, '');
-    this.#headers = { 'Content-Type': 'application/json' };
-    if (options.adminToken !== undefined) this.#headers.Authorization = `Bearer ${options.adminToken}`;
-    this.#now = nowMs;
+  constructor(options = {}) {
+    const { runs, ...rest } = options;
+    const config = snakeKeys(rest);
+    if (runs) config.runs = Object.fromEntries(Object.entries(runs).map(([id, script]) => [id, snakeKeys(script)]));
+    this.#core = new Core(encoder.encode(JSON.stringify(config)));
   }
+
+  /** One exchange at `nowMs`: `{status, headers, body, deliver_at}` (body as text) or `{failure, deliver_at}`. */
+  exchange({ method = 'GET', url, headers = [], body }, nowMs) {
+    let block = '';
+    for (const [name, value] of headers) block += `${name}: ${value}\n`;
+    const bytes = typeof body === 'string' ? encoder.encode(body) : body;
+    return JSON.parse(this.#core.exchange(method, url, block, bytes, nowMs));
+  }
+
+  /** The requests received: `{at, method, path, query, status, failure, injected}`. */
+  log() { return JSON.parse(this.#core.log()); }
+  /** The status of every response given, in order. */
+  get statuses() { return [...this.#core.statuses()]; }
 
   /**
-   * The clock of the sandbox at `baseUrl` (e.g. "http://127.0.0.1:8080");
-   * `options.adminToken` is its `--admin-token`, for a sandbox that is not
-   * on loopback. Rejects when the sandbox cannot be reached or runs on the
-   * system clock.
+   * A transport for AcdClient: each request goes to this server at `clock.now()`, its answer arrives
+   * when the server says (waited on `clock`); `requests` lists them (headers not enumerable).
    */
-  static async connect(baseUrl, options = {}) {
-    const clock = new SandboxClock(baseUrl, 0, options);
-    await clock.sync();
-    return clock;
-  }
-
-  /** The sandbox's clock's URL. */
-  get url() { return `${this.#baseUrl}/_sandbox/clock`; }
-
-  async #call(body) {
-    const response = await fetch(this.url, body === undefined
-      ? { headers: this.#headers }
-      : { method: 'POST', headers: this.#headers, body: JSON.stringify(body) });
-    const text = await response.text();
-    if (!response.ok) {
-      const hint = response.status === 404 || response.status === 409 ? ' (start the sandbox with --clock manual)' : '';
-      throw new Error(`the sandbox at ${this.#baseUrl} refused its clock: ${response.status} ${text}${hint}`);
-    }
-    const answer = JSON.parse(text);
-    if (answer.clock !== 'manual') {
-      throw new Error(`the sandbox at ${this.#baseUrl} runs on the system clock; start it with --clock manual`);
-    }
-    this.#now = answer.now_ms;
-    return this.#now;
-  }
-
-  /** Reads the sandbox's clock again (after something else moved it). */
-  sync() { return this.#call(undefined); }
-
-  /** Moves the sandbox's clock `ms` forward; resolves with the new instant. */
-  advance(ms) {
-    if (!(ms >= 0)) return Promise.reject(new RangeError(`the sandbox clock is moved forward only here; got ${ms} ms`));
-    return this.#call({ advance_ms: Math.ceil(ms) });
-  }
-
-  /** Sets the sandbox's clock to `nowMs`; resolves with it. */
-  set(nowMs) { return this.#call({ now_ms: nowMs }); }
-
-  /** The sandbox's now, in Unix milliseconds, as last read or moved. */
-  now() { return this.#now; }
-
-  /** Calls `callback` once the sandbox's clock has been moved `ms` further. */
-  setTimeout(callback, ms) {
-    const handle = this.#nextHandle;
-    this.#nextHandle += 1;
-    this.#timers.set(handle, { at: this.#now + Math.max(0, ms), callback });
-    this.#pump();
-    return handle;
-  }
-
-  /** Cancels a timer from `setTimeout` (before the clock moves for it). */
-  clearTimeout(handle) { this.#timers.delete(handle); }
-
-  /** How many timers are set. */
-  get pendingTimers() { return this.#timers.size; }
-
-  /** After one real tick, moves the sandbox to each timer in turn and fires it. */
-  #pump() {
-    if (this.#pumping) return;
-    this.#pumping = true;
-    globalThis.setTimeout(async () => {
-      try {
-        for (;;) {
-          let due;
-          for (const [handle, timer] of this.#timers) {
-            if (due === undefined || timer.at < due[1].at) due = [handle, timer];
-          }
-          if (due === undefined) break;
-          const wait = due[1].at - this.#now;
-          if (wait > 0) {
-            try {
-              await this.advance(wait);
-              this.sleeps.push(wait);
-            } catch (error) {
-              this.lastError = error;
-            }
-          }
-          if (this.#timers.get(due[0]) === due[1]) {
-            this.#timers.delete(due[0]);
-            due[1].callback();
-          }
+  transport(clock = { now: () => Date.now() }) {
+    const [requests, server] = [[], this];
+    return {
+      requests,
+      get statuses() { return server.statuses; },
+      async send(request, signal) {
+        signal?.throwIfAborted();
+        const wire = { method: request.method, url: request.url, body: request.body };
+        Object.defineProperty(wire, 'headers', { value: request.headers, enumerable: false });
+        requests.push(wire);
+        const now = clock.now();
+        const answer = server.exchange(request, now);
+        if (answer.deliver_at > now && clock.setTimeout) {
+          await new Promise((resolve) => { clock.setTimeout(resolve, answer.deliver_at - now); });
         }
-      } finally {
-        this.#pumping = false;
-      }
-    }, 0);
+        signal?.throwIfAborted();
+        if (answer.failure) return { type: 'transport', failure: answer.failure };
+        return { status: answer.status, headers: answer.headers, body: encoder.encode(answer.body) };
+      },
+    };
   }
+
+  /** Releases the server. */
+  free() { this.#core.free(); }
+}
+
+/** `new TestServer(options).transport(options.clock)`: `{clock, tables, limits, ...}`. */
+export function gateTransport({ clock, ...options } = {}) {
+  return new TestServer(options).transport(clock);
 }

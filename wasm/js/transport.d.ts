@@ -1,35 +1,27 @@
 // Types of the fetch transport (transport.js).
-import type { Outcome } from '../pkg/acd_wasm.js';
 
-/** A request as the driver hands it out: what to put on the wire. */
+/** A request to put on the wire: method, absolute URL, headers in order (the credential's included), body. */
 export interface WireRequest {
-  /** The method, e.g. `GET`. */
-  readonly method: string;
-  /** The absolute URL. */
-  readonly url: string;
-  /** Headers in order, the credential header included. */
-  readonly headers: Array<[string, string]>;
-  /** The body, if any. */
-  readonly body?: Uint8Array;
+  readonly method: string; readonly url: string; readonly headers: Array<[string, string]>; readonly body?: Uint8Array | undefined;
 }
 
 /** How a transport failed, by what it tells about delivery. */
 export type TransportFailureKind = 'connect' | 'timeout' | 'interrupted';
 
+/** How an exchange ended: the response, or how the transport failed. */
+export type Outcome =
+  | { readonly type?: 'response'; readonly status: number; readonly headers?: Array<[string, string]>; readonly body?: Uint8Array }
+  | { readonly type: 'transport'; readonly failure: TransportFailureKind };
+
 /** What the client asks of every transport besides the request. */
 export interface TransportLimits {
-  /**
-   * The largest body to read, in bytes (the client's `maxBodyBytes`): stop
-   * reading once a body passes it; read none of one whose Content-Length is above it.
-   */
+  /** The largest body to read, in bytes: stop once a body passes it (none when its Content-Length is above). */
   readonly maxBodyBytes?: number;
+  /** What is left of the call's `timeoutMs`: abandon the exchange after it (a `timeout` failure). */
+  readonly timeoutMs?: number;
 }
 
-/**
- * Sends one request; rejects only when `signal` aborts (with its reason).
- * The request reads until the returned promise settles (the driver then
- * releases it): copy what a transport keeps. Follows no redirect.
- */
+/** Sends one request; rejects only when `signal` aborts (with its reason). Follows no redirect. */
 export interface Transport {
   send(request: WireRequest, signal?: AbortSignal, limits?: TransportLimits): Promise<Outcome>;
 }
@@ -43,16 +35,13 @@ export interface Timers {
 /** The host's `setTimeout`/`clearTimeout`. */
 export declare const systemTimers: Timers;
 
-/** Options of `fetchTransport`. */
+/**
+ * Options of `fetchTransport`: the `fetch` to use (default: the global
+ * one), `timeoutMs` for the whole exchange, body included (default 30000),
+ * `maxBodyBytes` when `send` is given none, and `timers` (default: the host's).
+ */
 export interface FetchTransportOptions {
-  /** The fetch to use (default: the global one). */
-  fetch?: (url: string, init: RequestInit) => Promise<Response>;
-  /** Time for the whole exchange, body included (default 30000 ms, at most 2^31 - 1). */
-  timeoutMs?: number;
-  /** The body bound when `send` is given none (AcdClient always gives its driver's). */
-  maxBodyBytes?: number;
-  /** Timers for the timeout (default: the host's). */
-  timers?: Timers;
+  fetch?: (url: string, init: RequestInit) => Promise<Response>; timeoutMs?: number; maxBodyBytes?: number; timers?: Timers;
 }
 
 /** A transport over `fetch`. */

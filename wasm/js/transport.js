@@ -1,19 +1,13 @@
-// The fetch transport of the easy path: sends one wire request with `fetch`
-// and says how it ended, in the shape the Client driver's `handle` takes.
-// Transport failures are classified by what they tell about delivery:
-//   connect     the request was never sent (refused, no route, DNS): safe to retry;
-//   timeout     no answer in time: it may have been delivered;
-//   interrupted the connection failed after sending: it may have been delivered;
-// and an abort by the caller's AbortSignal rejects with the signal's reason
-// (the call is cancelled, nothing is retried). Timers are injectable.
-//
-// No redirect is followed (`redirect: 'manual'`): Node hands the 3xx itself
-// to the core, which fails the call naming the status and `Location`; a
-// browser gives an opaque redirect, handed over as status 0 (the core says
-// why). So a credential never reaches another address. The timeout covers
-// the whole exchange, body included, and a body is read as a stream that
-// stops as soon as it passes the client's `maxBodyBytes` (the core's bound;
-// none of a body whose Content-Length is above it is read).
+// The fetch transport: sends one request with `fetch` and says how it
+// ended, by what a failure tells about delivery: `connect` (never sent:
+// refused, no route, DNS; safe to retry), `timeout` (no answer in time) or
+// `interrupted` (failed after sending); an abort by the caller's signal
+// rejects with its reason. No redirect is followed (`redirect: 'manual'`):
+// the core fails the call naming the status and `Location` (a browser's
+// opaque redirect arrives as status 0), so a credential never reaches
+// another address. The timeout covers the body too, and a body stops being
+// read as soon as it passes `maxBodyBytes` (none of it when its
+// Content-Length is above).
 
 /** Error codes (Node's undici `cause.code`) meaning the request never left. */
 const NEVER_SENT = new Set([
@@ -99,7 +93,8 @@ async function readBody(response, limit) {
  * A transport over `fetch`: `send(request, signal, limits)` resolves to
  * `{status, headers, body}` or `{type: "transport", failure}`, and rejects
  * only when `signal` aborts (with the signal's reason). `limits.maxBodyBytes`
- * (AcdClient passes its driver's) bounds the body read.
+ * bounds the body read; `limits.timeoutMs` (what is left of the call's
+ * `timeoutMs`) shortens the timeout.
  * Options: `fetch` (default: the global one), `timeoutMs` (default 30000,
  * covering the whole exchange including the body; at most 2^31 - 1),
  * `maxBodyBytes` (used when `send` is given none), `timers`.
@@ -112,10 +107,11 @@ export function fetchTransport(options = {}) {
     async send(request, signal, limits) {
       signal?.throwIfAborted();
       const maxBodyBytes = limits?.maxBodyBytes ?? options.maxBodyBytes;
+      const waitMs = Math.min(timeoutMs, limits?.timeoutMs ?? timeoutMs);
       const controller = new AbortController();
       const onAbort = () => controller.abort(signal.reason);
       signal?.addEventListener('abort', onAbort, { once: true });
-      const timer = timers.setTimeout(() => controller.abort(new TransportTimeout()), timeoutMs);
+      const timer = timers.setTimeout(() => controller.abort(new TransportTimeout()), waitMs);
       try {
         const init = {
           method: request.method, headers: request.headers, signal: controller.signal, redirect: 'manual',

@@ -2,7 +2,7 @@
 //! JavaScript: a dataset served through a real gate in virtual time. Built
 //! from its JSON configuration; each exchange crosses once, as text.
 
-use crate::error::{codes, ErrorClass, Failure};
+use crate::error::{config_failure, Failure};
 use crate::js;
 use acd_core::testing::{TestServer, TestServerError};
 use acd_core::UnixMillis;
@@ -18,23 +18,20 @@ pub struct JsTestServer {
 fn failure(error: TestServerError) -> Failure {
     match error {
         TestServerError::Request { .. } => Failure::argument(error.to_string()),
-        _ => Failure::new(ErrorClass::Config, codes::INVALID_CONFIG, error.to_string()),
+        _ => config_failure(error.to_string()),
     }
 }
 
 #[wasm_bindgen(js_class = TestServer)]
 impl JsTestServer {
-    /// A server from its JSON configuration (a string or UTF-8 bytes:
+    /// A server from its JSON configuration (UTF-8 bytes:
     /// `tables`, `connections`, `runs`, `new_runs`, `limits`, `gate`,
     /// `credentials`, `client_ip`, `start_ms`, `latency_ms`, `timeout_ms`,
     /// `date_header`, `faults`, `seed`, `log_limit`; every member optional,
     /// unknown ones refused). Throws `AcdConfigError` when it is refused.
     #[wasm_bindgen(constructor)]
-    pub fn new(
-        #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] json: JsValue,
-    ) -> Result<JsTestServer, JsValue> {
-        let bytes = js::bytes_from_js(&json, "the test server configuration")?;
-        let inner = TestServer::from_json(&bytes).map_err(failure)?;
+    pub fn new(json: &[u8]) -> Result<JsTestServer, JsValue> {
+        let inner = TestServer::from_json(json).map_err(failure)?;
         Ok(Self { inner })
     }
 

@@ -1,74 +1,45 @@
-// The "acd/client" entry: the client role alone in its own, size-first
-// module (pkg/acd_client_bg.wasm). Its AcdClient drives that module's
-// driver; here it runs against the real gate rules (a Gate of the full
-// module behind gateTransport) in virtual time, and it must behave exactly
-// as the "acd" entry's: the same rows, requests, statuses and waits, worked
-// out by hand from the spec (5 table reads per 60 s per user).
+// The package's entries: "acd" (and its alias "acd/client") carries the
+// SDK's client over the client-only module, which stays within 300 KiB;
+// the gate and the simulation come only from "acd/gate" (and "acd/testing"),
+// which load the full module. Both share one set of error classes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as small from 'acd/client';
-import * as full from 'acd';
-import { VirtualClock, gateTransport } from 'acd/testing';
+import { readFileSync, statSync } from 'node:fs';
+import * as main from 'acd';
+import * as alias from 'acd/client';
+import * as gate from 'acd/gate';
+import * as testing from 'acd/testing';
 
-const T0 = 1_700_000_000_000;
-const rows = Array.from({ length: 9 }, (_, i) => ({ id: i + 1 }));
+const pkg = (name) => new URL(`../pkg/${name}`, import.meta.url);
 
-function tables(admitted) {
-  const { offset = 0, limit = 100 } = admitted.params;
-  return admitted.respondFound(JSON.stringify(rows.slice(offset, offset + limit)));
-}
-
-async function readAll(entry) {
-  const clock = new VirtualClock(T0);
-  const transport = gateTransport(full.Gate.demo(), { clock, answer: tables });
-  const waits = [];
-  const api = new entry.AcdClient({
-    baseUrl: 'http://127.0.0.1:8080', apiKey: 'acd_live_demo_ada', user: 'ada', clock, timers: clock,
-    transport, entropy: new Uint8Array(32), onEvent: (event) => waits.push(event.type),
-  });
-  const got = [];
-  await clock.run((async () => { for await (const row of api.tables.iter('orders', { pageSize: 1 })) got.push(row); })());
-  api.close();
-  return { got, statuses: transport.statuses, waits, elapsed: clock.now() - T0 };
-}
-
-test('acd/client reads a table through the easy path exactly as acd does', async () => {
-  const viaSmall = await readAll(small);
-  assert.deepEqual(viaSmall.got, rows);
-  // 9 rows in pages of 1, then an empty page: 10 reads, all 200; reads 6
-  // and up wait for the next window instead of drawing a 429.
-  assert.deepEqual(viaSmall.statuses, Array(10).fill(200));
-  assert.deepEqual(viaSmall.waits, ['waiting']);
-  assert.deepEqual(viaSmall, await readAll(full));
-});
-
-test('acd/client carries the client role only', () => {
-  for (const name of ['AcdClient', 'Client', 'ClientRequest', 'AcdError', 'AcdApiError', 'fetchTransport',
-    'classifyFetchError', 'systemClock', 'systemTimers', 'randomEntropy', 'version', 'nowMs']) {
-    assert.notEqual(small[name], undefined, name);
+test('the default entry carries the client, not the gate or the simulation', () => {
+  for (const name of ['AcdClient', 'AcdError', 'NotFoundError', 'RateLimitError', 'fetchTransport',
+    'classifyFetchError', 'systemClock', 'systemTimers', 'version']) {
+    assert.notEqual(main[name], undefined, name);
   }
-  for (const name of ['Gate', 'Admitted', 'simulate', 'Throttle', 'RetryPlanner', 'interpretResponse']) {
-    assert.equal(small[name], undefined, name);
-    assert.notEqual(full[name], undefined, name);
+  for (const name of ['Gate', 'Admitted', 'GateResponse', 'simulate', 'Driver']) {
+    assert.equal(main[name], undefined, name);
+    assert.notEqual(gate[name], undefined, name);
   }
-  // One set of error classes: both modules throw the same AcdError.
-  assert.equal(small.AcdError, full.AcdError);
-  assert.equal(small.version(), full.version());
+  // The low-level blocks left the public surface: the driver protocol is the one way in.
+  for (const name of ['Client', 'ClientRequest', 'Throttle', 'RetryPlanner', 'interpretResponse', 'GateCore', 'simulateJson']) {
+    assert.equal(main[name], undefined, name);
+    assert.equal(gate[name], undefined, name);
+  }
+  assert.equal(alias.AcdClient, main.AcdClient);
+  assert.equal(typeof testing.VirtualClock, 'function');
+  assert.equal(main.AcdError, gate.AcdError, 'one set of error classes');
+  assert.equal(main.version(), gate.version());
 });
 
-test('the client module checks its arguments like the full one', () => {
-  const client = new small.Client({}, new Uint8Array(32));
-  assert.throws(() => client.pollTransmits(-1), (error) =>
-    error instanceof full.AcdArgumentError && error.code === 'INVALID_ARGUMENT'
-    && /nowMs must be a whole number of Unix milliseconds/.test(error.message));
-  client.free();
-});
-
-test('acd/client builds the standard operations and getRun only; acd takes a caller-built catalogue', () => {
-  const catalogue = full.standardCatalogue();
-  assert.throws(() => new small.Client({ catalogue }, new Uint8Array(32)), (error) =>
-    error instanceof full.AcdConfigError && error.code === 'INVALID_CONFIG'
-    && /unknown field `catalogue`/.test(error.message));
-  const client = new full.Client({ catalogue }, new Uint8Array(32));
-  client.free();
+test('the default entry loads the client-only module; the full one only behind acd/gate and acd/testing', () => {
+  const read = (name) => readFileSync(new URL(`../js/${name}`, import.meta.url), 'utf8');
+  assert.match(read('node.js'), /pkg\/acd_client_bg\.wasm/);
+  assert.match(read('index.js'), /pkg\/acd_client\.js/);
+  for (const name of ['node.js', 'index.js', 'easy.js', 'engine.js', 'errors.js', 'transport.js', 'json.js']) {
+    assert.doesNotMatch(read(name), /acd_wasm/, name);
+  }
+  assert.match(read('gate-node.js'), /pkg\/acd_wasm_bg\.wasm/);
+  // The size goal (300 KiB) is measured and printed by scripts/test-wasm.
+  assert.ok(statSync(pkg('acd_client_bg.wasm')).size < statSync(pkg('acd_wasm_bg.wasm')).size / 3);
 });

@@ -1,141 +1,104 @@
 // A typed example of the acd package, checked by `tsc --noEmit --strict`
 // against the shipped .d.ts (scripts/test-wasm), never run. It imports the
 // package by name, so the check also covers package.json `exports`/`types`,
-// and it touches every exported name: the easy path, the driver, the gate,
-// the low-level parts, the errors and the testing helpers.
+// and it touches every exported name of the SDK: the client, its typed
+// documents, the errors, the gate and the testing helpers.
 import init, {
-  AcdApiError, AcdArgumentError, AcdClient, AcdConfigError, AcdError, AcdProtocolError,
-  AcdRequestError, AcdStateError, AcdTransportError, Admitted, Client, ClientRequest, Gate,
-  GateResponse, RetryPlanner, Throttle, agentRunOperation, classifyFetchError, clientErrorFromJSON, fetchTransport,
-  nowMs, parseDeprecation, parseRateLimitHeaders, randomEntropy, standardCatalogue, systemClock,
-  systemTimers, version,
+  AcdApiError, AcdArgumentError, AcdCancelledError, AcdClient, AcdConfigError, AcdError, AcdProtocolError,
+  AcdRequestError, AcdStateError, AcdTransportError, AuthenticationError, BadRequestError, ConnectionError,
+  NotFoundError, PermissionDeniedError, RateLimitError, ServerError, TimeoutError, classOfCategory,
+  classifyFetchError, errorFromCore, fetchTransport, systemClock, systemTimers, version,
 } from 'acd';
 import type {
-  AcdEvent, AcdErrorCode, ClientConfig, GateConfig, GateRequestInit, LimitState, Outcome, Page,
-  Transmit, Transport, WaitingEvent,
+  ApiIndex, ErrorCategory, LimitState, Page, Run, Transport, VisibleEvent, WaitingEvent,
 } from 'acd';
 import { AcdError as SameAcdError } from 'acd/errors';
-import initClientModule, {
-  AcdClient as BrowserClient, Client as BrowserDriver, fetchTransport as browserFetch,
-} from 'acd/client';
-import { SandboxClock, VirtualClock, gateTransport } from 'acd/testing';
+import { AcdClient as AliasClient } from 'acd/client';
+import initGate, { Admitted, Driver, Gate, GateResponse, simulate } from 'acd/gate';
+import type { GateConfig, GateRequestInit } from 'acd/gate';
+import { TestServer, VirtualClock, gateTransport } from 'acd/testing';
 
 interface Order { id: number; sku: string }
 
-/** The browser's client module ("acd/client"): the same easy path, smaller. */
-export async function browserOnly(): Promise<number> {
-  await initClientModule();
-  const api = new BrowserClient({ baseUrl: 'https://api.example.com', apiKey: 'k', transport: browserFetch() });
-  let rows = 0;
-  for await (const order of api.tables.iter<Order>('orders')) rows += order.id;
-  const driver: BrowserDriver = new BrowserDriver({ baseUrl: 'https://api.example.com' });
-  return rows + driver.pollTransmits(Date.now()).length;
-}
-
-/** The easy path: index, a table, a connection, a run. */
-export async function easy(signal: AbortSignal): Promise<number> {
+/** Every row of the SDK's table (docs/sdk.md). */
+export async function sdk(signal: AbortSignal): Promise<number> {
   await init(); // browsers: fetches the .wasm next to the module; Node: already done
+  const lines: string[] = [];
   const api = new AcdClient({
-    baseUrl: 'https://api.example.com', apiKey: 'acd_live_demo_ada', user: 'ada',
-    onEvent: (event) => { if (event.type === 'waiting') void event.limit?.windowSeconds; },
+    baseUrl: 'https://api.example.com', apiKey: 'acd_live_demo_ada',
+    onEvent: (event: VisibleEvent) => { if (event.type === 'waiting') void event.limit?.windowSeconds; },
+    logger: (line) => { lines.push(line); },
   });
-  const index = await api.index({ signal });
-  let total = index.version.length;
-  for await (const order of api.tables.iter<Order>('orders', { pageSize: 100, signal })) {
+  const index: ApiIndex = await api.index({ signal, timeoutMs: 5_000 });
+  let total = index.version.length + index.rate_limits.requests + index.authentication.methods.length;
+  const page: Order[] = await api.tables.read<Order>('orders', { pageSize: 100, headers: { Prefer: 'code=200' } });
+  total += page.length;
+  for await (const order of api.tables.iter<Order>('orders', { pageSize: 100, signal, maxAttempts: 3 })) {
     total += order.id;
   }
-  for await (const page of api.tables.pages<Order>('orders', { orderBy: 'id', uniqueOrder: true })) {
-    const typed: Page<Order> = page;
+  for await (const p of api.tables.pages<Order>('orders', { orderBy: 'id', uniqueOrder: true })) {
+    const typed: Page<Order> = p;
     total += typed.records.length + (typed.last ? 1 : 0);
   }
-  for await (const contact of api.connections.iter<{ email: string }>('crm', 'contacts', { filter: '{}' })) {
-    total += contact.email.length;
-  }
-  const run = await api.runs.wait<{ status: string }>('run-1', {
-    intervalMs: 1_000, onStatus: (status) => { total += status.length; },
+  const contacts = await api.connections.read<{ email: string }>('crm', 'contacts', { filter: '{}' });
+  total += contacts.length;
+  for await (const contact of api.connections.iter<{ email: string }>('crm', 'contacts')) total += contact.email.length;
+  for await (const p of api.connections.pages('crm', 'contacts', { pageSize: 50 })) total += p.page;
+  const created: Run = await api.runs.create('agent-1', { input: { question: 'why?' } });
+  const got: Run = await api.runs.get(created.id);
+  const run: Run = await api.runs.wait(got.id, {
+    intervalMs: 1_000, timeoutMs: 600_000, onStatus: (status) => { total += status.length; },
   });
-  total += run.status.length;
+  total += run.status.length + (run.created_at_ms ?? 0);
+  const raw = await api.request<{ data: Order[] }>('listTableRecords', { path: { id: 'orders' }, query: { limit: 5 } });
+  total += raw.data.length;
   const limits: LimitState[] = api.limits();
-  total += limits.length;
+  total += limits.length + (limits[0]?.windowSeconds ?? 0) + (api.idle ? 1 : 0);
   api.close();
-  return total;
+  return total + lines.length + new AliasClient().limits().length;
 }
 
-/** The driver loop by hand, over any transport (~15 lines). */
-export async function drive(transport: Transport): Promise<AcdEvent[]> {
-  const config: ClientConfig = { baseUrl: 'https://api.example.com', credentials: [
-    { id: 'main', kind: 'apiKey', secret: 'acd_live_demo_ada', user: 'ada' }] };
-  const client = new Client(config, randomEntropy());
-  const id: number = client.start({ operation: 'listTableRecords', path: { id: 'orders' } });
-  const seen: AcdEvent[] = [];
-  for (;;) {
-    const transmits: Transmit[] = client.pollTransmits(systemClock.now());
-    for (const transmit of transmits) {
-      const request: ClientRequest = transmit.request;
-      const outcome: Outcome = await transport.send({ method: request.method, url: request.url, headers: request.headers });
-      client.handle(transmit.id, outcome, nowMs());
-    }
-    for (const { id: call, event } of client.pollEvents()) {
-      seen.push(event);
-      if (call === id && (event.type === 'done' || event.type === 'failed')) return seen;
-      if (event.type === 'page') void event.records.length;
-    }
-    const wake = client.pollTimeout();
-    if (wake !== undefined) await new Promise((resolve) => systemTimers.setTimeout(() => resolve(undefined), wake - Date.now()));
-  }
-}
-
-/** The gate (server role). */
-export function serveOne(request: GateRequestInit): GateResponse {
+/** The gate (server role), from "acd/gate". */
+export async function serveOne(request: GateRequestInit): Promise<GateResponse> {
+  await initGate();
   const config: GateConfig = { baseUrl: 'http://127.0.0.1:8080', limits: { credential: { requests: 100, windowMs: 60_000 } } };
   const gate = new Gate(config, [{ secret: 'acd_live_demo_ada', id: 'key-ada', kind: 'apiKey', user: 'ada', scopes: [] }]);
-  const decision: GateResponse | Admitted = gate.decide(request, nowMs());
+  const decision: GateResponse | Admitted = gate.decide(request, Date.now());
   if (decision instanceof GateResponse) return decision;
-  const pairs: Array<[string, string]> = decision.pathParams;
-  if (pairs[0]?.[1] === 'missing') return decision.respondNotFound();
+  void simulate; void new Driver(new TextEncoder().encode('{}')).poll(Date.now());
   return decision.respondFound(JSON.stringify([{ owner: decision.user ?? null }]));
 }
 
-/** The testing helpers: the easy path against an in-process gate in virtual time. */
+/** The testing helpers: the client against an in-process gate in virtual time. */
 export async function virtual(): Promise<Order[]> {
   const clock = new VirtualClock(1_700_000_000_000);
-  const transport = gateTransport(Gate.demo(null), { clock, answer: (admitted) => admitted.respondFound('[]') });
+  const transport: Transport = gateTransport({ clock, tables: { orders: [{ id: 1, sku: 'a' }] }, limits: { user_table_reads: { requests: 5, windowMs: 60_000 } } });
+  const server = new TestServer({ runs: { run_1: { finishesAfterMs: 100, finalState: 'succeeded' } } });
+  void server.exchange({ url: '/api/v1' }, clock.now()); void server.log(); void server.statuses;
   const api = new AcdClient({ apiKey: 'acd_live_demo_ada', clock, timers: clock, transport });
   const rows: Order[] = [];
   await clock.run((async () => { for await (const row of api.tables.iter<Order>('orders')) rows.push(row); })());
-  const statuses: number[] = transport.statuses;
-  void statuses;
   return rows;
 }
 
-/** The client against a real acd-sandbox on its manual clock. */
-export async function againstSandbox(baseUrl: string): Promise<number> {
-  const clock: SandboxClock = await SandboxClock.connect(baseUrl, { adminToken: undefined });
-  const api = new AcdClient({ baseUrl, apiKey: 'acd_live_demo_ada', clock, timers: clock, transport: fetchTransport() });
-  let rows = 0;
-  for await (const row of api.tables.iter<Order>('orders')) { void row; rows += 1; }
-  await clock.advance(1); await clock.set(clock.now()); await clock.sync();
-  void clock.url; void clock.sleeps; void clock.lastError; void clock.pendingTimers;
-  return rows;
-}
-
-/** The low-level parts and the errors. */
-export function lowLevel(error: unknown): string {
-  const throttle = new Throttle();
-  const planner = new RetryPlanner(null, null, 0, 500);
-  void throttle; void planner; void standardCatalogue(); void agentRunOperation();
-  void parseRateLimitHeaders([['RateLimit-Remaining', '4']], nowMs());
-  void parseDeprecation('getApiIndex', []);
-  void clientErrorFromJSON('{"kind":"transport","failure":"timeout"}');
-  void fetchTransport({ timeoutMs: 10_000 }); void classifyFetchError(error); void version();
-  const waiting: WaitingEvent = { type: 'waiting', until: 0, reason: { type: 'quota' } };
+/** The errors: one class per category. */
+export function explain(error: unknown): string {
+  void classifyFetchError(error); void version(); void systemClock.now(); void systemTimers;
+  const category: ErrorCategory = 'rate_limit';
+  const Class: typeof AcdError = classOfCategory(category, 429);
+  void Class; void errorFromCore({ type: 'x', category: 'timeout', message: 'm' });
+  const waiting: WaitingEvent = { type: 'waiting', call: 1, until: 0, reason: 'quota', message: 'waiting 1.0 s' };
   void waiting;
-  if (error instanceof AcdApiError) return `${error.status}: ${error.detail}`;
+  if (error instanceof RateLimitError) return `retry at ${error.retryAt ?? 'unknown'}`;
+  if (error instanceof BadRequestError || error instanceof AuthenticationError || error instanceof PermissionDeniedError
+    || error instanceof NotFoundError || error instanceof ServerError || error instanceof AcdProtocolError) {
+    return `${error.status}`;
+  }
+  if (error instanceof AcdApiError) return `${error.status}: ${error.detail ?? ''}`;
   if (error instanceof AcdConfigError || error instanceof AcdArgumentError || error instanceof AcdStateError
-    || error instanceof AcdProtocolError || error instanceof AcdRequestError || error instanceof AcdTransportError
-    || error instanceof SameAcdError) {
-    const code: AcdErrorCode = error.code;
-    return `${error.name} (${code}): ${error.message}`;
+    || error instanceof AcdRequestError || error instanceof AcdTransportError || error instanceof ConnectionError
+    || error instanceof TimeoutError || error instanceof AcdCancelledError || error instanceof SameAcdError) {
+    return `${error.name} (${error.code}, ${error.category ?? '-'}): ${error.message}`;
   }
   return error instanceof AcdError ? error.message : String(error);
 }
@@ -143,7 +106,7 @@ export function lowLevel(error: unknown): string {
 // Wrong uses the types must refuse.
 // @ts-expect-error the time is a number of Unix milliseconds
 Gate.demo(null).decide({ target: '/api/v1' }, new Date());
-// @ts-expect-error credential kinds are apiKey or oauth2
-new Client({ credentials: [{ id: 'i', kind: 'password', secret: 's', user: 'u' }] });
 // @ts-expect-error records are typed by iter<T>()
 export const wrong: Promise<IteratorResult<string>> = new AcdClient().tables.iter<number>('t').next();
+// @ts-expect-error durations are milliseconds (numbers)
+void new AcdClient().index({ timeoutMs: '5s' });
