@@ -8,7 +8,7 @@ use iri_string::types::UriStr;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{url:?} {problem}")]
 pub struct UrlError {
-    /// The URL as given, without its user info ([`without_user_info`]): a
+    /// The URL as given, without its user info (see `without_user_info`): a
     /// password there must not reach an error message.
     pub url: String,
     /// What is wrong and what is accepted.

@@ -1,7 +1,7 @@
 //! The data a test server answers with: tables, connection records and
 //! scripted runs, held in memory as JSON values. In JSON a table (or a
 //! connection entity) is either its records or a count of
-//! [`sample_records`]. Serving them is [`super::store`]'s job.
+//! [`sample_records`]. Serving them is the `store` module's job.
 
 use crate::model::{ParamRole, ParamValue, Params};
 use crate::records::{self, Record};
