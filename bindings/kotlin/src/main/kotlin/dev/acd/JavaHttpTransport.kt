@@ -12,7 +12,9 @@
 package dev.acd
 
 import kotlinx.coroutines.future.await
+import kotlin.time.Duration.Companion.seconds
 import java.io.ByteArrayOutputStream
+import java.io.Closeable
 import java.io.IOException
 import java.io.InterruptedIOException
 import java.net.ConnectException
@@ -28,6 +30,8 @@ import java.time.Duration
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.CompletionException
 import java.util.concurrent.CompletionStage
+import java.util.concurrent.ExecutorService
+import java.util.concurrent.Executors
 import java.util.concurrent.ExecutionException
 import java.util.concurrent.Flow
 import java.util.concurrent.TimeUnit
@@ -37,62 +41,74 @@ import java.util.concurrent.TimeoutException as JavaTimeoutException
 private val RESTRICTED = setOf("connection", "content-length", "expect", "host", "upgrade")
 
 /**
- * Sends requests with a `java.net.http.HttpClient` ([http], by default one
- * made here with a 10 s connect timeout that follows no redirect), each
- * exchange, from sending to the last byte of the body, within [timeoutMs].
+ * Sends requests with a `java.net.http.HttpClient`: [http] when given (it
+ * stays the caller's), else one made here with a 10 s connect timeout that
+ * follows no redirect, on daemon threads that [close] ends. Each exchange,
+ * from sending to the last byte of the body, takes at most [timeout].
  * A client of your own should not follow redirects either
  * (`HttpClient.Redirect.NEVER`, the JDK's default).
  */
-class JavaHttpTransport
-    @JvmOverloads
-    constructor(
-        /** The HTTP client requests go through. */
-        val http: HttpClient =
-            HttpClient.newBuilder()
-                .connectTimeout(Duration.ofSeconds(10))
-                .followRedirects(HttpClient.Redirect.NEVER)
-                .build(),
-        /** How long one exchange may take, from sending to the last byte of the body, in ms. */
-        val timeoutMs: Long = 30_000,
-    ) : Transport {
-        /** Sends [request]; a failure without a response is a [TransportFailureException]. */
-        override suspend fun send(request: Request): Response {
-            val publisher =
-                request.body?.let { HttpRequest.BodyPublishers.ofByteArray(it.toByteArray()) }
-                    ?: HttpRequest.BodyPublishers.noBody()
-            val builder =
-                try {
-                    HttpRequest.newBuilder(URI.create(request.url))
-                        .timeout(Duration.ofMillis(timeoutMs))
-                        .method(request.method, publisher)
-                } catch (error: IllegalArgumentException) {
-                    throw TransportFailureException(FailureKind.CONNECT, "the URL ${request.url} cannot be sent: ${error.message}", error)
-                }
-            for (header in request.headers) {
-                if (header.name.lowercase() !in RESTRICTED) builder.header(header.name, header.value)
-            }
-            val bodies = BoundedBodies(request.maxBodyBytes)
-            val exchange = http.sendAsync(builder.build(), bodies)
-            val reply =
-                try {
-                    exchange.orTimeout(timeoutMs, TimeUnit.MILLISECONDS).await()
-                } catch (error: Exception) {
-                    exchange.cancel(true)
-                    bodies.cancel()
-                    val cause = unwrap(error)
-                    if (cause is JavaTimeoutException) {
-                        throw TransportFailureException(
-                            FailureKind.TIMEOUT,
-                            "the response did not arrive in full within $timeoutMs ms",
-                            cause,
-                        )
-                    }
-                    throw transportFailureOf(cause) ?: throw error
-                }
-            val headers = reply.headers().map().flatMap { (name, values) -> values.map { Header(name, it) } }
-            return Response(reply.statusCode(), headers, Body(reply.body()))
-        }
+class JavaHttpTransport(
+    http: HttpClient? = null,
+    /** How long one exchange may take, from sending to the last byte of the body. */
+    val timeout: kotlin.time.Duration = 30.seconds,
+) : Transport, Closeable {
+    private val executor: ExecutorService? =
+        if (http == null) Executors.newCachedThreadPool { Thread(it, "acd-http").apply { isDaemon = true } } else null
+
+    /** The HTTP client requests go through. */
+    val http: HttpClient =
+        http ?: HttpClient.newBuilder()
+            .connectTimeout(Duration.ofSeconds(10))
+            .followRedirects(HttpClient.Redirect.NEVER)
+            .executor(executor)
+            .build()
+
+    private val timeoutMs: Long = timeout.inWholeMilliseconds
+
+    /** Ends the threads of the HTTP client made here (one passed in is left alone). */
+    override fun close() {
+        executor?.shutdownNow()
     }
+
+    /** Sends [request]; a failure without a response is a [TransportFailureException]. */
+    override suspend fun send(request: Request): Response {
+        val publisher =
+            request.body?.let { HttpRequest.BodyPublishers.ofByteArray(it.toByteArray()) }
+                ?: HttpRequest.BodyPublishers.noBody()
+        val builder =
+            try {
+                HttpRequest.newBuilder(URI.create(request.url))
+                    .timeout(Duration.ofMillis(timeoutMs))
+                    .method(request.method, publisher)
+            } catch (error: IllegalArgumentException) {
+                throw TransportFailureException(FailureKind.CONNECT, "the URL ${request.url} cannot be sent: ${error.message}", error)
+            }
+        for (header in request.headers) {
+            if (header.name.lowercase() !in RESTRICTED) builder.header(header.name, header.value)
+        }
+        val bodies = BoundedBodies(request.maxBodyBytes)
+        val exchange = http.sendAsync(builder.build(), bodies)
+        val reply =
+            try {
+                exchange.orTimeout(timeoutMs, TimeUnit.MILLISECONDS).await()
+            } catch (error: Exception) {
+                exchange.cancel(true)
+                bodies.cancel()
+                val cause = unwrap(error)
+                if (cause is JavaTimeoutException) {
+                    throw TransportFailureException(
+                        FailureKind.TIMEOUT,
+                        "the response did not arrive in full within $timeoutMs ms",
+                        cause,
+                    )
+                }
+                throw transportFailureOf(cause) ?: throw error
+            }
+        val headers = reply.headers().map().flatMap { (name, values) -> values.map { Header(name, it) } }
+        return Response(reply.statusCode(), headers, Body(reply.body()))
+    }
+}
 
 /**
  * The body handler of one exchange: bodies of at most `limit + 1` bytes
