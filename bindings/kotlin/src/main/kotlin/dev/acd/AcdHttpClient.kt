@@ -83,6 +83,7 @@ class AcdHttpClient
         private val logger: System.Logger = System.getLogger("acd")
         private val queues = HashMap<Long, ArrayDeque<Event>>()
         private val stepping = Mutex()
+        private val pending = mutableListOf<Transmit>()
         private val closed = AtomicBoolean(false)
 
         /** Where the Java facade's futures run; cancelled by [close]. */
@@ -204,28 +205,36 @@ class AcdHttpClient
             }
         }
 
-        /** One poll: deliver its events, send its transmits, or wait for its wake-up. */
+        /**
+         * One step: poll, and deliver the batch's events if it has any (its
+         * transmits wait for the next step, so a collector that stops on an
+         * event sends nothing more); else send the transmits due, or wait for
+         * the batch's wake-up.
+         */
         private suspend fun step() {
-            val batch = open { engine.poll(clock()) }
-            var progressed = false
-            for (event in batch.events) {
-                notify(event)
-                synchronized(queues) { queues[event.call]?.addLast(event) }
-                progressed = true
-            }
-            if (batch.transmits.isNotEmpty()) {
-                val outcomes = coroutineScope { batch.transmits.map { async { exchange(it) } }.awaitAll() }
-                for ((transmit, outcome) in batch.transmits.zip(outcomes)) {
-                    when (outcome) {
-                        is Response -> engine.respond(transmit.call, outcome, clock())
-                        is FailureKind -> engine.fail(transmit.call, outcome, clock())
-                    }
+            if (pending.isEmpty()) {
+                val batch = open { engine.poll(clock()) }
+                pending += batch.transmits
+                for (event in batch.events) {
+                    notify(event)
+                    synchronized(queues) { queues[event.call]?.addLast(event) }
                 }
-                return
+                if (batch.events.isNotEmpty()) return
+                if (pending.isEmpty()) {
+                    val wake = batch.timeout ?: throw AcdException(NO_PROGRESS)
+                    delay((wake - clock()).coerceAtLeast(0).milliseconds)
+                    return
+                }
             }
-            if (progressed) return
-            val wake = batch.timeout ?: throw AcdException(NO_PROGRESS)
-            delay((wake - clock()).coerceAtLeast(0).milliseconds)
+            val sending = pending.filter { synchronized(queues) { it.call in queues } }
+            pending.clear()
+            val outcomes = coroutineScope { sending.map { async { exchange(it) } }.awaitAll() }
+            for ((transmit, outcome) in sending.zip(outcomes)) {
+                when (outcome) {
+                    is Response -> engine.respond(transmit.call, outcome, clock())
+                    is FailureKind -> engine.fail(transmit.call, outcome, clock())
+                }
+            }
         }
 
         /** Sends one transmit: its [Response], or how it failed ([FailureKind]). */
