@@ -35,7 +35,10 @@ sealed class Event {
         val headers: List<Header>,
         /** The body as JSON ([JsonNull] when empty). */
         val body: JsonElement,
-    ) : Event()
+    ) : Event() {
+        /** The body's records: its `data` array, or the body itself when it is an array. */
+        val records: List<AcdRecord> get() = recordsOf(body)
+    }
 
     /** One page of a pager; [last] when the pager is over after it. */
     data class Page(

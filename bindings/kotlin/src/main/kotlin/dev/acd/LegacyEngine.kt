@@ -165,8 +165,9 @@ private fun flat(entry: JsonObject, nowMs: Long): JsonObject {
                 )
         }
         "deprecation" -> {
+            val since = (event["deprecated"] as? JsonObject)?.long("unix_seconds")?.let { " since ${Instant.ofEpochSecond(it)}" } ?: ""
             val sunset = event.long("sunset_at")?.let { "; sunset on ${Instant.ofEpochSecond(it)}" } ?: ""
-            members["message"] = JsonPrimitive("operation ${event.str("operation_id")} is deprecated$sunset")
+            members["message"] = JsonPrimitive("operation ${event.str("operation_id")} is deprecated$since$sunset")
         }
         "failed" -> {
             var last = event
