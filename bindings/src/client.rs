@@ -418,6 +418,14 @@ impl Client {
         serde_json::Value::Array(entries).to_string()
     }
 
+    /// The throttle's view of each limit, as one JSON array of the core's
+    /// `LimitModel` (times in Unix ms).
+    pub fn limits_json(&self) -> String {
+        let client = lock(&self.inner);
+        let models: Vec<_> = client.throttle().models().collect();
+        to_json(&models)
+    }
+
     /// Whether no call is live.
     pub fn is_idle(&self) -> bool {
         lock(&self.inner).is_idle()

@@ -1,194 +1,221 @@
-"""``acd.Client``: the sans-IO client. It builds requests, says when to send
-them and interprets what came back; the caller moves the bytes and keeps the
-time. :class:`acd.HttpClient` and :class:`acd.AsyncHttpClient` drive it over
-HTTP; drive it yourself for another transport or a test clock::
+"""``acd.Client``: the core's client driver, sans-IO, through the driver
+protocol of ``docs/driver-protocol.md``: a call spec in, an outcome in, one
+batch (transmits, events, next timeout) out per :meth:`Client.poll`.
+:class:`acd.HttpClient` and :class:`acd.AsyncHttpClient` drive it over HTTP;
+drive it yourself for another transport or a test clock::
 
-    client = acd.Client(api_key="acd_live_demo_ada", base_url="http://127.0.0.1:8080")
-    call = client.start_table_pager("orders", page_size=2)
-    while not client.is_idle():
-        while (sent := client.poll_transmit(now())) is not None:
-            call_id, request = sent
-            client.handle(call_id, transport.send(request), now())
-        for call_id, event in client.poll_events():
-            ...                       # "page", "waiting", "done", "failed", ...
-        if (deadline := client.poll_timeout()) is not None:
-            sleep_until(deadline)
+    client = acd.Client({"api_key": "acd_live_demo_ada"})
+    call = client.start({"type": "table_pages", "table": "orders", "page_size": 2})
+    while True:
+        batch = client.poll(now_ms())
+        for t in batch["transmits"]:
+            reply = send(t)                                   # your transport
+            client.respond(t["call"], reply.status, reply.headers, reply.body, now_ms())
+        ...                                                   # batch["events"]
 """
 from __future__ import annotations
 
 import json
-import warnings
-from typing import Any, List, Mapping, Optional, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ._config import RetryPolicy, client_config_json
-from ._engine import Engine, Event
-from ._errors import AcdDeprecationWarning, AcdError, BadRequestError, ConfigError, from_core
+from ._errors import AcdError, ConfigError, from_core
 from ._ffi import acd_ffi as _ffi
-from ._transport import Request, Response, TransportFailure
 
-__all__ = ["Client", "raise_for_event", "warn_deprecation"]
+__all__ = ["Client", "Batch"]
+
+Batch = Dict[str, Any]
+
+_FAILURES = {
+    "connect": _ffi.TransportFailure.CONNECT,
+    "timeout": _ffi.TransportFailure.TIMEOUT,
+    "interrupted": _ffi.TransportFailure.INTERRUPTED,
+}
+_ROLES = {"limit", "offset", "order_by", "direction", "after", "filter", "entity_id"}
 
 
-def _converted(error: _ffi.AcdError) -> AcdError:
+def _raise(error: _ffi.AcdError) -> AcdError:
     message = str(error)
-    if isinstance(error, _ffi.AcdError.Request):
-        return BadRequestError(message)
-    return ConfigError(message)
+    category = "config" if isinstance(error, _ffi.AcdError.Config) else "request"
+    return from_core({"category": category}, message)
+
+
+def _core_config(config: Mapping[str, Any]) -> str:
+    """The core's configuration JSON for the protocol's config members."""
+    core = {k: v for k, v in config.items() if k not in ("api_key", "env")}
+    env = config.get("env") or {}
+    key = config.get("api_key") or env.get("ACD_API_KEY")
+    if "credentials" not in core and key:
+        core["credentials"] = [{"id": "default", "kind": "api_key", "secret": key, "user": "default"}]
+    base = core.get("base_url") or env.get("ACD_BASE_URL")
+    if base:
+        core["base_url"] = base[:-1] if base.endswith("/") else base
+    return json.dumps(core)
+
+
+def _message(event: Dict[str, Any]) -> str:
+    limit = event.get("limit")
+    seconds = event["wait_ms"] / 1000
+    if limit:
+        return (f"waiting {seconds:.1f} s for limit {limit['name']} "
+                f"({limit['requests']} per {limit['window_seconds']} s)")
+    reason = event.get("reason")
+    what = reason if isinstance(reason, str) else "a retry"
+    return f"waiting {seconds:.1f} s ({str(what).replace('_', ' ')})"
 
 
 class Client:
-    """The sans-IO client of the API (one per credential set).
+    """The core's client driver for one configuration (the protocol's config
+    JSON as a dict: the core's ``ClientConfig`` members, plus ``api_key``
+    and ``env``).
 
-    :param api_key: the API key; ``ACD_API_KEY`` when omitted (public
-        operations such as the index need none).
-    :param base_url: the API's base URL; ``ACD_BASE_URL`` when omitted, else
-        the core's default.
-    :param user: the user the key belongs to (keys of one user share that
-        user's limits inside this client).
-    :param retry: the retry policy; the core's defaults when omitted.
-    :param seed: a fixed seed for jitter and keys (tests); by default each
-        client draws its own from the operating system.
-    :param max_body_bytes: the largest response body accepted, in bytes
-        (the core's default when omitted: 32 MiB); a longer body fails the
-        call with an :class:`APIError` and is not read past the bound.
     :raises ConfigError: when the core refuses the configuration.
     """
 
-    def __init__(
-        self,
-        api_key: Optional[str] = None,
-        *,
-        base_url: Optional[str] = None,
-        user: Optional[str] = None,
-        retry: Optional[RetryPolicy] = None,
-        seed: Optional[int] = None,
-        max_body_bytes: Optional[int] = None,
-    ) -> None:
-        config = client_config_json(api_key=api_key, base_url=base_url, user=user, retry=retry, seed=seed,
-                                    max_body_bytes=max_body_bytes)
+    def __init__(self, config: Optional[Mapping[str, Any]] = None) -> None:
         try:
-            self._engine = Engine(config)
+            core = _ffi.ClientConfig.from_json(_core_config(config or {})).with_get_run()
+            self._client = _ffi.Client(core)
         except _ffi.AcdError as error:
-            raise _converted(error) from None
-        self._base_url = json.loads(config).get("base_url")
+            raise _raise(error) from None
+        self.max_body_bytes: int = self._client.max_body_bytes()
+        """The largest response body accepted (the core's ``max_body_bytes``)."""
+        self._calls: Dict[int, Dict[str, Any]] = {}
+        self._pending: List[Dict[str, Any]] = []
 
     def __repr__(self) -> str:
-        return f"acd.Client(base_url={self._base_url!r})"
+        return "acd.Client()"
 
-    @property
-    def max_body_bytes(self) -> int:
-        """The largest response body accepted, in bytes (the core's setting)."""
-        return self._engine.max_body_bytes
-
-    def start(
-        self,
-        operation: str,
-        *,
-        path: Optional[Mapping[str, str]] = None,
-        query: Optional[Mapping[str, Any]] = None,
-        body: Optional[bytes] = None,
-    ) -> int:
-        """Starts one call of ``operation`` (an operation id of the catalogue,
-        e.g. ``"getApiIndex"``). Parameters are checked now, with the
-        validators the server uses.
-
-        :returns: the call's id.
-        :raises BadRequestError: a parameter was refused (``status`` is ``None``).
-        :raises ConfigError: unknown operation, or no usable credential.
-        """
-        spec = _ffi.RequestSpec(
-            operation=operation,
-            path=[_ffi.PathParam(name=k, value=v) for k, v in (path or {}).items()],
-            query=[_ffi.QueryParam(name=k, value=str(v)) for k, v in (query or {}).items() if v is not None],
-            roles=[], credential=None, egress=_ffi.EgressMode.DEFAULT, body=body, idempotency_key=None)
-        return self.start_spec(spec)
-
-    def start_spec(self, spec: _ffi.RequestSpec) -> int:
-        """Starts one call from a core request spec (roles, credential and
-        egress included); see :meth:`start`."""
+    def start(self, spec: Mapping[str, Any]) -> int:
+        """Starts the call of ``spec`` (a CallSpec: ``request``,
+        ``table_pages``, ``connection_pages`` or ``run_poll``); its id.
+        Raises :class:`RequestError` or :class:`ConfigError` before any I/O."""
+        kind = spec.get("type")
+        options = spec.get("options") or {}
         try:
-            return self._engine.start(spec)
+            if kind == "request":
+                call = self._client.start(self._request_spec(spec, options))
+            elif kind == "table_pages":
+                members = {k: spec[k] for k in ("page_size", "order_by", "descending", "unique_order")
+                           if spec.get(k) is not None}
+                call = self._client.start_table_pager(spec["table"], json.dumps(members))
+            elif kind == "connection_pages":
+                members = {k: spec[k] for k in ("page_size", "filter") if spec.get(k) is not None}
+                call = self._client.start_connection_pager(spec["connection"], spec["entity"], json.dumps(members))
+            elif kind == "run_poll":
+                members = {k: spec[k] for k in ("interval_ms", "deadline_ms") if spec.get(k) is not None}
+                call = self._client.start_run_poller(spec["run_id"], json.dumps(members))
+            else:
+                raise from_core({"category": "request"}, f"call spec type {kind!r} is not one of request, "
+                                "table_pages, connection_pages, run_poll")
         except _ffi.AcdError as error:
-            raise _converted(error) from None
+            raise _raise(error) from None
+        self._calls[call] = {"headers": [tuple(h) for h in options.get("headers", [])],
+                             "timeout_ms": options.get("timeout_ms"), "deadline": None}
+        return call
 
-    def start_table_pager(self, table: str, *, page_size: Optional[int] = None, order_by: Optional[str] = None,
-                          descending: bool = False, unique_order: bool = False) -> int:
-        """Starts paging through every record of ``table`` (each page a
-        ``page`` event; the throttle spaces the requests). Pages go by offset
-        unless ``unique_order`` declares the ``order_by`` column unique (then
-        by ``after``, which would skip rows sharing a value)."""
-        try:
-            return self._engine.start_table_pager(table, page_size, order_by, descending, unique_order)
-        except _ffi.AcdError as error:
-            raise _converted(error) from None
-
-    def start_connection_pager(self, connection: str, entity_id: str, *, page_size: Optional[int] = None,
-                               filter: Optional[Any] = None) -> int:
-        """Starts paging through the records of ``entity_id`` in ``connection``;
-        ``filter`` is JSON-encoded unless it is already a string."""
-        text = filter if filter is None or isinstance(filter, str) else json.dumps(filter)
-        try:
-            return self._engine.start_connection_pager(connection, entity_id, page_size, text)
-        except _ffi.AcdError as error:
-            raise _converted(error) from None
-
-    def start_run_poller(self, run_id: str, *, interval_ms: Optional[int] = None,
-                         deadline_ms: Optional[int] = None) -> int:
-        """Starts polling run ``run_id`` until a terminal state (a
-        ``run_status`` event per change)."""
-        options = {k: v for k, v in (("interval_ms", interval_ms), ("deadline_ms", deadline_ms)) if v is not None}
-        try:
-            return self._engine.start_run_poller(run_id, json.dumps(options) if options else None)
-        except _ffi.AcdError as error:
-            raise _converted(error) from None
+    def _request_spec(self, spec: Mapping[str, Any], options: Mapping[str, Any]) -> _ffi.RequestSpec:
+        query: Sequence[Tuple[str, str]] = spec.get("query") or []
+        body = spec.get("body")
+        return _ffi.RequestSpec(
+            operation=spec["operation"],
+            path=[_ffi.PathParam(name=k, value=str(v)) for k, v in (spec.get("path") or {}).items()],
+            query=[_ffi.QueryParam(name=k, value=str(v)) for k, v in query],
+            roles=[], credential=spec.get("credential"), egress=_ffi.EgressMode.DEFAULT,
+            body=None if body is None else json.dumps(body).encode("utf-8"),
+            idempotency_key=options.get("idempotency_key"))
 
     def cancel(self, call: int) -> None:
         """Drops ``call``: nothing more is sent or emitted for it."""
-        self._engine.cancel(call)
+        self._calls.pop(call, None)
+        self._client.cancel(call)
 
-    def poll_transmit(self, now_ms: int) -> Optional[Tuple[int, Request]]:
-        """The next ``(call, request)`` to send now, or ``None``. Call it
-        until ``None``; the send is recorded at ``now_ms``."""
+    def poll(self, now_ms: int) -> Batch:
+        """One batch: every request that may go now (its send recorded at
+        ``now_ms``), every event, and the next wake-up (Unix ms or ``None``)."""
+        transmits = []
+        for call, state in list(self._calls.items()):
+            if state["deadline"] is not None and now_ms >= state["deadline"]:
+                self.cancel(call)
+                self._pending.append({"call": call, "type": "failed", "error": {
+                    "type": "timeout", "category": "timeout",
+                    "message": f"the call did not finish within {state['timeout_ms'] / 1000:g} s"}})
+        while (sent := self._client.poll_transmit(now_ms)) is not None:
+            call, request = sent.id, sent.request
+            state = self._calls.get(call, {"headers": [], "timeout_ms": None, "deadline": None})
+            if state["timeout_ms"] is not None and state["deadline"] is None:
+                state["deadline"] = now_ms + state["timeout_ms"]
+            body = request.body()
+            transmits.append({"call": call, "method": request.method(), "url": request.url(),
+                              "headers": [(h.name, h.value) for h in request.wire_headers()] + state["headers"],
+                              "body": None if body is None else body.decode("utf-8"),
+                              "timeout_at": state["deadline"]})
+        events = self._pending + self._drain(now_ms)
+        self._pending = []
+        timeout = self._client.poll_timeout()
+        deadlines = [s["deadline"] for s in self._calls.values() if s["deadline"] is not None]
+        if deadlines and not self._client.is_idle():
+            timeout = min([timeout, *deadlines] if timeout is not None else deadlines)
+        return {"transmits": transmits, "events": events, "timeout": timeout}
+
+    def _drain(self, now_ms: int) -> List[Dict[str, Any]]:
+        events = []
+        for entry in json.loads(self._client.poll_events_json()):
+            event, call = entry["event"], entry["call"]
+            event["call"] = call
+            if event["type"] == "failed":
+                event = {"call": call, "type": "failed",
+                         "error": {**event, "type": event.get("kind"), "category": entry["category"],
+                                   "message": entry["message"]}}
+            elif event["type"] == "waiting":
+                event["wait_ms"] = max(0, event["until"] - now_ms)
+                event["message"] = _message(event)
+            elif event["type"] == "deprecation":
+                event["message"] = _deprecation_message(event)
+            if event["type"] in ("done", "failed"):
+                self._calls.pop(call, None)
+            events.append(event)
+        return events
+
+    def respond(self, call: int, status: int, headers: Sequence[Tuple[str, str]], body: bytes,
+                now_ms: int) -> None:
+        """The response to the request sent for ``call``."""
+        response = _ffi.HttpResponse(status=status, body=body,
+                                     headers=[_ffi.ResponseHeader(name=n, value=v) for n, v in headers])
+        self._handle(call, _ffi.Outcome.RESPONSE(response=response), now_ms)
+
+    def fail(self, call: int, kind: str, now_ms: int) -> None:
+        """No response for ``call``: ``kind`` is ``connect``, ``timeout`` or ``interrupted``."""
+        self._handle(call, _ffi.Outcome.TRANSPORT(failure=_FAILURES[kind]), now_ms)
+
+    def _handle(self, call: int, outcome: _ffi.Outcome, now_ms: int) -> None:
+        if call not in self._calls:
+            return
         try:
-            return self._engine.poll_transmit(now_ms)
+            self._client.handle(call, outcome, now_ms)
         except _ffi.AcdError as error:
-            raise _converted(error) from None
-
-    def handle(self, call: int, outcome: Union[Response, TransportFailure], now_ms: int) -> None:
-        """Hands over how the attempt sent for ``call`` ended: the response,
-        or the :class:`TransportFailure` the transport raised."""
-        try:
-            self._engine.handle(call, outcome, now_ms)
-        except _ffi.AcdError as error:
-            raise _converted(error) from None
-
-    def poll_events(self) -> List[Tuple[int, Event]]:
-        """Drains the events in order, as ``(call, event)`` pairs; each
-        event is a dict whose ``"type"`` is ``response``, ``page``,
-        ``run_status``, ``waiting``, ``deprecation``, ``done`` or ``failed``."""
-        return self._engine.poll_events()
-
-    def poll_timeout(self) -> Optional[int]:
-        """The Unix ms at which :meth:`poll_transmit` may have something new,
-        or ``None`` when nothing is waiting."""
-        return self._engine.poll_timeout()
+            raise _raise(error) from None
 
     def is_idle(self) -> bool:
         """Whether every call has ended."""
-        return self._engine.is_idle()
+        return self._client.is_idle()
+
+    def limits(self) -> List[Dict[str, Any]]:
+        """The throttle's view of each limit, as the core reports it."""
+        limits: List[Dict[str, Any]] = json.loads(self._client.limits_json())
+        return limits
 
 
-def raise_for_event(event: Event) -> None:
-    """Raises the typed exception for a ``failed`` event (else does nothing).
-    The event is the core's error itself (``kind``, ``status``, ...) plus
-    ``message``, its sentence."""
-    if event.get("type") == "failed":
-        raise from_core(event, str(event.get("message", "")))
+def _deprecation_message(event: Dict[str, Any]) -> str:
+    import datetime
 
+    def date(seconds: Any) -> str:
+        return datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc).strftime("%d %B %Y %H:%M UTC")
 
-def warn_deprecation(event: Event) -> None:
-    """Issues an :class:`AcdDeprecationWarning` for a ``deprecation`` event."""
-    if event.get("type") == "deprecation":
-        details = {k: v for k, v in event.items() if k != "type"}
-        warnings.warn(f"the API marks {details.get('operation_id', 'an operation')} deprecated: {details}",
-                      AcdDeprecationWarning, stacklevel=4)
+    text = f"the API marks operation {event.get('operation_id')} deprecated"
+    deprecated = event.get("deprecated")
+    if isinstance(deprecated, dict) and isinstance(deprecated.get("unix_seconds"), int):
+        text += f" since {date(deprecated['unix_seconds'])}"
+    if isinstance(event.get("sunset_at"), int):
+        text += f"; it stops working on {date(event['sunset_at'])}"
+    link = event.get("deprecation_link") or event.get("sunset_link")
+    return text + (f" (see {link})" if link else "")

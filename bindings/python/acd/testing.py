@@ -1,7 +1,7 @@
 """Deterministic tests of your own code against the API's rules, without a
 server and without sleeping.
 
-* :class:`VirtualClock`: a clock in Unix ms whose ``sleep`` advances it; pass
+* :class:`VirtualClock`: a clock in Unix seconds whose ``sleep`` advances it; pass
   ``clock=clock, sleep=clock.sleep`` (or ``sleep=clock.async_sleep``) to
   :class:`acd.HttpClient` / :class:`acd.AsyncHttpClient`.
 * :class:`GateTransport`: a transport that answers with the core's gate (the
@@ -19,7 +19,7 @@ server and without sleeping.
     clock = acd.testing.VirtualClock()
     gate = acd.testing.GateTransport(clock, tables={"orders": rows},
                                      limits={"user_table_reads": {"requests": 5, "window_ms": 60_000}})
-    with acd.HttpClient(api_key="acd_live_demo_ada", http_client=gate,
+    with acd.HttpClient(api_key=acd.testing.DEMO_API_KEY, http_client=gate,
                         clock=clock, sleep=clock.sleep) as api:
         assert len(list(api.tables.iter("orders", page_size=10))) == len(rows)
     assert 429 not in gate.statuses
@@ -46,43 +46,49 @@ Fault = Callable[[Request], Optional[Union[Response, TransportFailure]]]
 
 
 class VirtualClock:
-    """A clock that only moves when told (or when slept on).
+    """A clock that only moves when told (or when slept on); it keeps whole
+    milliseconds, and speaks seconds.
 
-    :param start_ms: the starting instant, Unix ms.
+    :param start: the starting instant, Unix seconds.
     """
 
-    def __init__(self, start_ms: int = 1_700_000_000_000) -> None:
-        self.now_ms = start_ms
-        self.start_ms = start_ms
+    def __init__(self, start: float = 1_700_000_000.0) -> None:
+        self._now_ms = round(start * 1000)
+        self._start_ms = self._now_ms
         self.sleeps: List[float] = []
         """Every sleep asked for, in seconds, in order."""
 
     def __repr__(self) -> str:
-        return f"VirtualClock(now_ms={self.now_ms})"
+        return f"VirtualClock(now={self.now})"
 
-    def __call__(self) -> int:
-        """The current instant in Unix ms (so the clock itself is a ``clock=``)."""
-        return self.now_ms
+    def __call__(self) -> float:
+        """The current instant in Unix seconds (so the clock itself is a ``clock=``)."""
+        return self._now_ms / 1000
 
-    def advance(self, ms: int) -> None:
-        """Moves the clock ``ms`` milliseconds forward."""
-        if ms < 0:
-            raise ValueError(f"a virtual clock cannot go back; got {ms} ms")
-        self.now_ms += ms
+    @property
+    def now(self) -> float:
+        """The current instant, Unix seconds."""
+        return self._now_ms / 1000
+
+    def advance(self, seconds: float) -> None:
+        """Moves the clock ``seconds`` forward (rounded up to whole ms)."""
+        if seconds < 0:
+            raise ValueError(f"a virtual clock cannot go back; got {seconds} s")
+        self._now_ms += max(0, math.ceil(seconds * 1000 - 1e-6))
 
     def sleep(self, seconds: float) -> None:
-        """Records the sleep and advances the clock (rounded up to whole ms)."""
+        """Records the sleep and advances the clock."""
         self.sleeps.append(seconds)
-        self.advance(max(0, math.ceil(seconds * 1000 - 1e-6)))
+        self.advance(max(0.0, seconds))
 
     async def async_sleep(self, seconds: float) -> None:
         """:meth:`sleep` for asyncio clients."""
         self.sleep(seconds)
 
     @property
-    def elapsed_ms(self) -> int:
-        """Virtual milliseconds since the start."""
-        return self.now_ms - self.start_ms
+    def elapsed(self) -> float:
+        """Virtual seconds since the start."""
+        return (self._now_ms - self._start_ms) / 1000
 
 
 class SandboxClock:
@@ -111,7 +117,7 @@ class SandboxClock:
     def __repr__(self) -> str:
         return f"SandboxClock({self.base_url!r})"
 
-    def _call(self, body: Optional[Dict[str, int]] = None) -> int:
+    def _call(self, body: Optional[Dict[str, int]] = None) -> float:
         headers = {"Content-Type": "application/json"}
         if self._admin_token is not None:
             headers["Authorization"] = f"Bearer {self._admin_token}"
@@ -131,26 +137,27 @@ class SandboxClock:
         if answer.get("clock") != "manual" and body is None:
             raise AcdError(f"the sandbox at {self.base_url} runs on the system clock; "
                            "start it with --clock manual")
-        return int(answer["now_ms"])
+        return int(answer["now_ms"]) / 1000
 
-    def __call__(self) -> int:
-        """The sandbox's current instant in Unix ms (so the clock itself is a ``clock=``)."""
+    def __call__(self) -> float:
+        """The sandbox's current instant in Unix seconds (so the clock itself is a ``clock=``)."""
         return self._call()
 
-    def advance(self, ms: int) -> int:
-        """Moves the sandbox's clock ``ms`` milliseconds forward; returns the new instant."""
-        if ms < 0:
-            raise ValueError(f"the sandbox clock is moved forward only here; got {ms} ms")
-        return self._call({"advance_ms": ms})
+    def advance(self, seconds: float) -> float:
+        """Moves the sandbox's clock ``seconds`` forward (rounded up to whole
+        ms); returns the new instant (Unix seconds)."""
+        if seconds < 0:
+            raise ValueError(f"the sandbox clock is moved forward only here; got {seconds} s")
+        return self._call({"advance_ms": max(0, math.ceil(seconds * 1000 - 1e-6))})
 
-    def set(self, now_ms: int) -> int:
-        """Sets the sandbox's clock to ``now_ms`` (Unix ms)."""
-        return self._call({"now_ms": now_ms})
+    def set(self, now: float) -> float:
+        """Sets the sandbox's clock to ``now`` (Unix seconds)."""
+        return self._call({"now_ms": round(now * 1000)})
 
     def sleep(self, seconds: float) -> None:
-        """Records the sleep and advances the sandbox's clock (rounded up to whole ms)."""
+        """Records the sleep and advances the sandbox's clock."""
         self.sleeps.append(seconds)
-        self.advance(max(0, math.ceil(seconds * 1000 - 1e-6)))
+        self.advance(max(0.0, seconds))
 
     async def async_sleep(self, seconds: float) -> None:
         """:meth:`sleep` for asyncio clients (the request to the sandbox is a short blocking one)."""
@@ -187,12 +194,14 @@ class GateTransport:
     """A transport answered by an in-process gate (the demo credentials:
     :data:`DEMO_API_KEY` and the others of ``acd.Gate.demo``).
 
-    :param clock: the time source the gate reads (a :class:`VirtualClock`).
+    :param clock: the time source the gate reads, Unix seconds (a :class:`VirtualClock`).
     :param tables: table id → records.
     :param connections: connection id → entity id → records.
     :param limits: quotas by limit name, e.g. ``{"user_table_reads":
         {"requests": 5, "window_ms": 3000}}`` (``credential``, ``client_ip``,
         or an operation's extra limit).
+    :param runs: run id → ``{"finishes_after_ms": ..., "final_state": ...}``
+        (the core's test data; a created run is ``run-created``, queued).
     :param gate_config: the gate configuration JSON object (the core's
         ``GateConfig``; members left out take its defaults).
     :param fault: called before the gate with each request; a response or a
@@ -202,11 +211,12 @@ class GateTransport:
 
     def __init__(
         self,
-        clock: Callable[[], int],
+        clock: Callable[[], float],
         *,
         tables: Optional[Mapping[str, Sequence[Mapping[str, Any]]]] = None,
         connections: Optional[Mapping[str, Mapping[str, Sequence[Mapping[str, Any]]]]] = None,
         limits: Optional[Mapping[str, Mapping[str, int]]] = None,
+        runs: Optional[Mapping[str, Mapping[str, Any]]] = None,
         gate_config: Optional[Mapping[str, Any]] = None,
         fault: Optional[Fault] = None,
         client_ip: str = "192.0.2.10",
@@ -214,13 +224,13 @@ class GateTransport:
         self._gate = _gate(dict(gate_config or {}), limits or {})
         dataset = {"tables": {k: list(v) for k, v in (tables or {}).items()},
                    "connections": {c: {e: list(r) for e, r in es.items()} for c, es in (connections or {}).items()},
-                   "runs": {}}
+                   "runs": {k: dict(v) for k, v in (runs or {}).items()}}
         try:
             self._dataset = _ffi.Dataset.from_json(json.dumps(dataset).encode("utf-8"))
         except _ffi.AcdError as error:
             raise ConfigError(str(error)) from None
         self._clock = clock
-        self._start_ms = clock()
+        self._start_ms = round(clock() * 1000)
         self._fault = fault
         self._client_ip = client_ip
         self.requests: List[Request] = []
@@ -245,7 +255,7 @@ class GateTransport:
         target = url.path + ("?" + url.query if url.query else "")
         headers = [_ffi.Header(name=n, value=v.encode("utf-8")) for n, v in request.headers]
         gate_request = _ffi.GateRequest(request.method, target.encode("utf-8"), headers, self._client_ip)
-        now = self._clock()
+        now = round(self._clock() * 1000)
         decision = self._gate.decide(gate_request, now)
         if isinstance(decision, _ffi.Decision.RESPOND):
             answer = decision.response

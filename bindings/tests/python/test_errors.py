@@ -39,10 +39,10 @@ API_404: Dict[str, Any] = {"kind": "api", "status": 404, "detail": "No table \"x
         ({"kind": "transport", "failure": "interrupted"}, acd.APIConnectionError),
         ({"kind": "transport", "failure": "timeout"}, acd.APITimeoutError),
         ({"kind": "protocol", "status": 200, "problem": "not JSON"}, acd.APIError),
-        ({"kind": "invalid_params", "operation": "listTableRecords", "problems": []}, acd.BadRequestError),
+        ({"kind": "invalid_params", "operation": "listTableRecords", "problems": []}, acd.RequestError),
         ({"kind": "no_credential", "operation": "listTableRecords"}, acd.ConfigError),
         ({"kind": "unknown_credential", "credential": "ops"}, acd.ConfigError),
-        ({"kind": "missing_path_param", "operation": "getRun", "param": "run_id"}, acd.BadRequestError),
+        ({"kind": "missing_path_param", "operation": "getRun", "param": "run_id"}, acd.RequestError),
         ({"kind": "poll_deadline", "deadline_at": 1, "last_status": "running"}, acd.APITimeoutError),
         ({"kind": "rate_limited_too_long", "status": 429, "limit": "per_user", "retry_at": 2,
           "wait_ms": 1, "max_wait_ms": 0}, acd.RateLimitError),
@@ -87,18 +87,21 @@ def test_the_hierarchy_matches_openai_python() -> None:
     assert issubclass(acd.APITimeoutError, acd.APIConnectionError)
     assert issubclass(acd.ConfigError, acd.AcdError) and issubclass(acd.ConfigError, ValueError)
     assert not issubclass(acd.ConfigError, acd.APIError)
+    # Never sent: a request error is no API error and carries no status.
+    assert issubclass(acd.RequestError, acd.AcdError) and not issubclass(acd.RequestError, acd.APIError)
 
 
 def test_a_refused_configuration_raises_config_error_with_the_core_sentence() -> None:
     with pytest.raises(acd.ConfigError, match="base_url"):
-        acd.Client(base_url="not a url")
+        acd.HttpClient(base_url="not a url")
     with pytest.raises(acd.ConfigError, match="max_attempts"):
-        acd.Client(retry=acd.RetryPolicy(max_attempts=0))
+        acd.HttpClient(retry=acd.RetryPolicy(max_attempts=0))
 
 
 def test_parameters_are_refused_before_anything_is_sent() -> None:
-    client = acd.Client(api_key="acd_live_demo_ada")
-    with pytest.raises(acd.BadRequestError) as raised:
-        client.start("listTableRecords", path={"id": "orders"}, query={"limit": 0})
+    client = acd.Client({"api_key": "acd_live_demo_ada"})
+    with pytest.raises(acd.RequestError) as raised:
+        client.start({"type": "request", "operation": "listTableRecords", "path": {"id": "orders"},
+                      "query": [["limit", "0"]]})
     assert raised.value.status is None
     assert "limit must be an integer from 1 to 5000" in raised.value.detail

@@ -179,21 +179,28 @@ def test_a_body_above_the_bound_is_a_typed_error_and_is_not_read(kind: str, anno
 
 def test_the_bound_is_the_cores_and_reaches_the_transport() -> None:
     assert acd.Client().max_body_bytes == 32 * 1024 * 1024
-    client = acd.Client(KEY, max_body_bytes=1234)
+    client = acd.Client({"api_key": KEY, "max_body_bytes": 1234})
     assert client.max_body_bytes == 1234
-    client.start("listTableRecords", path={"id": "orders"})
-    sent = client.poll_transmit(1_700_000_000_000)
-    assert sent is not None and sent[1].max_body_bytes == 1234
+    seen: List[acd.Request] = []
+
+    class Recorder:
+        def send(self, request: acd.Request) -> acd.Response:
+            seen.append(request)
+            return acd.Response(200, [], b'{"data": []}')
+
+    with acd.HttpClient(KEY, max_body_bytes=1234, http_client=Recorder()) as api:
+        assert api.tables.read("orders") == []
+    assert seen[0].max_body_bytes == 1234
     with pytest.raises(acd.ConfigError, match="max_body_bytes"):
-        acd.Client(KEY, max_body_bytes=0)
+        acd.HttpClient(KEY, max_body_bytes=0)
 
 
 def test_every_field_of_the_cores_retry_policy_can_be_set() -> None:
-    policy = acd.RetryPolicy(max_attempts=3, max_throttled=2, deadline_ms=5000, max_retry_after_ms=1000,
-                             backoff_base_ms=50, backoff_cap_ms=400)
+    policy = acd.RetryPolicy(max_attempts=3, max_throttled=2, deadline=5.0, max_retry_after=1.0,
+                             backoff_base=0.05, backoff_cap=0.4)
     assert policy.to_core() == {"max_attempts": 3, "max_throttled": 2, "deadline_ms": 5000,
                                 "max_retry_after_ms": 1000, "backoff": {"base_ms": 50, "cap_ms": 400}}
-    acd.Client(KEY, retry=policy)
+    acd.HttpClient(KEY, retry=policy).close()
 
 
 def keyed_client() -> ffi.Client:

@@ -40,8 +40,8 @@ def test_the_python_request_repr_and_str_redact_credentials() -> None:
 
 
 def test_clients_and_errors_never_show_the_key() -> None:
-    client = acd.Client(api_key=DEMO_API_KEY)
-    assert DEMO_API_KEY not in repr(client)
+    client = acd.HttpClient(api_key=DEMO_API_KEY)
+    assert DEMO_API_KEY not in repr(client) and DEMO_API_KEY not in repr(client.client)
     clock = VirtualClock()
     gate = GateTransport(clock, tables={"orders": []})
     with acd.HttpClient(api_key="acd_live_not_known", http_client=gate, clock=clock, sleep=clock.sleep) as api:
@@ -52,7 +52,7 @@ def test_clients_and_errors_never_show_the_key() -> None:
     for text in (str(error), repr(error), json.dumps(error.body)):
         assert "acd_live_not_known" not in text, text
     with pytest.raises(acd.ConfigError) as refused:
-        acd.Client(api_key=DEMO_API_KEY, base_url="nonsense")
+        acd.HttpClient(api_key=DEMO_API_KEY, base_url="nonsense")
     assert DEMO_API_KEY not in str(refused.value)
 
 
