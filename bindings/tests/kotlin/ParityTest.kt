@@ -152,6 +152,17 @@ class ParityTest {
         }
 
     @Test
+    fun `the throttle's view of each limit`() =
+        runBlocking {
+            api().use { api ->
+                api.connections.read("crm", "contacts", pageSize = 1)
+                val limits = api.limits()
+                assertTrue(limits.isNotEmpty() && limits.all { it.requests > 0 && it.window.isPositive() }, "$limits")
+                assertTrue(limits.all { it.remaining < it.requests }, "$limits")
+            }
+        }
+
+    @Test
     fun `per-call options - headers, timeout and max attempts`() =
         runBlocking {
             api(retry = RetryPolicy(maxAttempts = 1)).use { api ->

@@ -134,7 +134,7 @@ class AcdHttpClient
         ): Event.Response = response(requestSpec(operation, CallOptions(timeout, headers, maxAttempts), path, query.toList(), body))
 
         /** The throttle's current view of each limit. */
-        fun limits(): List<JsonObject> = open { engine.limits() }
+        fun limits(): List<LimitState> = open { engine.limits() }
 
         /**
          * Closes the client: open calls are dropped, and what the client made

@@ -15,6 +15,8 @@ import kotlinx.serialization.json.booleanOrNull
 import kotlinx.serialization.json.contentOrNull
 import kotlinx.serialization.json.longOrNull
 import kotlinx.serialization.serializer
+import kotlin.time.Duration
+import kotlin.time.Duration.Companion.milliseconds
 
 /** The package's JSON reader: unknown members are kept in `json`, not refused. */
 internal val JSON = Json { ignoreUnknownKeys = true }
@@ -170,3 +172,33 @@ internal fun indexOf(value: JsonElement): ApiIndex =
     } catch (error: IllegalArgumentException) {
         throw AcdException("the API index does not match the spec: ${error.message}", cause = error)
     }
+
+/** The throttle's current view of one limit ([AcdHttpClient.limits]). */
+data class LimitState(
+    /** The limit's state key (the limit and its subject, e.g. a user or an agent). */
+    val key: String,
+    /** The limit's name, e.g. `user_table_reads`. */
+    val name: String,
+    /** Requests per window. */
+    val requests: Long,
+    /** The window. */
+    val window: Duration,
+    /** Requests left in the current window. */
+    val remaining: Long,
+    /** When the current window ends, Unix ms; `null` until a send opens one. */
+    val resetAt: Long?,
+    /** The core's view as received (`blocked_until`, `in_flight`, `source`, ...). */
+    val json: JsonObject,
+)
+
+/** A limit view from the core's JSON object. */
+internal fun limitOf(value: JsonObject): LimitState =
+    LimitState(
+        value.str("key") ?: "",
+        value.str("name") ?: "",
+        value.long("requests") ?: value.long("limit") ?: 0,
+        (value.long("window_ms") ?: 0).milliseconds,
+        value.long("remaining") ?: 0,
+        value.long("reset_at") ?: value.long("window_end"),
+        value,
+    )

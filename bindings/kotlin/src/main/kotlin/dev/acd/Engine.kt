@@ -45,5 +45,5 @@ internal interface Engine {
     fun cancel(call: Long)
 
     /** The throttle's view of each limit. */
-    fun limits(): List<JsonObject>
+    fun limits(): List<LimitState>
 }

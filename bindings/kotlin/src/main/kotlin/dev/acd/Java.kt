@@ -37,7 +37,7 @@ class JavaAcdHttpClient internal constructor(private val api: AcdHttpClient) {
     ): CompletableFuture<Event.Response> = api.async { request(operation, path, query, body, options.timeout, options.headers, options.maxAttempts) }
 
     /** The throttle's view of each limit. */
-    fun limits(): List<JsonObject> = api.limits()
+    fun limits(): List<LimitState> = api.limits()
 
     /** The base URL only. */
     override fun toString(): String = "JavaAcdHttpClient(baseUrl=${api.baseUrl})"

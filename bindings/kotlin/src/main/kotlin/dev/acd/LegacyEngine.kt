@@ -133,7 +133,7 @@ internal class LegacyEngine(settings: Settings) : Engine {
         driver.cancel(call.toULong())
     }
 
-    override fun limits(): List<JsonObject> = emptyList()
+    override fun limits(): List<LimitState> = (JSON.parseToJsonElement(driver.limitsJson()) as JsonArray).map { limitOf(it as JsonObject) }
 }
 
 /** An entry of the per-object client's drain as a flat event of the driver protocol. */

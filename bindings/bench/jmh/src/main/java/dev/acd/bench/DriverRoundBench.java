@@ -2,7 +2,6 @@
 // invocation, as criterion's iter_batched gives the Rust bench one.
 package dev.acd.bench;
 
-import dev.acd.AcdClient;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -21,13 +20,11 @@ import org.openjdk.jmh.annotations.TearDown;
 public class DriverRoundBench {
     private final DriverRound round = new DriverRound();
     private acd.Client client;
-    private AcdClient acdClient;
 
-    /** Fresh clients: the per-user limit never makes a round wait. */
+    /** A fresh client: the per-user limit never makes a round wait. */
     @Setup(Level.Invocation)
-    public void freshClients() {
+    public void freshClient() {
         client = round.newClient();
-        acdClient = round.newAcdClient();
     }
 
     /** Frees the generated client's native side now rather than on collection. */
@@ -40,11 +37,5 @@ public class DriverRoundBench {
     @Benchmark
     public String coarseDriverRound() {
         return round.coarse(client);
-    }
-
-    /** Through dev.acd.AcdClient, events parsed into Event values. */
-    @Benchmark
-    public int idiomaticDriverRound() {
-        return round.idiomatic(acdClient);
     }
 }
