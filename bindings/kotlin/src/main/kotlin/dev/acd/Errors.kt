@@ -18,6 +18,7 @@
 package dev.acd
 
 import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.JsonPrimitive
 
 /**
  * Base of every exception dev.acd throws.
@@ -92,15 +93,22 @@ class AcdTimeoutException(message: String) : ConnectionException(message, "timeo
 internal fun exceptionOf(error: JsonObject): AcdException {
     val message = error.str("message") ?: error.toString()
     val status = error.long("status")?.toInt()
-    val detail = error.str("detail")
-    val body = error["body"] as? JsonObject
+    // A gave-up error names the last attempt's error in `last`: the API's
+    // `detail` and other members are there.
+    var last = error
+    while (last["last"] is JsonObject) last = last["last"] as JsonObject
+    val detail = error.str("detail") ?: last.str("detail")
+    val body =
+        error["body"] as? JsonObject ?: detail?.let {
+            JsonObject(mapOf("detail" to JsonPrimitive(it), "status" to JsonPrimitive(status)) + ((last["extra"] as? JsonObject) ?: emptyMap()))
+        }
     return when (val category = error.str("category") ?: "protocol") {
         "config" -> ConfigException(message)
         "request" -> if (status == null) RequestException(message) else BadRequestException(message, status, detail, body)
         "authentication" -> AuthenticationException(message, status, detail, body)
         "permission" -> PermissionException(message, status, detail, body)
         "not_found" -> NotFoundException(message, status, detail, body)
-        "rate_limit" -> RateLimitException(message, status, detail, body, error.long("retry_at"))
+        "rate_limit" -> RateLimitException(message, status, detail, body, error.long("retry_at") ?: last.long("retry_at"))
         "server" -> ServerException(message, status, detail, body)
         "connection", "interrupted" -> ConnectionException(message, category)
         "timeout" -> AcdTimeoutException(message)
