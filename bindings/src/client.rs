@@ -332,7 +332,9 @@ impl Client {
 
     /// Starts one call of `spec`; its id.
     pub fn start(&self, spec: RequestSpec) -> Result<u64, AcdError> {
-        Ok(lock(&self.inner).start(spec.into())?.0)
+        Ok(lock(&self.inner)
+            .start(core_client::RequestSpec::from(spec))?
+            .0)
     }
 
     /// Starts a table pager; `options_json` is the core's

@@ -20,6 +20,7 @@ uniffi::setup_scaffolding!("acd_ffi");
 
 pub mod client;
 pub mod client_types;
+pub mod driver;
 pub mod error;
 pub mod gate;
 pub mod gate_types;

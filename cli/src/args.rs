@@ -3,8 +3,9 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-/// Where the API is when nothing says otherwise: the local sandbox.
-pub const DEFAULT_BASE_URL: &str = "http://127.0.0.1:8080";
+/// Where the API is when nothing says otherwise: the core's default (the
+/// local sandbox).
+pub const DEFAULT_BASE_URL: &str = acd_core::client::DEFAULT_BASE_URL;
 
 /// acd: the command-line client of the Agent and Connected-Data API.
 ///

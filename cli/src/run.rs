@@ -150,6 +150,7 @@ pub fn execute(plan: Plan, reporter: &mut Reporter, interrupt: &Interrupt) -> Re
                     until,
                     limit,
                     reason,
+                    ..
                 } => {
                     let announced = limit
                         .as_ref()

@@ -5,8 +5,9 @@
 use crate::args::{Cli, Command, ConnectionReadArgs, Format, PagingArgs, TableReadArgs};
 use crate::engine::Job;
 use acd_core::client::{
-    ClientConfig, ClientCredential, ConnectionPagerOptions, EgressMode, PollOptions, RequestSpec,
-    RetryPolicy, TablePagerOptions,
+    normalise_base_url, stable_egress_url_for, ClientConfig, ClientCredential,
+    ConnectionPagerOptions, EgressMode, PollOptions, RequestSpec, RetryPolicy, TablePagerOptions,
+    DEFAULT_CREDENTIAL_ID, DEFAULT_CREDENTIAL_USER,
 };
 use acd_core::model::ParamRole;
 
@@ -52,12 +53,6 @@ pub struct Plan {
     /// How long one exchange may take, sending to the body's last byte.
     pub timeout: std::time::Duration,
 }
-
-/// The id under which the command-line credential is configured.
-const CREDENTIAL_ID: &str = "cli";
-/// The user the credential is modelled as (limits per user are shared by
-/// every credential of one user inside one client; there is only one here).
-const CREDENTIAL_USER: &str = "cli-user";
 
 /// Where each global value came from: the flag, or its environment
 /// variable (an empty variable counts as unset). Configuration errors name
@@ -118,18 +113,14 @@ pub fn plan(cli: &Cli, origins: &Origins) -> Result<Plan, SetupError> {
         .token
         .as_ref()
         .filter(|_| !origins.unset(origins.token));
+    // The core's defaults: its one base-URL rule, the stable-egress URL
+    // derived from it, and the credential behind a bare key.
+    let base_url = normalise_base_url(base_url).or_else(|error| explain(&error, origins, false))?;
     let mut config = ClientConfig {
-        base_url: base_url.trim_end_matches('/').to_owned(),
-        stable_egress_url: None,
+        stable_egress_url: Some(stable_egress_url_for(&base_url)),
+        base_url,
         ..ClientConfig::default()
     };
-    if ureq::http::Uri::try_from(config.base_url.as_str()).is_err() {
-        return fail(format!(
-            "{} {base_url:?} is not a URL; give one like {}",
-            origins.base_url,
-            crate::args::DEFAULT_BASE_URL
-        ));
-    }
     match (api_key, token) {
         (Some(_), Some(_)) => {
             return fail(format!(
@@ -137,15 +128,13 @@ pub fn plan(cli: &Cli, origins: &Origins) -> Result<Plan, SetupError> {
                 origins.api_key, origins.token
             ))
         }
-        (Some(key), None) => config.credentials.push(ClientCredential::api_key(
-            CREDENTIAL_ID,
-            key.as_str(),
-            CREDENTIAL_USER,
-        )),
+        (Some(key), None) => config
+            .credentials
+            .push(ClientCredential::default_api_key(key.as_str())),
         (None, Some(token)) => config.credentials.push(ClientCredential::oauth_token(
-            CREDENTIAL_ID,
+            DEFAULT_CREDENTIAL_ID,
             token.as_str(),
-            CREDENTIAL_USER,
+            DEFAULT_CREDENTIAL_USER,
         )),
         (None, None) => {}
     }
@@ -253,10 +242,20 @@ fn poll_options(
 /// The core's check of `config`, its errors told in terms of the flag or
 /// variable each field came from.
 fn check_config(config: &ClientConfig, origins: &Origins, key: bool) -> Result<(), SetupError> {
-    let Err(error) = config.check() else {
-        return Ok(());
-    };
-    let acd_core::client::ClientError::InvalidConfig { field, problem } = &error else {
+    match config.check() {
+        Ok(()) => Ok(()),
+        Err(error) => explain(&error, origins, key),
+    }
+}
+
+/// The core's configuration error, told in terms of the flag or variable
+/// its field came from.
+fn explain<T>(
+    error: &acd_core::client::ClientError,
+    origins: &Origins,
+    key: bool,
+) -> Result<T, SetupError> {
+    let acd_core::client::ClientError::InvalidConfig { field, problem } = error else {
         return fail(error.to_string());
     };
     let origin = match field.as_str() {

@@ -35,7 +35,7 @@ impl Transport {
             .max_redirects_will_error(false)
             .timeout_connect(Some(CONNECT_TIMEOUT.min(timeout)))
             .timeout_global(Some(timeout))
-            .user_agent(concat!("acd/", env!("CARGO_PKG_VERSION")))
+            .user_agent(acd_core::client::USER_AGENT)
             .build();
         Self {
             agent: config.into(),

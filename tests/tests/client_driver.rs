@@ -51,17 +51,35 @@ fn a_call_waits_for_retry_after_then_succeeds_and_refunds_the_budget() {
     client.handle(id, throttled, NOW + 20).unwrap();
     let waits = events(&mut client);
     let [(
+        retry_call,
+        Event::Retrying {
+            attempt: 2,
+            max_attempts: 5,
+            at,
+            status: Some(429),
+            failure: None,
+            message,
+        },
+    ), (
         call,
         Event::Waiting {
             until,
             limit,
             reason,
+            ..
         },
     )] = waits.as_slice()
     else {
-        panic!("one wait, got {waits:?}")
+        panic!("a retry, then one wait, got {waits:?}")
     };
-    assert_eq!(*call, id);
+    assert_eq!((*retry_call, *call), (id, id));
+    assert_eq!(at, until, "the retry goes when the wait ends");
+    assert!(
+        message.starts_with(
+            "listTableRecords: attempt 1 of 5 was answered with status 429; attempt 2 goes in "
+        ),
+        "{message}"
+    );
     assert_eq!(*reason, WaitReason::RetryAfter);
     // Retry-After (10 s from the answer) plus the first retry's backoff (up to 1 s).
     assert!(

@@ -36,6 +36,9 @@ fn first_key_and_jitter(config: ClientConfig, entropy: Entropy) -> (String, u64)
     client
         .handle(post, Outcome::Response(HttpResponse::new(503, "{}")), NOW)
         .unwrap();
+    let Some((_, Event::Retrying { attempt: 2, .. })) = client.poll_event() else {
+        panic!("a 503 is retried")
+    };
     let Some((_, Event::Waiting { until, .. })) = client.poll_event() else {
         panic!("a 503 is retried after a backoff")
     };

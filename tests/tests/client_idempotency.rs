@@ -71,10 +71,19 @@ fn a_post_that_may_have_been_delivered_is_retried_only_with_both_opt_ins() {
     assert!(
         matches!(
             got.as_slice(),
-            [Event::Waiting {
-                reason: WaitReason::Backoff { attempt: 2 },
-                ..
-            }]
+            [
+                Event::Retrying {
+                    attempt: 2,
+                    max_attempts: 5,
+                    status: None,
+                    failure: Some(TransportFailure::Timeout),
+                    ..
+                },
+                Event::Waiting {
+                    reason: WaitReason::Backoff { attempt: 2 },
+                    ..
+                }
+            ]
         ),
         "{got:?}"
     );
@@ -96,13 +105,24 @@ fn a_post_refused_with_429_is_retried_without_a_key() {
     assert!(
         matches!(
             got.as_slice(),
-            [(
-                _,
-                Event::Waiting {
-                    reason: WaitReason::RetryAfter,
-                    ..
-                }
-            )]
+            [
+                (
+                    _,
+                    Event::Retrying {
+                        attempt: 2,
+                        status: Some(429),
+                        failure: None,
+                        ..
+                    }
+                ),
+                (
+                    _,
+                    Event::Waiting {
+                        reason: WaitReason::RetryAfter,
+                        ..
+                    }
+                )
+            ]
         ),
         "{got:?}"
     );

@@ -356,6 +356,7 @@ fn an_index_response_teaches_the_throttle_the_advertised_limit() {
             until,
             limit,
             reason,
+            ..
         },
     )) = client.poll_event()
     else {

@@ -120,6 +120,7 @@ pub fn event_to_js(event: &Event) -> JsValue {
             until,
             limit,
             reason,
+            ..
         } => object(&[
             ("type", "waiting".into()),
             ("until", js::u64_to_js(until.as_millis())),

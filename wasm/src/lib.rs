@@ -46,6 +46,8 @@ mod member_names;
 pub mod sim;
 pub mod small_blocks;
 mod types;
+#[cfg(feature = "client")]
+pub mod wire;
 
 // The speed-first module's memcpy, memmove, memset and memcmp (linked for
 // their C symbols; nothing here calls them by name).

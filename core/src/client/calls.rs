@@ -8,6 +8,7 @@ use super::polling::PollerState;
 use super::request::ClientRequest;
 use super::retry::AttemptState;
 use super::throttle::WaitReason;
+use super::wire::CallOptions;
 use crate::UnixMillis;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -68,15 +69,23 @@ pub(crate) struct CallState {
     pub(crate) announced: Option<Wait>,
     /// When `poll_transmit` may next have something for this call.
     pub(crate) wake_at: UnixMillis,
+    /// The caller's options for every request of the call.
+    pub(crate) options: CallOptions,
+    /// When the call's first request was first sent (its timeout counts
+    /// from there).
+    pub(crate) first_sent_at: Option<UnixMillis>,
 }
 
 impl CallState {
     /// A call about to send its first attempt of `request`.
-    pub(crate) fn new(kind: Kind, request: ClientRequest) -> Self {
+    pub(crate) fn new(kind: Kind, request: ClientRequest, options: CallOptions) -> Self {
         Self {
             kind,
             request: Arc::new(request),
-            attempt: AttemptState::default(),
+            attempt: AttemptState {
+                max_attempts: options.max_attempts,
+                ..AttemptState::default()
+            },
             in_flight: false,
             not_before: UnixMillis::ZERO,
             not_before_reason: WaitReason::Quota,
@@ -86,7 +95,15 @@ impl CallState {
             throttled_since: None,
             announced: None,
             wake_at: UnixMillis::ZERO,
+            options,
+            first_sent_at: None,
         }
+    }
+
+    /// When the call must be over: its first send plus its `timeout_ms`.
+    pub(crate) fn deadline(&self) -> Option<UnixMillis> {
+        let timeout = self.options.timeout_ms?;
+        Some(self.first_sent_at?.saturating_add(timeout))
     }
 
     /// Moves on to a new logical request (the next page or poll), which
@@ -98,7 +115,10 @@ impl CallState {
         reason: WaitReason,
     ) {
         self.request = request.into();
-        self.attempt = AttemptState::default();
+        self.attempt = AttemptState {
+            max_attempts: self.options.max_attempts,
+            ..AttemptState::default()
+        };
         self.not_before = not_before;
         self.not_before_reason = reason;
         self.not_before_limit = None;
@@ -118,6 +138,7 @@ impl CallState {
         }
         self.attempt.attempts = self.attempt.attempts.saturating_add(1);
         self.attempt.first_sent_at.get_or_insert(now);
+        self.first_sent_at.get_or_insert(now);
         self.throttle_jitter = None;
         self.throttle_wait = None;
         self.announced = None;

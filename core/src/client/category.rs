@@ -131,7 +131,9 @@ impl ClientError {
             | ClientError::StableEgressUnavailable { .. }
             | ClientError::UnknownCall { .. }
             | ClientError::NothingInFlight { .. }
-            | ClientError::KeysetValueMissing { .. } => ErrorCategory::Request,
+            | ClientError::KeysetValueMissing { .. }
+            | ClientError::InvalidInput { .. }
+            | ClientError::HeaderNotAllowed { .. } => ErrorCategory::Request,
             ClientError::Api { status, .. } => ErrorCategory::of_status(*status),
             ClientError::RateLimitedTooLong { .. } => ErrorCategory::RateLimit,
             ClientError::Redirect { .. }
@@ -143,7 +145,9 @@ impl ClientError {
                 TransportFailure::Interrupted => ErrorCategory::Interrupted,
             },
             ClientError::GaveUp { last, .. } => last.category(),
-            ClientError::PollDeadline { .. } => ErrorCategory::Timeout,
+            ClientError::PollDeadline { .. } | ClientError::CallTimedOut { .. } => {
+                ErrorCategory::Timeout
+            }
         }
     }
 }

@@ -6,6 +6,7 @@ use super::calls::{CallId, Kind, Wait};
 use super::driver::Client;
 use super::error::ClientError;
 use super::event::Event;
+use super::notice::waiting_message;
 use super::random::uniform_inclusive;
 use super::response::ApiResponse;
 use super::throttle::WaitReason;
@@ -13,22 +14,30 @@ use crate::UnixMillis;
 use std::sync::Arc;
 
 impl Client {
-    pub(super) fn announce(&mut self, id: CallId, wait: Wait) {
+    pub(super) fn announce_wait(&mut self, id: CallId, wait: Wait, now: UnixMillis) {
         if let Some(call) = self.calls.get_mut(&id) {
             if call.announce(&wait) {
+                let message = waiting_message(
+                    &call.request.operation_id,
+                    now,
+                    wait.until,
+                    wait.limit.as_ref(),
+                    wait.reason,
+                );
                 self.events.push_back((
                     id,
                     Event::Waiting {
                         until: wait.until,
                         limit: wait.limit,
                         reason: wait.reason,
+                        message,
                     },
                 ));
             }
         }
     }
 
-    pub(super) fn fail(&mut self, id: CallId, error: ClientError) {
+    pub(super) fn end_failed(&mut self, id: CallId, error: ClientError) {
         self.calls.remove(&id);
         self.events.push_back((id, Event::Failed(error)));
     }
@@ -50,7 +59,7 @@ impl Client {
             }
             Kind::Pager(pager) => {
                 let Some(records) = response.into_records() else {
-                    return self.fail(
+                    return self.end_failed(
                         id,
                         ClientError::Protocol {
                             status: 200,
@@ -62,7 +71,7 @@ impl Client {
                 };
                 let (page, last) = match pager.advance(&records) {
                     Ok(step) => step,
-                    Err(error) => return self.fail(id, error),
+                    Err(error) => return self.end_failed(id, error),
                 };
                 let next = pager.next_spec();
                 self.events.push_back((
@@ -76,18 +85,18 @@ impl Client {
                 if last {
                     return self.done(id);
                 }
-                match self.build(&next) {
+                match self.build_for_call(id, &next) {
                     Ok(request) => {
                         if let Some(call) = self.calls.get_mut(&id) {
                             call.next_request(request, UnixMillis::ZERO, WaitReason::Quota);
                         }
                     }
-                    Err(error) => self.fail(id, error),
+                    Err(error) => self.end_failed(id, error),
                 }
             }
             Kind::Poller(poller) => {
                 let ApiResponse::Object { value, .. } = response else {
-                    return self.fail(
+                    return self.end_failed(
                         id,
                         ClientError::Protocol {
                             status: 200,
@@ -105,7 +114,7 @@ impl Client {
                 };
                 let answered = match poller.answered(&value, now, jitter) {
                     Ok(answered) => answered,
-                    Err(error) => return self.fail(id, error),
+                    Err(error) => return self.end_failed(id, error),
                 };
                 if answered.changed || answered.terminal {
                     self.events.push_back((
@@ -125,13 +134,14 @@ impl Client {
                 };
                 let request = Arc::clone(&call.request);
                 call.next_request(request, answered.next_poll_at, WaitReason::PollInterval);
-                self.announce(
+                self.announce_wait(
                     id,
                     Wait {
                         until: answered.next_poll_at,
                         limit: None,
                         reason: WaitReason::PollInterval,
                     },
+                    now,
                 );
             }
         }

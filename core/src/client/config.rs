@@ -1,5 +1,13 @@
 //! Client configuration: where the API is, which credentials to use, the
 //! catalogue of operations, and the retry, budget and limit defaults.
+//!
+//! Every default a language would otherwise restate lives here: the base
+//! URL and its one normalisation rule ([`normalise_base_url`]), the
+//! stable-egress URL derived from it ([`stable_egress_url_for`]), the
+//! credential behind a bare key ([`ClientCredential::default_api_key`]), the
+//! environment variables a host reads ([`ENV_API_KEY`], [`ENV_BASE_URL`]) and
+//! the client's version ([`CLIENT_VERSION`]). [`ClientConfig::from_json`]
+//! applies them to the config JSON of the driver protocol.
 
 use super::budget::BudgetPolicy;
 use super::error::ClientError;
@@ -8,6 +16,41 @@ use crate::model::wire_enum::wire_enum;
 use crate::model::Quota;
 use crate::model::{Catalogue, CredentialKind, Secret};
 use serde::{Deserialize, Serialize};
+
+mod document;
+#[cfg(test)]
+mod tests;
+
+/// The version of this client (the core's crate version), which every
+/// language reports as its own.
+pub const CLIENT_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The `User-Agent` a transport sends: `acd/` and [`CLIENT_VERSION`].
+pub const USER_AGENT: &str = concat!("acd/", env!("CARGO_PKG_VERSION"));
+
+/// Where the API is when nothing says otherwise: the local sandbox.
+pub const DEFAULT_BASE_URL: &str = "http://127.0.0.1:8080";
+
+/// The id of the credential behind a bare key (`"api_key"` in the config
+/// JSON, or [`ENV_API_KEY`]).
+pub const DEFAULT_CREDENTIAL_ID: &str = "default";
+
+/// The user of the credential behind a bare key. Per-user limits (e.g. 5
+/// table reads per minute) are modelled per user, so every language names
+/// the same one.
+pub const DEFAULT_CREDENTIAL_USER: &str = "default";
+
+/// The environment variable holding an API key, used only when the
+/// configuration gives no credential.
+pub const ENV_API_KEY: &str = "ACD_API_KEY";
+
+/// The environment variable holding the base URL, used only when the
+/// configuration gives none.
+pub const ENV_BASE_URL: &str = "ACD_BASE_URL";
+
+/// The path the stable-egress URL takes under the base URL when it is not
+/// set: `{base_url}/egress` (the sandbox serves it there too).
+pub const STABLE_EGRESS_PATH: &str = "/egress";
 
 /// How API keys are sent.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -24,11 +67,15 @@ wire_enum!(ApiKeyHeader {
 });
 
 /// One credential the client may use. Its `Debug` never shows the secret.
+///
+/// In JSON: `{"id", "type": "api_key" | "oauth2", "secret", "user"}` (the
+/// older member name `kind` is still read).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ClientCredential {
     /// A non-secret name used to choose it per request and in limit keys.
     pub id: String,
     /// API key or OAuth token; decides the header it is sent in.
+    #[serde(rename = "type", alias = "kind")]
     pub kind: CredentialKind,
     /// The key or token.
     pub secret: Secret,
@@ -38,6 +85,13 @@ pub struct ClientCredential {
 }
 
 impl ClientCredential {
+    /// The credential behind a bare key: id [`DEFAULT_CREDENTIAL_ID`], user
+    /// [`DEFAULT_CREDENTIAL_USER`], sent as an API key. The one default of
+    /// every language (and the CLI).
+    pub fn default_api_key(secret: impl Into<String>) -> Self {
+        Self::api_key(DEFAULT_CREDENTIAL_ID, secret, DEFAULT_CREDENTIAL_USER)
+    }
+
     /// An API key of `user`.
     pub fn api_key(id: impl Into<String>, secret: impl Into<String>, user: &str) -> Self {
         Self {
@@ -68,21 +122,27 @@ impl ClientCredential {
 pub const DEFAULT_MAX_BODY_BYTES: u64 = 32 * 1024 * 1024;
 
 /// Everything a [`super::Client`] needs.
+///
+/// Read from JSON with [`ClientConfig::from_json`] (or serde, which applies
+/// the same defaults): every member is optional, see
+/// `docs/driver-protocol.md`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[serde(try_from = "document::ConfigDocument")]
 pub struct ClientConfig {
     /// The API's base URL, without a trailing slash (the index's `base_url`).
     pub base_url: String,
     /// The major version path segment, e.g. `v1`.
     pub version: String,
-    /// The stable-egress URL, for `{stable_egress_url}/{version}/...`.
+    /// The stable-egress URL, for `{stable_egress_url}/{version}/...`;
+    /// `None` when there is none. Read from JSON, a missing member is
+    /// derived from `base_url` ([`stable_egress_url_for`]) and `null` means
+    /// none.
     pub stable_egress_url: Option<String>,
     /// The header that asks for stable egress.
     pub stable_egress_header: String,
     /// The operations the client can build. Read from a document only with
     /// the `config-catalogue` feature; without it a `catalogue` member is
     /// refused as unknown and the default ([`Catalogue::for_clients`]) stays.
-    #[cfg_attr(not(feature = "config-catalogue"), serde(skip_deserializing))]
     pub catalogue: Catalogue,
     /// Credentials; requests use the first unless they name another.
     pub credentials: Vec<ClientCredential>,
@@ -126,9 +186,9 @@ pub struct ClientConfig {
 impl Default for ClientConfig {
     fn default() -> Self {
         Self {
-            base_url: "http://127.0.0.1:8080".into(),
+            base_url: DEFAULT_BASE_URL.into(),
             version: "v1".into(),
-            stable_egress_url: Some("http://127.0.0.1:8080/egress".into()),
+            stable_egress_url: Some(stable_egress_url_for(DEFAULT_BASE_URL)),
             stable_egress_header: "X-Stable-Egress".into(),
             catalogue: Catalogue::for_clients(),
             credentials: Vec::new(),
@@ -160,19 +220,9 @@ impl ClientConfig {
                 problem: problem.to_owned(),
             })
         };
-        if !is_http_url(&self.base_url) {
-            return fail(
-                "base_url",
-                "must be an absolute http(s) URL without a trailing slash, query or fragment",
-            );
-        }
+        check_url("base_url", &self.base_url)?;
         if let Some(url) = &self.stable_egress_url {
-            if !is_http_url(url) {
-                return fail(
-                    "stable_egress_url",
-                    "must be an absolute http(s) URL without a trailing slash, query or fragment",
-                );
-            }
+            check_url("stable_egress_url", url)?;
         }
         if self.version.is_empty() || self.version.contains(['/', '?', '#']) {
             return fail("version", "must be one path segment such as v1");
@@ -210,32 +260,66 @@ impl ClientConfig {
     }
 }
 
-fn is_http_url(url: &str) -> bool {
-    crate::model::url::HttpUrl::parse(url).is_ok()
+impl ClientConfig {
+    /// Reads the config JSON of the driver protocol (`docs/driver-protocol.md`):
+    /// the members of [`ClientConfig`], every one optional, plus
+    ///
+    /// * `"api_key"`: a bare key, which becomes
+    ///   [`ClientCredential::default_api_key`], placed first (so requests
+    ///   that name no credential use it);
+    /// * `"env"`: `{"ACD_API_KEY": .., "ACD_BASE_URL": ..}` as the host read
+    ///   them (a missing, `null` or empty value is unset), used only where
+    ///   the document sets nothing: the key when there is neither
+    ///   `api_key` nor a credential, the base URL when there is no
+    ///   `base_url`.
+    ///
+    /// `base_url` (and a given `stable_egress_url`) go through
+    /// [`normalise_base_url`]; a missing `stable_egress_url` is derived from
+    /// the base URL. The result is checked ([`ClientConfig::check`]); every
+    /// failure is a [`ClientError::InvalidConfig`] naming the member.
+    pub fn from_json(bytes: &[u8]) -> Result<ClientConfig, ClientError> {
+        let config = document::ConfigDocument::read(bytes)?.resolve()?;
+        config.check()?;
+        Ok(config)
+    }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// The one base-URL rule of every language: one trailing `/` is removed,
+/// then the URL must be an absolute `http` or `https` URL with a host and
+/// no user info, query or fragment. A refusal is a
+/// [`ClientError::InvalidConfig`] of field `base_url` that names the URL
+/// without its user info.
+pub fn normalise_base_url(url: &str) -> Result<String, ClientError> {
+    normalise_url("base_url", url, None)
+}
 
-    #[test]
-    fn checks_urls_and_credentials() {
-        assert!(ClientConfig::default().check().is_ok());
-        let bad = ClientConfig {
-            base_url: "http://h/".into(),
-            ..ClientConfig::default()
-        };
-        assert!(
-            matches!(bad.check(), Err(ClientError::InvalidConfig { field, .. }) if field == "base_url")
-        );
-        let twice = ClientConfig::default()
-            .with_credential(ClientCredential::api_key("a", "acd_live_x", "ada"))
-            .with_credential(ClientCredential::api_key("a", "acd_live_y", "ada"));
-        assert!(twice.check().is_err());
-        let shown = format!(
-            "{:?}",
-            ClientCredential::api_key("a", "acd_live_secret", "ada")
-        );
-        assert!(!shown.contains("acd_live_secret"));
+/// The stable-egress URL of a base URL when none is set: `{base_url}/egress`.
+pub fn stable_egress_url_for(base_url: &str) -> String {
+    format!("{base_url}{STABLE_EGRESS_PATH}")
+}
+
+/// [`normalise_base_url`] for `field`; `origin` names the environment
+/// variable the value came from, if it did.
+fn normalise_url(field: &str, url: &str, origin: Option<&str>) -> Result<String, ClientError> {
+    let trimmed = url.strip_suffix('/').unwrap_or(url);
+    match crate::model::url::HttpUrl::parse(trimmed) {
+        Ok(_) => Ok(trimmed.to_owned()),
+        Err(error) => Err(ClientError::InvalidConfig {
+            field: field.to_owned(),
+            problem: match origin {
+                Some(variable) => format!("{error} (read from {variable})"),
+                None => error.to_string(),
+            },
+        }),
     }
+}
+
+/// The check of a URL already normalised (no slash is removed here).
+fn check_url(field: &str, url: &str) -> Result<(), ClientError> {
+    crate::model::url::HttpUrl::parse(url)
+        .map(|_| ())
+        .map_err(|error| ClientError::InvalidConfig {
+            field: field.to_owned(),
+            problem: error.to_string(),
+        })
 }

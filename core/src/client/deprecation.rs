@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 /// What the `Deprecation` header said.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "form", rename_all = "snake_case")]
+#[serde(tag = "type", rename_all = "snake_case")]
 pub enum Deprecated {
     /// Deprecated at (or from) this instant, Unix seconds.
     At {

@@ -17,6 +17,7 @@ use super::deprecation::DeprecationTracker;
 use super::error::{ClientError, GiveUpReason};
 use super::event::{Event, LimitInfo};
 use super::http::Outcome;
+use super::notice::retrying_message;
 use super::paging::{ConnectionPagerOptions, PagerState, TablePagerOptions};
 use super::polling::{PollOptions, PollerState};
 use super::random::{uniform_inclusive, Entropy, KeyStream};
@@ -26,6 +27,7 @@ use super::response::{check_body_size, interpret, ApiResponse};
 use super::retry::{RetryCause, RetryDecision, RetryPlanner};
 use super::server_wait::ServerWait;
 use super::throttle::{Plan, Throttle, WaitReason};
+use super::wire::CallSpec;
 use crate::model::ids::GET_RUN;
 use crate::time::ceil_seconds;
 use crate::UnixMillis;
@@ -40,6 +42,9 @@ pub struct Transmit {
     pub id: CallId,
     /// The request (immutable wire data).
     pub request: ClientRequest,
+    /// When this exchange must be abandoned (the call's `timeout_ms` from
+    /// its first send), reported with [`super::TransportFailure::Timeout`].
+    pub timeout_at: Option<UnixMillis>,
 }
 
 /// One client instance: configuration, throttle, retry planner, deprecation
@@ -122,65 +127,106 @@ impl Client {
         build_request(&self.config, spec, &mut self.keys)
     }
 
-    fn add(&mut self, kind: Kind, request: ClientRequest) -> CallId {
+    /// Builds `spec` for call `id`, with the call's options: its explicit
+    /// idempotency key and its extra headers.
+    pub(super) fn build_for_call(
+        &mut self,
+        id: CallId,
+        spec: &RequestSpec,
+    ) -> Result<ClientRequest, ClientError> {
+        let headers = self
+            .calls
+            .get(&id)
+            .map(|call| call.options.headers.clone())
+            .unwrap_or_default();
+        let mut request = self.build(spec)?;
+        request.headers.extend(headers);
+        Ok(request)
+    }
+
+    /// Starts the call `spec` describes — a single request, a table or
+    /// connection pager, a run poller — with its options; its first
+    /// request is validated and built now, before any I/O. A
+    /// [`RequestSpec`] converts into a single-request spec.
+    pub fn start(&mut self, spec: impl Into<CallSpec>) -> Result<CallId, ClientError> {
+        let spec = spec.into();
+        let options = spec.options().clone();
+        options.check(&self.config.stable_egress_header)?;
+        let (kind, mut first) = match spec {
+            CallSpec::Request(call) => (Kind::Single, call.spec),
+            CallSpec::TablePages(call) => {
+                let pager = PagerState::table(&call.table, call.pager);
+                let first = pager.next_spec();
+                (Kind::Pager(pager), first)
+            }
+            CallSpec::ConnectionPages(call) => {
+                let pager = PagerState::connection(&call.connection, &call.entity, call.pager);
+                let first = pager.next_spec();
+                (Kind::Pager(pager), first)
+            }
+            CallSpec::RunPoll(call) => {
+                let param = self
+                    .config
+                    .catalogue
+                    .get(GET_RUN)
+                    .and_then(|operation| operation.path.param_names().next().map(str::to_owned))
+                    .ok_or_else(|| ClientError::UnknownOperation {
+                        operation: GET_RUN.into(),
+                    })?;
+                let mut first = RequestSpec::new(GET_RUN).path(param, call.run_id);
+                first.credential = call.credential;
+                (Kind::Poller(PollerState::new(call.poll)), first)
+            }
+        };
+        if let Some(key) = &options.idempotency_key {
+            if !matches!(kind, Kind::Single) {
+                return Err(ClientError::InvalidInput {
+                    input: "call options".into(),
+                    problem: "idempotency_key applies to a single request; the requests of a \
+                              pager or a run poller are reads and need none"
+                        .into(),
+                });
+            }
+            first.idempotency_key = Some(key.clone());
+        }
+        let mut request = self.build(&first)?;
+        request.headers.extend(options.headers.iter().cloned());
         self.next_id = self.next_id.saturating_add(1);
         let id = CallId(self.next_id);
-        self.calls.insert(id, CallState::new(kind, request));
-        id
+        self.calls
+            .insert(id, CallState::new(kind, request, options));
+        Ok(id)
     }
 
-    /// Starts one call of `spec`, validated and built before any I/O.
-    pub fn start(&mut self, spec: RequestSpec) -> Result<CallId, ClientError> {
-        let request = self.build(&spec)?;
-        Ok(self.add(Kind::Single, request))
-    }
-
-    /// Starts a pager over `table`'s records (its first request is
-    /// validated and built now).
+    #[doc(hidden)]
+    /// `start(CallSpec::table_pages(table, options))`.
     pub fn start_table_pager(
         &mut self,
         table: &str,
         options: TablePagerOptions,
     ) -> Result<CallId, ClientError> {
-        let pager = PagerState::table(table, options);
-        let request = self.build(&pager.next_spec())?;
-        Ok(self.add(Kind::Pager(pager), request))
+        self.start(CallSpec::table_pages(table, options))
     }
 
-    /// Starts a pager over `connection`'s records of `entity`.
+    #[doc(hidden)]
+    /// `start(CallSpec::connection_pages(connection, entity, options))`.
     pub fn start_connection_pager(
         &mut self,
         connection: &str,
         entity: &str,
         options: ConnectionPagerOptions,
     ) -> Result<CallId, ClientError> {
-        let pager = PagerState::connection(connection, entity, options);
-        let request = self.build(&pager.next_spec())?;
-        Ok(self.add(Kind::Pager(pager), request))
+        self.start(CallSpec::connection_pages(connection, entity, options))
     }
 
-    /// Starts polling run `run_id` with the catalogue's `getRun` operation
-    /// until a terminal status (`options.terminal_states`). The default
-    /// client catalogue has it ([`Catalogue::get_run`]); a caller-built
-    /// catalogue without it gives [`ClientError::UnknownOperation`].
-    ///
-    /// [`Catalogue::get_run`]: crate::model::Catalogue::get_run
+    #[doc(hidden)]
+    /// `start(CallSpec::run_poll(run_id, options))`.
     pub fn start_run_poller(
         &mut self,
         run_id: &str,
         options: PollOptions,
     ) -> Result<CallId, ClientError> {
-        let param = self
-            .config
-            .catalogue
-            .get(GET_RUN)
-            .and_then(|operation| operation.path.param_names().next().map(str::to_owned))
-            .ok_or_else(|| ClientError::UnknownOperation {
-                operation: GET_RUN.into(),
-            })?;
-        let spec = RequestSpec::new(GET_RUN).path(param, run_id);
-        let request = self.build(&spec)?;
-        Ok(self.add(Kind::Poller(PollerState::new(options)), request))
+        self.start(CallSpec::run_poll(run_id, options))
     }
 
     /// Drops call `id`; nothing more is emitted for it (events not yet
@@ -260,7 +306,7 @@ impl Client {
             match self.throttle.plan(&call.request, now) {
                 Plan::WaitUntil { at, limit, reason } => {
                     if let Some(error) = self.server_wait_too_long(&call.request, &limit, now) {
-                        self.fail(id, error);
+                        self.end_failed(id, error);
                         return None;
                     }
                     let limit = self.limit_info(&call.request, &limit);
@@ -285,12 +331,22 @@ impl Client {
             }
         };
         let call = self.calls.get_mut(&id)?;
+        // The call's own timeout: a wait that would end past it, or a send
+        // at or after it, ends the call now.
+        if let Some(deadline) = call.deadline() {
+            let ready_at = wait.as_ref().map_or(now, |wait| wait.until);
+            if ready_at >= deadline {
+                let timeout_ms = call.options.timeout_ms.unwrap_or_default();
+                self.end_failed(id, ClientError::CallTimedOut { timeout_ms });
+                return None;
+            }
+        }
         match wait {
             Some(wait) => {
                 if !firm {
                     call.throttled_since.get_or_insert(now);
                 }
-                self.announce(id, wait);
+                self.announce_wait(id, wait, now);
                 None
             }
             None => {
@@ -299,6 +355,7 @@ impl Client {
                 Some(Transmit {
                     id,
                     request: ClientRequest::clone(&call.request),
+                    timeout_at: call.deadline(),
                 })
             }
         }
@@ -375,16 +432,51 @@ impl Client {
                 } else {
                     None
                 };
-                if let Some(call) = self.calls.get_mut(&id) {
-                    call.not_before_limit = limit.clone();
+                let Some(call) = self.calls.get_mut(&id) else {
+                    return Ok(());
+                };
+                call.not_before_limit = limit.clone();
+                if call.deadline().is_some_and(|deadline| at >= deadline) {
+                    let timeout_ms = call.options.timeout_ms.unwrap_or_default();
+                    self.end_failed(id, ClientError::CallTimedOut { timeout_ms });
+                    return Ok(());
                 }
-                self.announce(
+                let max_attempts = call
+                    .options
+                    .max_attempts
+                    .unwrap_or(self.planner.policy().max_attempts);
+                let (status, failure) = match &outcome {
+                    Outcome::Response(response) => (Some(response.status), None),
+                    Outcome::Transport(failure) => (None, Some(*failure)),
+                };
+                let message = retrying_message(
+                    &request.operation_id,
+                    attempts,
+                    max_attempts,
+                    status,
+                    failure,
+                    now,
+                    at,
+                );
+                self.events.push_back((
+                    id,
+                    Event::Retrying {
+                        attempt,
+                        max_attempts,
+                        at,
+                        status,
+                        failure,
+                        message,
+                    },
+                ));
+                self.announce_wait(
                     id,
                     Wait {
                         until: at,
                         limit,
                         reason,
                     },
+                    now,
                 );
             }
             RetryDecision::Done => {
@@ -399,7 +491,7 @@ impl Client {
                 }
                 match result {
                     Ok(response) => self.succeeded(id, response, now),
-                    Err(error) => self.fail(id, error),
+                    Err(error) => self.end_failed(id, error),
                 }
             }
             RetryDecision::GiveUp { reason } => {
@@ -421,7 +513,7 @@ impl Client {
                         last: Box::new(last),
                     },
                 };
-                self.fail(id, error);
+                self.end_failed(id, error);
             }
         }
         Ok(())

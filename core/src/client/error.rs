@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 /// Why the retry planner stopped retrying a logical call.
 #[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
-#[serde(tag = "reason", rename_all = "snake_case")]
+#[serde(tag = "type", rename_all = "snake_case")]
 pub enum GiveUpReason {
     /// The status is never retried (a 4xx other than 429): the request
     /// itself has to change.
@@ -89,7 +89,7 @@ pub enum GiveUpReason {
 /// Everything that can go wrong in the client role, as one flat enum.
 #[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, thiserror::Error)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(tag = "type", rename_all = "snake_case")]
 pub enum ClientError {
     /// The operation id is not in the client's catalogue.
     #[error(
@@ -275,6 +275,34 @@ pub enum ClientError {
         /// The call's id.
         call: u64,
     },
+    /// Input handed to the client (a call spec, a transport outcome, a
+    /// per-call option) could not be read; nothing was sent.
+    #[error("the {input} is not valid: {problem}")]
+    InvalidInput {
+        /// What was handed over, e.g. `call spec`.
+        input: String,
+        /// What is wrong and what is accepted.
+        problem: String,
+    },
+    /// A per-call header names one the client sets itself, or is not a
+    /// valid HTTP header; nothing was sent.
+    #[error("the call's header {header:?} cannot be sent: {problem}")]
+    HeaderNotAllowed {
+        /// The header's name as given.
+        header: String,
+        /// Why it is refused.
+        problem: String,
+    },
+    /// The call's own timeout (`timeout_ms` of its options) passed before it
+    /// finished, waits and retries included.
+    #[error(
+        "the call did not finish within its timeout of {timeout_ms} ms from its first send \
+         (waits and retries included); raise the call's timeout_ms to wait longer"
+    )]
+    CallTimedOut {
+        /// The call's timeout.
+        timeout_ms: u64,
+    },
     /// A keyset pager met a record without a usable order value.
     #[error(
         "record {position} of the page has no usable value in column {column:?} (a string or \
@@ -334,7 +362,7 @@ mod tests {
              limit must be an integer from 1 to 5000; got \"0\""
         );
         let json = serde_json::to_value(&error).unwrap();
-        assert_eq!(json["kind"], "invalid_params");
+        assert_eq!(json["type"], "invalid_params");
         let back: ClientError = serde_json::from_value(json).unwrap();
         assert_eq!(back, error);
     }

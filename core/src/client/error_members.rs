@@ -200,7 +200,7 @@ mod tests {
 
     #[test]
     fn an_api_error_with_extra_members_reads_back_from_its_json() {
-        let json = r#"{"kind":"api","status":400,"detail":"limit is out of range","extra":{"errors":[{"parameter":"limit","problem":"must be an integer from 1 to 5000"}],"a":1}}"#;
+        let json = r#"{"type":"api","status":400,"detail":"limit is out of range","extra":{"errors":[{"parameter":"limit","problem":"must be an integer from 1 to 5000"}],"a":1}}"#;
         let error: crate::client::ClientError = serde_json::from_str(json).unwrap();
         let crate::client::ClientError::Api { extra, status, .. } = &error else {
             panic!("an api error, got {error:?}")

@@ -4,10 +4,14 @@
 //!
 //! Every call ends with exactly one [`Event::Done`] or [`Event::Failed`];
 //! its data events ([`Event::Response`], [`Event::Page`],
-//! [`Event::RunStatus`]) come before it.
+//! [`Event::RunStatus`]) come before it. [`Event::Waiting`],
+//! [`Event::Retrying`] and [`Event::Deprecation`] carry one human sentence
+//! ([`Event::message`]) every language logs as is. The JSON form is the
+//! driver protocol's (`docs/driver-protocol.md`, written in `wire`).
 
 use super::deprecation::DeprecationWarning;
 use super::error::ClientError;
+use super::http::TransportFailure;
 use super::response::ApiResponse;
 use super::throttle::WaitReason;
 use crate::time::Seconds;
@@ -26,10 +30,10 @@ pub struct LimitInfo {
     pub window_seconds: Seconds,
 }
 
-/// Something that happened to one call.
+/// Something that happened to one call. Its JSON (`Serialize`) is the
+/// driver protocol's event object without the `call` member.
 #[non_exhaustive]
-#[derive(Debug, Clone, Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[derive(Debug, Clone)]
 pub enum Event {
     /// A single call's successful result.
     Response(ApiResponse),
@@ -61,6 +65,23 @@ pub enum Event {
         limit: Option<LimitInfo>,
         /// Why.
         reason: WaitReason,
+        /// One sentence: what waits, how long, for which limit.
+        message: String,
+    },
+    /// An attempt failed and another is planned (a `Waiting` for it follows).
+    Retrying {
+        /// The number of the next attempt (2 for the first retry).
+        attempt: u32,
+        /// The most attempts the call's request may make.
+        max_attempts: u32,
+        /// When the next attempt goes (not earlier).
+        at: UnixMillis,
+        /// The status of the failed attempt, when it was answered.
+        status: Option<u16>,
+        /// How the failed attempt's transport failed, when it was not answered.
+        failure: Option<TransportFailure>,
+        /// One sentence: what failed, the attempt, when the next goes.
+        message: String,
     },
     /// A Deprecation/Sunset notice for the call's operation (once per
     /// operation per client, and again only when it changes).
@@ -76,6 +97,18 @@ impl Event {
     /// Whether this is the last event of its call (`Done` or `Failed`).
     pub fn is_final(&self) -> bool {
         matches!(self, Event::Done | Event::Failed(_))
+    }
+
+    /// The sentence a host logs for this event: a wait's, a retry's or a
+    /// deprecation's; `None` for the other events.
+    pub fn message(&self) -> Option<String> {
+        match self {
+            Event::Waiting { message, .. } | Event::Retrying { message, .. } => {
+                Some(message.clone())
+            }
+            Event::Deprecation(warning) => Some(super::notice::deprecation_message(warning)),
+            _ => None,
+        }
     }
 }
 
@@ -116,13 +149,33 @@ impl PartialEq for Event {
                     until: a,
                     limit: la,
                     reason: ra,
+                    message: ma,
                 },
                 Event::Waiting {
                     until: b,
                     limit: lb,
                     reason: rb,
+                    message: mb,
                 },
-            ) => a == b && la == lb && ra == rb,
+            ) => a == b && la == lb && ra == rb && ma == mb,
+            (
+                Event::Retrying {
+                    attempt: a,
+                    max_attempts: ma,
+                    at: ta,
+                    status: sa,
+                    failure: fa,
+                    message: ga,
+                },
+                Event::Retrying {
+                    attempt: b,
+                    max_attempts: mb,
+                    at: tb,
+                    status: sb,
+                    failure: fb,
+                    message: gb,
+                },
+            ) => a == b && ma == mb && ta == tb && sa == sb && fa == fb && ga == gb,
             (Event::Deprecation(a), Event::Deprecation(b)) => a == b,
             (Event::Done, Event::Done) => true,
             (Event::Failed(a), Event::Failed(b)) => a == b,

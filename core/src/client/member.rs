@@ -1,6 +1,6 @@
 //! One member of a JSON object, read without building the object: a run's
 //! status (`PollOptions::status_field`), a keyset pager's order value and
-//! the `kind` of an error's JSON form.
+//! the `type` of an error's JSON form.
 
 use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;

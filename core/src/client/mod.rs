@@ -50,6 +50,7 @@ mod error_members;
 mod event;
 mod http;
 mod member;
+mod notice;
 mod paging;
 mod polling;
 mod random;
@@ -60,12 +61,17 @@ mod retry;
 mod server_wait;
 mod structured;
 mod throttle;
+pub mod wire;
 
 pub use backoff::{BackoffPolicy, DEFAULT_BASE_MS, DEFAULT_CAP_MS};
 pub use budget::{BudgetPolicy, RetryBudget};
 pub use calls::CallId;
 pub use category::ErrorCategory;
-pub use config::{ApiKeyHeader, ClientConfig, ClientCredential, DEFAULT_MAX_BODY_BYTES};
+pub use config::{
+    normalise_base_url, stable_egress_url_for, ApiKeyHeader, ClientConfig, ClientCredential,
+    CLIENT_VERSION, DEFAULT_BASE_URL, DEFAULT_CREDENTIAL_ID, DEFAULT_CREDENTIAL_USER,
+    DEFAULT_MAX_BODY_BYTES, ENV_API_KEY, ENV_BASE_URL, STABLE_EGRESS_PATH, USER_AGENT,
+};
 pub use deprecation::{parse_deprecation, Deprecated, DeprecationTracker, DeprecationWarning};
 pub use driver::{Client, Transmit};
 pub use error::{ClientError, GiveUpReason};
@@ -89,3 +95,7 @@ pub use retry::{
 };
 pub use server_wait::{bound_window_ms, ServerWait};
 pub use throttle::{LimitModel, LimitSource, Plan, Throttle, WaitReason, MAX_MODELS};
+pub use wire::{
+    Batch, CallOptions, CallSpec, ConnectionPagesCall, ErrorJson, LimitView, RequestCall,
+    RunPollCall, TablePagesCall,
+};

@@ -23,7 +23,7 @@ use serde_json::value::RawValue;
 
 /// A successful response, interpreted.
 #[derive(Debug, Clone, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(tag = "type", rename_all = "snake_case")]
 pub enum ApiResponse {
     /// A list of records (table page or connection records), as raw JSON.
     Records {

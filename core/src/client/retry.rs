@@ -73,6 +73,10 @@ pub struct AttemptState {
     /// They count against `max_attempts` like every attempt, and against
     /// [`RetryPolicy::max_throttled`].
     pub throttled: u32,
+    /// This call's own attempt limit, replacing the policy's `max_attempts`
+    /// (a per-call option).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_attempts: Option<u32>,
 }
 
 /// Retry rules of one client. With the defaults, a call that meets a 429
@@ -154,7 +158,7 @@ pub enum RetryCause {
 /// The planner's answer after one attempt.
 #[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "decision", rename_all = "snake_case")]
+#[serde(tag = "type", rename_all = "snake_case")]
 pub enum RetryDecision {
     /// The call succeeded.
     Done,
@@ -297,7 +301,7 @@ impl RetryPlanner {
             });
         }
         // Every attempt counts, the first and 429s included.
-        if attempts >= self.policy.max_attempts {
+        if attempts >= state.max_attempts.unwrap_or(self.policy.max_attempts) {
             return give_up(GiveUpReason::MaxAttempts { attempts });
         }
         let quota_wait = matches!(cause, RetryCause::Throttled { retry_after: true });

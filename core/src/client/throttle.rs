@@ -152,7 +152,7 @@ pub enum WaitReason {
 
 /// The throttle's answer for one request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "plan", rename_all = "snake_case")]
+#[serde(tag = "type", rename_all = "snake_case")]
 pub enum Plan {
     /// Every limit has room: send now.
     SendNow,

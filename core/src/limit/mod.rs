@@ -136,7 +136,7 @@ impl LimitStatus {
 
 /// The answer to one stacked check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "outcome", rename_all = "snake_case")]
+#[serde(tag = "type", rename_all = "snake_case")]
 pub enum StackDecision {
     /// Every limit admitted the request and each was charged once.
     Admitted {
@@ -188,7 +188,7 @@ impl LimiterUnavailable {
 
 /// Why a limiter could not decide.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(tag = "type", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Unavailability {
     /// The external limit store is unavailable.

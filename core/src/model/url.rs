@@ -8,7 +8,8 @@ use iri_string::types::UriStr;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{url:?} {problem}")]
 pub struct UrlError {
-    /// The URL as given.
+    /// The URL as given, without its user info ([`without_user_info`]): a
+    /// password there must not reach an error message.
     pub url: String,
     /// What is wrong and what is accepted.
     pub problem: &'static str,
@@ -27,7 +28,7 @@ impl HttpUrl {
     /// `https://egress.example.com/egress`.
     pub fn parse(text: &str) -> Result<Self, UrlError> {
         let fail = |problem| UrlError {
-            url: text.to_owned(),
+            url: without_user_info(text),
             problem,
         };
         let uri = UriStr::new(text)
@@ -76,6 +77,26 @@ impl HttpUrl {
     }
 }
 
+/// `text` with any user info (`user@` or `user:password@` before the host)
+/// removed, for showing a URL that may not even parse: the authority is
+/// what follows `scheme://` (or the start) up to the first `/`, `?` or `#`,
+/// and everything in it up to its last `@` goes.
+pub fn without_user_info(text: &str) -> String {
+    let (scheme, rest) = match text.find("://") {
+        Some(at) => text.split_at(at.saturating_add(3)),
+        None => ("", text),
+    };
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let authority = rest.get(..authority_end).unwrap_or_default();
+    match authority.rfind('@') {
+        Some(at) => format!(
+            "{scheme}{}",
+            rest.get(at.saturating_add(1)..).unwrap_or_default()
+        ),
+        None => text.to_owned(),
+    }
+}
+
 /// Whether `text` is an absolute URI (a scheme, then the rest), as the
 /// index's URI fields must be.
 pub fn is_absolute_uri(text: &str) -> bool {
@@ -112,6 +133,26 @@ mod tests {
             HttpUrl::parse("http://h/").unwrap_err().to_string(),
             "\"http://h/\" must not end with '/'"
         );
+        assert_eq!(
+            HttpUrl::parse("https://ada:pw@h.example/x")
+                .unwrap_err()
+                .to_string(),
+            "\"https://h.example/x\" must not carry user info (user@ or user:password@)"
+        );
+    }
+
+    #[test]
+    fn user_info_is_never_shown() {
+        for (given, shown) in [
+            ("https://ada:pw@h.example/a@b", "https://h.example/a@b"),
+            ("ftp://u@h", "ftp://h"),
+            ("u:p@h/x", "h/x"),
+            ("https://a@b:pw@h?q=@", "https://h?q=@"),
+            ("https://h.example/a@b", "https://h.example/a@b"),
+            ("", ""),
+        ] {
+            assert_eq!(without_user_info(given), shown, "{given}");
+        }
     }
 
     #[test]

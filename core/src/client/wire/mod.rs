@@ -1,0 +1,23 @@
+//! The driver protocol's types (`docs/driver-protocol.md`): what every
+//! language hands the client as bytes and gets back as JSON.
+//!
+//! * [`spec`]: [`CallSpec`], the one value for any call, and its kinds;
+//! * [`options`]: [`CallOptions`], per-call headers, idempotency key,
+//!   max attempts and timeout;
+//! * [`batch`]: [`Batch`], one poll's transmits, events and wake-up;
+//! * [`events`]: the JSON of events and of errors ([`ErrorJson`]);
+//! * [`bytes`]: the byte-level entries of the client (config JSON, call
+//!   spec JSON, responses as header block and body, failures by name,
+//!   the limits' view).
+
+pub mod batch;
+pub mod bytes;
+pub mod events;
+pub mod options;
+pub mod spec;
+
+pub use batch::Batch;
+pub use bytes::{millis_from_signed, parse_failure, parse_header_block, whole_from_f64, LimitView};
+pub use events::{error_status, ErrorJson};
+pub use options::CallOptions;
+pub use spec::{CallSpec, ConnectionPagesCall, RequestCall, RunPollCall, TablePagesCall};
