@@ -1,7 +1,9 @@
 // tests/vectors/client-errors.json replayed through the one table of
 // Errors.kt: each case's error object (the vector's input with the type,
 // category and sentence the core gives it, and its status) becomes the class
-// written below by hand for its category, carrying the sentence unchanged.
+// written below by hand for its category, carrying the sentence unchanged
+// (the vector's input is the error object the driver sends, minus the
+// category, sentence and status the core adds to it).
 package acdtest
 
 import dev.acd.AcdException
@@ -61,8 +63,8 @@ class ErrorVectorsTest {
                 val status = input["status"]?.jsonPrimitive?.longOrNull ?: (input["last"] as? JsonObject)?.get("status")?.jsonPrimitive?.longOrNull
                 val error =
                     JsonObject(
-                        input - "kind" +
-                            mapOf("type" to input["kind"]!!, "category" to JsonPrimitive(category), "message" to JsonPrimitive(message)) +
+                        input +
+                            mapOf("category" to JsonPrimitive(category), "message" to JsonPrimitive(message)) +
                             (status?.let { mapOf("status" to JsonPrimitive(it)) } ?: emptyMap()),
                     )
                 val exception = exceptionOf(error)

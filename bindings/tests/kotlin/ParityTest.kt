@@ -50,7 +50,6 @@ import kotlin.test.assertTrue
 import kotlin.time.Duration.Companion.milliseconds
 import kotlin.time.Duration.Companion.seconds
 
-private const val ADA = "acd_live_demo_ada"
 private val ORDERS: List<JsonObject> = (1..7).map { buildJsonObject { put("id", it); put("total", it * 10) } }
 private val CONTACTS: List<JsonObject> = (1..3).map { buildJsonObject { put("id", "c$it") } }
 private const val DEPRECATED_AT = 1_735_689_600L // 1 January 2025 (UTC)
@@ -252,7 +251,7 @@ class ParityTest {
 
     @Test
     fun `each error row`() {
-        val rows: List<Triple<String, KClass<out AcdException>, Int>> =
+        val cases: List<Triple<String, KClass<out AcdException>, Int>> =
             listOf(
                 Triple("code=400", BadRequestException::class, 400),
                 Triple("code=403", PermissionException::class, 403),
@@ -261,7 +260,7 @@ class ParityTest {
                 Triple("code=500", ServerException::class, 500),
             )
         api(retry = RetryPolicy(maxAttempts = 1)).use { api ->
-            for ((prefer, expected, status) in rows) {
+            for ((prefer, expected, status) in cases) {
                 val error = assertThrows<AcdException> { runBlocking { api.connections.read("crm", "contacts", headers = mapOf("Prefer" to prefer)) } }
                 assertEquals(expected, error::class, prefer)
                 assertEquals(status, error.status, prefer)

@@ -74,7 +74,7 @@ class AcdHttpClient
         private val delay: suspend (Duration) -> Unit = { kotlinx.coroutines.delay(it) },
         maxBodyBytes: Long? = null,
     ) : Closeable {
-        internal val engine: Engine = LegacyEngine(Settings(apiKey, baseUrl, retry, seed, maxBodyBytes, environment()))
+        internal val engine: Engine = Engine(Settings(apiKey, baseUrl, retry, seed, maxBodyBytes, environment()))
 
         /** What requests go through. */
         val transport: Transport = transport ?: JavaHttpTransport(http)
@@ -89,9 +89,6 @@ class AcdHttpClient
         /** Where the Java facade's futures run; cancelled by [close]. */
         internal val scope: CoroutineScope by lazy { CoroutineScope(SupervisorJob() + Dispatchers.IO) }
 
-        /** The base URL requests go to. */
-        val baseUrl: String get() = engine.baseUrl
-
         /** Table records: [Tables.read], [Tables.iter], [Tables.pages]. */
         val tables: Tables = Tables(this)
 
@@ -101,8 +98,8 @@ class AcdHttpClient
         /** Agent runs: [Runs.create], [Runs.get], [Runs.wait]. */
         val runs: Runs = Runs(this)
 
-        /** The base URL only (never a credential). */
-        override fun toString(): String = "AcdHttpClient(baseUrl=$baseUrl)"
+        /** No setting is shown (never a credential). */
+        override fun toString(): String = "AcdHttpClient()"
 
         /** The same calls for Java: `CompletableFuture`s and `Iterable`s. */
         fun java(): JavaAcdHttpClient = JavaAcdHttpClient(this)

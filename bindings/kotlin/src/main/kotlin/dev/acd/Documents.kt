@@ -16,10 +16,14 @@ import kotlinx.serialization.json.contentOrNull
 import kotlinx.serialization.json.longOrNull
 import kotlinx.serialization.serializer
 import kotlin.time.Duration
-import kotlin.time.Duration.Companion.milliseconds
+import kotlin.time.Duration.Companion.seconds
 
 /** The package's JSON reader: unknown members are kept in `json`, not refused. */
-internal val JSON = Json { ignoreUnknownKeys = true }
+internal val JSON =
+    Json {
+        ignoreUnknownKeys = true
+        coerceInputValues = true
+    }
 
 internal fun JsonObject.str(name: String): String? = (this[name] as? JsonPrimitive)?.takeIf { it.isString }?.contentOrNull
 
@@ -175,8 +179,6 @@ internal fun indexOf(value: JsonElement): ApiIndex =
 
 /** The throttle's current view of one limit ([AcdHttpClient.limits]). */
 data class LimitState(
-    /** The limit's state key (the limit and its subject, e.g. a user or an agent). */
-    val key: String,
     /** The limit's name, e.g. `user_table_reads`. */
     val name: String,
     /** Requests per window. */
@@ -187,18 +189,8 @@ data class LimitState(
     val remaining: Long,
     /** When the current window ends, Unix ms; `null` until a send opens one. */
     val resetAt: Long?,
-    /** The core's view as received (`blocked_until`, `in_flight`, `source`, ...). */
-    val json: JsonObject,
 )
 
 /** A limit view from the core's JSON object. */
 internal fun limitOf(value: JsonObject): LimitState =
-    LimitState(
-        value.str("key") ?: "",
-        value.str("name") ?: "",
-        value.long("requests") ?: value.long("limit") ?: 0,
-        (value.long("window_ms") ?: 0).milliseconds,
-        value.long("remaining") ?: 0,
-        value.long("reset_at") ?: value.long("window_end"),
-        value,
-    )
+    LimitState(value.str("name") ?: "", value.long("requests") ?: 0, (value.long("window_seconds") ?: 0).seconds, value.long("remaining") ?: 0, value.long("reset_at"))

@@ -1,9 +1,15 @@
-// The driver loop's one seam: an Engine starts calls from call specs (the
-// driver protocol's CallSpec JSON), and per poll gives one Batch of
-// transmits, events and the next wake-up; the host hands back each outcome.
+// The driver loop's one seam, over the ffi crate's Driver: one crossing per
+// step. The config and each call spec cross as JSON bytes, an outcome as
+// status, header block and body, and each poll's batch comes back as one
+// JSON text, parsed once here with kotlinx.serialization (records stay the
+// JsonObjects it made). Nothing is decided here.
 package dev.acd
 
+import kotlinx.serialization.json.JsonArray
 import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.buildJsonObject
+import kotlinx.serialization.json.put
+import kotlinx.serialization.json.putJsonObject
 
 /** One request to send now, for [call]; abandon it at [timeoutAt] (Unix ms) if set. */
 internal class Transmit(val call: Long, val request: Request, val timeoutAt: Long?)
@@ -21,29 +27,59 @@ internal class Settings(
     val env: Map<String, String>,
 )
 
-/** The core's client driver, reached through the driver protocol. */
-internal interface Engine {
-    /** The base URL requests go to. */
-    val baseUrl: String
+/** Runs [block], turning the core's refusal (its error object) into the typed exception. */
+private inline fun <T> core(block: () -> T): T =
+    try {
+        block()
+    } catch (refused: acd.DriverException.Call) {
+        throw exceptionOf(JSON.parseToJsonElement(refused.json) as? JsonObject ?: JsonObject(emptyMap()))
+    }
 
-    /** The largest response body accepted, in bytes. */
-    val maxBodyBytes: Long
+/** The core's client driver, reached through the driver protocol (docs/driver-protocol.md). */
+internal class Engine(private val settings: Settings) {
+    private val driver: acd.Driver
+
+    init {
+        val config =
+            buildJsonObject {
+                settings.apiKey?.let { put("api_key", it) }
+                settings.baseUrl?.let { put("base_url", it) }
+                settings.retry?.let { put("retry", it.toCore()) }
+                settings.seed?.let { put("seed", it) }
+                settings.maxBodyBytes?.let { put("max_body_bytes", it) }
+                putJsonObject("env") { settings.env.forEach { (name, value) -> put(name, value) } }
+            }
+        driver = core { acd.Driver(config.toString().encodeToByteArray()) }
+    }
 
     /** Starts the call [spec] describes; its id. Throws the typed exception when refused before any I/O. */
-    fun start(spec: JsonObject): Long
+    fun start(spec: JsonObject): Long = core { driver.start(spec.toString().encodeToByteArray()) }.toLong()
 
     /** Every transmit that may go at [nowMs] (their sends recorded), then every event, and the next wake-up. */
-    fun poll(nowMs: Long): Batch
+    fun poll(nowMs: Long): Batch {
+        val batch = JSON.parseToJsonElement(core { driver.poll(nowMs) }) as JsonObject
+        val transmits =
+            (batch["transmits"] as JsonArray).map {
+                val t = it as JsonObject
+                val request = Request(t.str("method") ?: "GET", t.str("url") ?: "", headersOf(t["headers"]), t.str("body")?.let(Body::of), settings.maxBodyBytes)
+                Transmit(t.long("call") ?: -1, request, t.long("timeout_at"))
+            }
+        return Batch(transmits, (batch["events"] as JsonArray).map { eventOf(it as JsonObject) }, batch.long("timeout"))
+    }
 
     /** The response to [call]'s transmit. */
-    fun respond(call: Long, response: Response, nowMs: Long)
+    fun respond(call: Long, response: Response, nowMs: Long) {
+        if (response.status !in 0..65535) throw AcdException("a response status must be from 0 to 65535; got ${response.status}")
+        val block = response.headers.joinToString("") { "${it.name}: ${it.value}\n" }
+        core { driver.respond(call.toULong(), response.status.toUShort(), block, response.body.toByteArray(), nowMs) }
+    }
 
     /** [call]'s transmit got no response. */
-    fun fail(call: Long, kind: FailureKind, nowMs: Long)
+    fun fail(call: Long, kind: FailureKind, nowMs: Long) = core { driver.fail(call.toULong(), kind.name.lowercase(), nowMs) }
 
     /** Drops [call]. */
-    fun cancel(call: Long)
+    fun cancel(call: Long) = driver.cancel(call.toULong())
 
     /** The throttle's view of each limit. */
-    fun limits(): List<LimitState>
+    fun limits(): List<LimitState> = (JSON.parseToJsonElement(driver.limits()) as JsonArray).map { limitOf(it as JsonObject) }
 }

@@ -128,6 +128,12 @@ private fun JsonObject.needLong(name: String): Long = long(name) ?: throw AcdExc
 
 private fun JsonObject.needBool(name: String): Boolean = bool(name) ?: throw AcdException("event with no boolean \"$name\": $this")
 
+/** A wait's reason: its name, or the one member of an object such as `{"backoff": {"attempt": 2}}`. */
+private fun reasonOf(reason: JsonElement): String =
+    (reason as? JsonPrimitive)?.takeIf { it.isString }?.content
+        ?: (reason as? JsonObject)?.keys?.singleOrNull()
+        ?: throw AcdException("a wait reason that is neither a name nor an object of one member: $reason")
+
 /** `[[name, value], ...]` as headers. */
 internal fun headersOf(value: JsonElement?): List<Header> =
     (value as? JsonArray).orEmpty().map { pair ->
@@ -158,7 +164,7 @@ internal fun eventOf(event: JsonObject): Event {
             Event.Waiting(
                 call,
                 event.needLong("until"),
-                event.needStr("reason"),
+                reasonOf(event.need("reason")),
                 (event["limit"] as? JsonObject)?.let { Limit(it.needStr("name"), it.needLong("requests"), it.needLong("window_seconds")) },
                 event.needStr("message"),
             )

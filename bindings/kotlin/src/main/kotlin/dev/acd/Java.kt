@@ -39,8 +39,8 @@ class JavaAcdHttpClient internal constructor(private val api: AcdHttpClient) {
     /** The throttle's view of each limit. */
     fun limits(): List<LimitState> = api.limits()
 
-    /** The base URL only. */
-    override fun toString(): String = "JavaAcdHttpClient(baseUrl=${api.baseUrl})"
+    /** No setting is shown (never a credential). */
+    override fun toString(): String = "JavaAcdHttpClient()"
 }
 
 /** [block] on [this] client as a future in its scope. */

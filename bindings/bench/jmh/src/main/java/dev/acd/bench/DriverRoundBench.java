@@ -19,7 +19,7 @@ import org.openjdk.jmh.annotations.TearDown;
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 public class DriverRoundBench {
     private final DriverRound round = new DriverRound();
-    private acd.Client client;
+    private acd.Driver client;
 
     /** A fresh client: the per-user limit never makes a round wait. */
     @Setup(Level.Invocation)
@@ -33,9 +33,15 @@ public class DriverRoundBench {
         client.close();
     }
 
-    /** Through the coarse driver calls of the generated layer. */
+    /** Through the Driver of the ffi crate. */
     @Benchmark
     public String coarseDriverRound() {
         return round.coarse(client);
+    }
+
+    /** Through the Driver, the batch parsed once with kotlinx.serialization. */
+    @Benchmark
+    public int parsedDriverRound() {
+        return round.parsed(client);
     }
 }
