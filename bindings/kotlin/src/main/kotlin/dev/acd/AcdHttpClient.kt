@@ -74,7 +74,7 @@ class AcdHttpClient
         private val delay: suspend (Duration) -> Unit = { kotlinx.coroutines.delay(it) },
         maxBodyBytes: Long? = null,
     ) : Closeable {
-        internal val engine: Engine = Engine(Settings(apiKey, baseUrl, retry, seed, maxBodyBytes, environment()))
+        internal val engine: Engine = Engine(configJson(apiKey, baseUrl, retry, seed, maxBodyBytes), maxBodyBytes)
 
         /** What requests go through. */
         val transport: Transport = transport ?: JavaHttpTransport(http)
@@ -106,9 +106,7 @@ class AcdHttpClient
 
         /** The API index (`GET /api/v1`). */
         suspend fun index(
-            timeout: Duration? = null,
-            headers: Map<String, String> = emptyMap(),
-            maxAttempts: Int? = null,
+            timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
         ): ApiIndex = indexOf(response(requestSpec("getApiIndex", CallOptions(timeout, headers, maxAttempts))).body)
 
         /**
@@ -121,13 +119,8 @@ class AcdHttpClient
          * @throws AcdException (the class of its category) when the call failed.
          */
         suspend fun request(
-            operation: String,
-            path: Map<String, String> = emptyMap(),
-            query: Map<String, String> = emptyMap(),
-            body: JsonElement? = null,
-            timeout: Duration? = null,
-            headers: Map<String, String> = emptyMap(),
-            maxAttempts: Int? = null,
+            operation: String, path: Map<String, String> = emptyMap(), query: Map<String, String> = emptyMap(), body: JsonElement? = null,
+            timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
         ): Event.Response = response(requestSpec(operation, CallOptions(timeout, headers, maxAttempts), path, query.toList(), body))
 
         /** The throttle's current view of each limit. */
@@ -260,9 +253,7 @@ class AcdHttpClient
 
 /** A CallSpec of [type] with [options] and the members [members] adds. */
 internal fun spec(
-    type: String,
-    options: CallOptions,
-    members: JsonObjectBuilder.() -> Unit,
+    type: String, options: CallOptions, members: JsonObjectBuilder.() -> Unit,
 ): JsonObject =
     buildJsonObject {
         put("type", type)
@@ -272,10 +263,7 @@ internal fun spec(
 
 /** A `request` CallSpec. */
 internal fun requestSpec(
-    operation: String,
-    options: CallOptions,
-    path: Map<String, String> = emptyMap(),
-    query: List<Pair<String, String>> = emptyList(),
+    operation: String, options: CallOptions, path: Map<String, String> = emptyMap(), query: List<Pair<String, String>> = emptyList(),
     body: JsonElement? = null,
 ): JsonObject =
     spec("request", options) {

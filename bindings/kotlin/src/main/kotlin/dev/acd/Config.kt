@@ -79,13 +79,22 @@ data class CallOptions(
         @JvmStatic
         @JvmOverloads
         fun of(
-            timeout: java.time.Duration? = null,
-            headers: Map<String, String> = emptyMap(),
-            maxAttempts: Int? = null,
+            timeout: java.time.Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
         ): CallOptions = CallOptions(timeout?.toKotlinDuration(), headers, maxAttempts)
     }
 }
 
-/** The environment variables a client falls back to, as this process sees them. */
-internal fun environment(): Map<String, String> =
-    listOf("ACD_API_KEY", "ACD_BASE_URL").mapNotNull { name -> System.getenv(name)?.takeIf { it.isNotEmpty() }?.let { name to it } }.toMap()
+/**
+ * The driver protocol's config JSON for a client's arguments, with `env`:
+ * `ACD_API_KEY` and `ACD_BASE_URL` as this process sees them (the core uses
+ * them where the caller set nothing).
+ */
+internal fun configJson(apiKey: String?, baseUrl: String?, retry: RetryPolicy?, seed: Long?, maxBodyBytes: Long?): JsonObject =
+    buildJsonObject {
+        apiKey?.let { put("api_key", it) }
+        baseUrl?.let { put("base_url", it) }
+        retry?.let { put("retry", it.toCore()) }
+        seed?.let { put("seed", it) }
+        maxBodyBytes?.let { put("max_body_bytes", it) }
+        putJsonObject("env") { listOf("ACD_API_KEY", "ACD_BASE_URL").forEach { name -> System.getenv(name)?.let { put(name, it) } } }
+    }

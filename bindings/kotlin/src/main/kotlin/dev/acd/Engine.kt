@@ -7,25 +7,12 @@ package dev.acd
 
 import kotlinx.serialization.json.JsonArray
 import kotlinx.serialization.json.JsonObject
-import kotlinx.serialization.json.buildJsonObject
-import kotlinx.serialization.json.put
-import kotlinx.serialization.json.putJsonObject
 
 /** One request to send now, for [call]; abandon it at [timeoutAt] (Unix ms) if set. */
 internal class Transmit(val call: Long, val request: Request, val timeoutAt: Long?)
 
 /** What one poll gives: requests to send, events to deliver, and when to poll again (Unix ms). */
 internal class Batch(val transmits: List<Transmit>, val events: List<Event>, val timeout: Long?)
-
-/** A client's settings as the host read them ([env]: `ACD_API_KEY`, `ACD_BASE_URL` when set). */
-internal class Settings(
-    val apiKey: String?,
-    val baseUrl: String?,
-    val retry: RetryPolicy?,
-    val seed: Long?,
-    val maxBodyBytes: Long?,
-    val env: Map<String, String>,
-)
 
 /** Runs [block], turning the core's refusal (its error object) into the typed exception. */
 private inline fun <T> core(block: () -> T): T =
@@ -35,22 +22,13 @@ private inline fun <T> core(block: () -> T): T =
         throw exceptionOf(JSON.parseToJsonElement(refused.json) as? JsonObject ?: JsonObject(emptyMap()))
     }
 
-/** The core's client driver, reached through the driver protocol (docs/driver-protocol.md). */
-internal class Engine(private val settings: Settings) {
-    private val driver: acd.Driver
-
-    init {
-        val config =
-            buildJsonObject {
-                settings.apiKey?.let { put("api_key", it) }
-                settings.baseUrl?.let { put("base_url", it) }
-                settings.retry?.let { put("retry", it.toCore()) }
-                settings.seed?.let { put("seed", it) }
-                settings.maxBodyBytes?.let { put("max_body_bytes", it) }
-                putJsonObject("env") { settings.env.forEach { (name, value) -> put(name, value) } }
-            }
-        driver = core { acd.Driver(config.toString().encodeToByteArray()) }
-    }
+/**
+ * The core's client driver, reached through the driver protocol
+ * (docs/driver-protocol.md), from its [config] JSON; [maxBodyBytes] bounds
+ * the bodies the transport reads, when the caller set it.
+ */
+internal class Engine(config: JsonObject, private val maxBodyBytes: Long?) {
+    private val driver: acd.Driver = core { acd.Driver(config.toString().encodeToByteArray()) }
 
     /** Starts the call [spec] describes; its id. Throws the typed exception when refused before any I/O. */
     fun start(spec: JsonObject): Long = core { driver.start(spec.toString().encodeToByteArray()) }.toLong()
@@ -61,7 +39,7 @@ internal class Engine(private val settings: Settings) {
         val transmits =
             (batch["transmits"] as JsonArray).map {
                 val t = it as JsonObject
-                val request = Request(t.str("method") ?: "GET", t.str("url") ?: "", headersOf(t["headers"]), t.str("body")?.let(Body::of), settings.maxBodyBytes)
+                val request = Request(t.str("method") ?: "GET", t.str("url") ?: "", headersOf(t["headers"]), t.str("body")?.let(Body::of), maxBodyBytes)
                 Transmit(t.long("call") ?: -1, request, t.long("timeout_at"))
             }
         return Batch(transmits, (batch["events"] as JsonArray).map { eventOf(it as JsonObject) }, batch.long("timeout"))

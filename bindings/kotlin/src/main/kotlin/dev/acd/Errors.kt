@@ -1,20 +1,7 @@
-// The exceptions of dev.acd, one class per error category of the core
-// (docs/sdk.md, "Errors, from the core's categories"):
-//
-//   AcdException                      every error (also protocol, cancelled)
-//   ├── ConfigException               config: a setting was refused, or the client is closed
-//   ├── RequestException              request: refused before anything was sent
-//   ├── BadRequestException           request with an HTTP status (400)
-//   ├── AuthenticationException       401
-//   ├── PermissionException           403
-//   ├── NotFoundException             404
-//   ├── RateLimitException            429 after the retry policy gave up (retryAt)
-//   ├── ServerException               5xx after the retry policy gave up
-//   └── ConnectionException           no HTTP response
-//       └── AcdTimeoutException       no response in time
-//
-// Every sentence and category comes from the core; the one table below
-// picks the class.
+// The exceptions of dev.acd: one class per error category of the core
+// (docs/sdk.md, "Errors, from the core's categories"), all under
+// AcdException; AcdTimeoutException is a ConnectionException. Every sentence
+// and category comes from the core; the one table below picks the class.
 package dev.acd
 
 import kotlinx.serialization.json.JsonObject

@@ -62,10 +62,7 @@ sealed class Event {
         val run: Run,
     ) : Event()
 
-    /**
-     * The call waits until [until] (Unix ms) for [reason] (`quota`,
-     * `retry_after`, `backoff`, `poll_interval`), because of [limit] if one.
-     */
+    /** The call waits until [until] (Unix ms) for [reason] (`quota`, `retry_after`, `backoff`, `poll_interval`), because of [limit] if one. */
     data class Waiting(
         override val call: Long,
         /** The instant, Unix ms (the client's clock). */

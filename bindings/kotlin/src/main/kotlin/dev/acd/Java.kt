@@ -29,10 +29,7 @@ class JavaAcdHttpClient internal constructor(private val api: AcdHttpClient) {
     /** Any catalogue operation; see [AcdHttpClient.request]. */
     @JvmOverloads
     fun request(
-        operation: String,
-        path: Map<String, String> = emptyMap(),
-        query: Map<String, String> = emptyMap(),
-        body: JsonElement? = null,
+        operation: String, path: Map<String, String> = emptyMap(), query: Map<String, String> = emptyMap(), body: JsonElement? = null,
         options: CallOptions = CallOptions.NONE,
     ): CompletableFuture<Event.Response> = api.async { request(operation, path, query, body, options.timeout, options.headers, options.maxAttempts) }
 
@@ -46,10 +43,7 @@ class JavaAcdHttpClient internal constructor(private val api: AcdHttpClient) {
 /** [block] on [this] client as a future in its scope. */
 internal fun <T> AcdHttpClient.async(block: suspend AcdHttpClient.() -> T): CompletableFuture<T> = open { scope.future { block() } }
 
-/**
- * An iterator over the records of one pager call, started on the first
- * [hasNext]; [close] (or reading to the end) drops the call.
- */
+/** An iterator over the records of one pager call, started on the first [hasNext]; [close] (or reading to the end) drops the call. */
 class RecordIterator internal constructor(private val api: AcdHttpClient, private val spec: JsonObject) : Iterator<AcdRecord>, AutoCloseable {
     private val buffer = ArrayDeque<AcdRecord>()
     private var call: Long? = null
@@ -85,21 +79,14 @@ class JavaTables internal constructor(private val api: AcdHttpClient) {
     /** One page of [table]'s records; see [Tables.read]. */
     @JvmOverloads
     fun read(
-        table: String,
-        pageSize: Int? = null,
-        offset: Int? = null,
-        options: CallOptions = CallOptions.NONE,
+        table: String, pageSize: Int? = null, offset: Int? = null, options: CallOptions = CallOptions.NONE,
     ): CompletableFuture<List<AcdRecord>> =
         api.async { tables.read(table, pageSize, offset, timeout = options.timeout, headers = options.headers, maxAttempts = options.maxAttempts) }
 
     /** Every record of [table], each once; the pager starts when iteration does. See [Tables.iter]. */
     @JvmOverloads
     fun iter(
-        table: String,
-        pageSize: Int? = null,
-        orderBy: String? = null,
-        descending: Boolean = false,
-        options: CallOptions = CallOptions.NONE,
+        table: String, pageSize: Int? = null, orderBy: String? = null, descending: Boolean = false, options: CallOptions = CallOptions.NONE,
     ): Iterable<AcdRecord> =
         Iterable {
             RecordIterator(api, api.open { tablePagesSpec(table, pageSize, orderBy, descending, false, options) })
@@ -111,21 +98,14 @@ class JavaConnections internal constructor(private val api: AcdHttpClient) {
     /** One page of the records of [entity] in [connection]; see [Connections.read]. */
     @JvmOverloads
     fun read(
-        connection: String,
-        entity: String,
-        pageSize: Int? = null,
-        offset: Int? = null,
-        options: CallOptions = CallOptions.NONE,
+        connection: String, entity: String, pageSize: Int? = null, offset: Int? = null, options: CallOptions = CallOptions.NONE,
     ): CompletableFuture<List<AcdRecord>> =
         api.async { connections.read(connection, entity, pageSize, offset, timeout = options.timeout, headers = options.headers, maxAttempts = options.maxAttempts) }
 
     /** Every record of [entity] in [connection], each once. */
     @JvmOverloads
     fun iter(
-        connection: String,
-        entity: String,
-        pageSize: Int? = null,
-        options: CallOptions = CallOptions.NONE,
+        connection: String, entity: String, pageSize: Int? = null, options: CallOptions = CallOptions.NONE,
     ): Iterable<AcdRecord> =
         Iterable {
             RecordIterator(api, api.open { connectionPagesSpec(connection, entity, pageSize, null, options) })
@@ -137,23 +117,18 @@ class JavaRuns internal constructor(private val api: AcdHttpClient) {
     /** Creates a run of [agentId] with [input]; see [Runs.create]. */
     @JvmOverloads
     fun create(
-        agentId: String,
-        input: JsonElement? = null,
-        options: CallOptions = CallOptions.NONE,
+        agentId: String, input: JsonElement? = null, options: CallOptions = CallOptions.NONE,
     ): CompletableFuture<Run> = api.async { runs.create(agentId, input, options.timeout, options.headers, options.maxAttempts) }
 
     /** Run [runId] as it is now. */
     @JvmOverloads
     fun get(
-        runId: String,
-        options: CallOptions = CallOptions.NONE,
+        runId: String, options: CallOptions = CallOptions.NONE,
     ): CompletableFuture<Run> = api.async { runs.get(runId, options.timeout, options.headers, options.maxAttempts) }
 
     /** Polls run [runId] every [interval] until a terminal status; see [Runs.wait]. */
     @JvmOverloads
     fun wait(
-        runId: String,
-        interval: java.time.Duration? = null,
-        timeout: java.time.Duration? = null,
+        runId: String, interval: java.time.Duration? = null, timeout: java.time.Duration? = null,
     ): CompletableFuture<Run> = api.async { runs.wait(runId, interval?.toKotlinDuration(), timeout?.toKotlinDuration()) }
 }

@@ -1,14 +1,7 @@
-// The default transport: java.net.http.HttpClient, asynchronous, awaited
-// from a coroutine. Failures are sorted for the core: a connection that
-// could not be made was never sent (CONNECT); a timeout or a broken
-// connection after sending may have been processed (TIMEOUT, INTERRUPTED).
-//
-// It follows no redirect (a 3xx goes to the core, which fails the call
-// naming the status and Location, so a credential never reaches another
-// address); its timeout bounds the whole exchange, body included (the
-// future is given up and the exchange cancelled when it passes); and it
-// stops reading a body as soon as it passes the request's maxBodyBytes
-// (the core's bound), reading none of one whose Content-Length is above it.
+// The default transport: java.net.http.HttpClient, awaited from a coroutine.
+// Failures are sorted for the core (never sent: CONNECT; maybe processed:
+// TIMEOUT, INTERRUPTED); no redirect is followed; the timeout bounds the
+// whole exchange; a body past maxBodyBytes is not read further.
 package dev.acd
 
 import kotlinx.coroutines.future.await
@@ -110,12 +103,7 @@ class JavaHttpTransport(
     }
 }
 
-/**
- * The body handler of one exchange: bodies of at most `limit + 1` bytes
- * (the core refuses one longer than its bound), the stream cancelled as
- * soon as it passes the bound; none of a body whose Content-Length is
- * above it is read. `null`: no bound.
- */
+/** Bodies of at most `limit + 1` bytes (none when Content-Length is above it); `null`: no bound. */
 private class BoundedBodies(private val limit: Long?) : HttpResponse.BodyHandler<ByteArray> {
     @Volatile private var current: BoundedBody? = null
 
@@ -186,11 +174,7 @@ private fun unwrap(error: Throwable): Throwable {
     return current
 }
 
-/**
- * The transport failure [error] (thrown by `java.net.http` or a socket) means
- * for the core, or `null` when it is not one (e.g. the coroutine was
- * cancelled). For transports of your own over the same exceptions.
- */
+/** What [error] (from `java.net.http` or a socket) means for the core, or `null` when no transport failure (e.g. a cancellation). */
 fun transportFailureOf(error: Throwable): TransportFailureException? {
     val message = error.message ?: error.javaClass.simpleName
     val kind =

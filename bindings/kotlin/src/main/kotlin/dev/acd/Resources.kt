@@ -52,15 +52,8 @@ class Tables internal constructor(private val api: AcdHttpClient) {
      * when [descending]), above [after] in that column when set.
      */
     suspend fun read(
-        table: String,
-        pageSize: Int? = null,
-        offset: Int? = null,
-        orderBy: String? = null,
-        descending: Boolean = false,
-        after: String? = null,
-        timeout: Duration? = null,
-        headers: Map<String, String> = emptyMap(),
-        maxAttempts: Int? = null,
+        table: String, pageSize: Int? = null, offset: Int? = null, orderBy: String? = null, descending: Boolean = false, after: String? = null,
+        timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
     ): List<AcdRecord> {
         val query = queryOf("limit" to pageSize, "offset" to offset, "order_by" to orderBy, "direction" to "desc".takeIf { descending }, "after" to after)
         val spec = requestSpec("listTableRecords", CallOptions(timeout, headers, maxAttempts), mapOf("id" to table), query)
@@ -73,26 +66,14 @@ class Tables internal constructor(private val api: AcdHttpClient) {
      * unless [uniqueOrder] declares the [orderBy] column unique.
      */
     fun iter(
-        table: String,
-        pageSize: Int? = null,
-        orderBy: String? = null,
-        descending: Boolean = false,
-        uniqueOrder: Boolean = false,
-        timeout: Duration? = null,
-        headers: Map<String, String> = emptyMap(),
-        maxAttempts: Int? = null,
+        table: String, pageSize: Int? = null, orderBy: String? = null, descending: Boolean = false, uniqueOrder: Boolean = false,
+        timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
     ): Flow<AcdRecord> = records(pages(table, pageSize, orderBy, descending, uniqueOrder, timeout, headers, maxAttempts))
 
     /** [iter]'s pages, one [Event.Page] each. */
     fun pages(
-        table: String,
-        pageSize: Int? = null,
-        orderBy: String? = null,
-        descending: Boolean = false,
-        uniqueOrder: Boolean = false,
-        timeout: Duration? = null,
-        headers: Map<String, String> = emptyMap(),
-        maxAttempts: Int? = null,
+        table: String, pageSize: Int? = null, orderBy: String? = null, descending: Boolean = false, uniqueOrder: Boolean = false,
+        timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
     ): Flow<Event.Page> {
         val spec = tablePagesSpec(table, pageSize, orderBy, descending, uniqueOrder, CallOptions(timeout, headers, maxAttempts))
         return api.events(spec).filterIsInstance()
@@ -103,14 +84,8 @@ class Tables internal constructor(private val api: AcdHttpClient) {
 class Connections internal constructor(private val api: AcdHttpClient) {
     /** One page of the records of [entity] in [connection]; [filter] is JSON text. */
     suspend fun read(
-        connection: String,
-        entity: String,
-        pageSize: Int? = null,
-        offset: Int? = null,
-        filter: String? = null,
-        timeout: Duration? = null,
-        headers: Map<String, String> = emptyMap(),
-        maxAttempts: Int? = null,
+        connection: String, entity: String, pageSize: Int? = null, offset: Int? = null, filter: String? = null,
+        timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
     ): List<AcdRecord> {
         val query = queryOf("entity_id" to entity, "limit" to pageSize, "offset" to offset, "filter" to filter)
         val spec = requestSpec("listConnectionRecords", CallOptions(timeout, headers, maxAttempts), mapOf("connection_id" to connection), query)
@@ -119,24 +94,14 @@ class Connections internal constructor(private val api: AcdHttpClient) {
 
     /** Every record of [entity] in [connection], page by page, each once. */
     fun iter(
-        connection: String,
-        entity: String,
-        pageSize: Int? = null,
-        filter: String? = null,
-        timeout: Duration? = null,
-        headers: Map<String, String> = emptyMap(),
-        maxAttempts: Int? = null,
+        connection: String, entity: String, pageSize: Int? = null, filter: String? = null,
+        timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
     ): Flow<AcdRecord> = records(pages(connection, entity, pageSize, filter, timeout, headers, maxAttempts))
 
     /** [iter]'s pages, one [Event.Page] each. */
     fun pages(
-        connection: String,
-        entity: String,
-        pageSize: Int? = null,
-        filter: String? = null,
-        timeout: Duration? = null,
-        headers: Map<String, String> = emptyMap(),
-        maxAttempts: Int? = null,
+        connection: String, entity: String, pageSize: Int? = null, filter: String? = null,
+        timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
     ): Flow<Event.Page> {
         val spec = connectionPagesSpec(connection, entity, pageSize, filter, CallOptions(timeout, headers, maxAttempts))
         return api.events(spec).filterIsInstance()
@@ -147,11 +112,7 @@ class Connections internal constructor(private val api: AcdHttpClient) {
 class Runs internal constructor(private val api: AcdHttpClient) {
     /** Creates a run of agent [agentId] with [input] (sent as `{"input": ...}`); the new run. */
     suspend fun create(
-        agentId: String,
-        input: JsonElement? = null,
-        timeout: Duration? = null,
-        headers: Map<String, String> = emptyMap(),
-        maxAttempts: Int? = null,
+        agentId: String, input: JsonElement? = null, timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
     ): Run {
         val body = buildJsonObject { input?.let { put("input", it) } }
         return runOf(api.response(requestSpec("createAgentRun", CallOptions(timeout, headers, maxAttempts), mapOf("agent_id" to agentId), body = body)).body)
@@ -159,10 +120,7 @@ class Runs internal constructor(private val api: AcdHttpClient) {
 
     /** Run [runId] as it is now. */
     suspend fun get(
-        runId: String,
-        timeout: Duration? = null,
-        headers: Map<String, String> = emptyMap(),
-        maxAttempts: Int? = null,
+        runId: String, timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
     ): Run = runOf(api.response(requestSpec("getRun", CallOptions(timeout, headers, maxAttempts), mapOf("run_id" to runId))).body)
 
     /**
@@ -171,11 +129,7 @@ class Runs internal constructor(private val api: AcdHttpClient) {
      * wait (the core's deadline when `null`).
      */
     suspend fun wait(
-        runId: String,
-        interval: Duration? = null,
-        timeout: Duration? = null,
-        headers: Map<String, String> = emptyMap(),
-        maxAttempts: Int? = null,
+        runId: String, interval: Duration? = null, timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
     ): Run {
         val spec =
             spec("run_poll", CallOptions(null, headers, maxAttempts)) {

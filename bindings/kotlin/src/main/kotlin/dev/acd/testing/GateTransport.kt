@@ -33,10 +33,7 @@ data class Quota(
     val windowMs: Long,
 )
 
-/**
- * What a [GateTransport]'s fault hook may do with a request: answer it
- * ([Answer]), fail it ([Fail]) or let the server answer ([Pass]).
- */
+/** What a [GateTransport]'s fault hook may do with a request: answer it ([Answer]), fail it ([Fail]) or let the server answer ([Pass]). */
 sealed class Fault {
     /** Answer with [response] instead of the server. */
     data class Answer(
