@@ -8,7 +8,7 @@ import asyncio
 import sys
 from typing import Any, AsyncIterator, Awaitable, Callable, Dict, List, Mapping, Optional, Type
 
-from ._base import NO_PROGRESS, Base, CallOptions, connection_read_spec, filter_text, read_spec, result_of
+from ._base import NO_PROGRESS, Base, CallOptions, connection_read_spec, filter_text, read_spec
 from ._config import RetryPolicy, to_ms
 from ._errors import AcdError
 from ._transport import TransportFailure, async_transport
@@ -88,8 +88,9 @@ class AsyncHttpClient(Base):
         open). Any later call raises :class:`acd.ConfigError` at once."""
         if not self._closed:
             self._closed = True
-            if getattr(self._transport, "owned", False):
-                await self._transport.aclose()  # type: ignore[union-attr]
+            transport: Any = self._transport
+            if getattr(transport, "owned", False):
+                await transport.aclose()
 
     async def index(self, **options: Unpack[CallOptions]) -> ApiIndex:
         """The API index (``GET /api/v1``)."""
@@ -109,7 +110,7 @@ class AsyncHttpClient(Base):
     async def _call(self, spec: Dict[str, Any], options: CallOptions) -> Any:
         async for event in self.events(self._start(spec, options)):
             if event["type"] == "response":
-                return result_of(event)
+                return event["body"]
         raise AcdError("the call ended without a response")
 
     async def events(self, call: int) -> AsyncIterator[Dict[str, Any]]:
@@ -136,6 +137,8 @@ class AsyncHttpClient(Base):
         progressed = self._route(batch["events"])
         for transmit in batch["transmits"]:
             progressed = True
+            if transmit["call"] not in self._queues:
+                continue  # cancelled while this batch was out
             try:
                 reply = await self._transport.send(self._request(transmit, now))
             except TransportFailure as failure:

@@ -8,7 +8,7 @@ import sys
 import time
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Type
 
-from ._base import NO_PROGRESS, Base, CallOptions, connection_read_spec, filter_text, read_spec, result_of
+from ._base import NO_PROGRESS, Base, CallOptions, connection_read_spec, filter_text, read_spec
 from ._config import RetryPolicy, to_ms
 from ._errors import AcdError
 from ._transport import TransportFailure, sync_transport
@@ -85,8 +85,9 @@ class HttpClient(Base):
         open). Any later call raises :class:`acd.ConfigError` at once."""
         if not self._closed:
             self._closed = True
-            if getattr(self._transport, "owned", False):
-                self._transport.close()  # type: ignore[union-attr]
+            transport: Any = self._transport
+            if getattr(transport, "owned", False):
+                transport.close()
 
     def index(self, **options: Unpack[CallOptions]) -> ApiIndex:
         """The API index (``GET /api/v1``)."""
@@ -106,7 +107,7 @@ class HttpClient(Base):
     def _call(self, spec: Dict[str, Any], options: CallOptions) -> Any:
         for event in self.events(self._start(spec, options)):
             if event["type"] == "response":
-                return result_of(event)
+                return event["body"]
         raise AcdError("the call ended without a response")
 
     def events(self, call: int) -> Iterator[Dict[str, Any]]:
@@ -133,6 +134,8 @@ class HttpClient(Base):
         progressed = self._route(batch["events"])
         for transmit in batch["transmits"]:
             progressed = True
+            if transmit["call"] not in self._queues:
+                continue  # cancelled while this batch was out
             try:
                 reply = self._transport.send(self._request(transmit, now))
             except TransportFailure as failure:
