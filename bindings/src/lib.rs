@@ -24,6 +24,7 @@ pub mod driver;
 pub mod error;
 pub mod gate;
 pub mod gate_types;
+pub mod test_server;
 pub mod testing;
 pub mod time;
 

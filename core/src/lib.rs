@@ -13,6 +13,9 @@
 //!   throttling, retry planning, pagers and run polling.
 //! * [`records`]: one record-serving semantics (ordering, `after`,
 //!   filters, paging) for every server built on the gate.
+//! * [`testing`]: a test server — a dataset (tables, connections, runs
+//!   with a lifecycle) served through a real gate in virtual time, with
+//!   latency and injected faults.
 //! * [`sim`]: a virtual-time harness that runs client instances against a
 //!   real gate, with injected failures and checked invariants.
 //! * [`openapi`]: the OpenAPI 3.1 document of what a gate serves, generated
@@ -55,6 +58,8 @@ pub mod openapi;
 pub mod records;
 #[cfg(feature = "sim")]
 pub mod sim;
+#[cfg(all(feature = "gate", feature = "client"))]
+pub mod testing;
 mod time;
 
 pub use time::{ceil_seconds, Seconds, UnixMillis, MILLIS_PER_SECOND};

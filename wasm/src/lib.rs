@@ -45,6 +45,8 @@ mod member_names;
 #[cfg(feature = "sim")]
 pub mod sim;
 pub mod small_blocks;
+#[cfg(all(feature = "gate", feature = "client"))]
+pub mod test_server;
 mod types;
 #[cfg(feature = "client")]
 pub mod wire;

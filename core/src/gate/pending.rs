@@ -72,6 +72,15 @@ impl PendingLimits {
         &self.limits
     }
 
+    /// The operation a request that passed routing and authentication is
+    /// for (`None` when it already failed: unknown path, 401, 403, ...).
+    pub fn operation_id(&self) -> Option<&str> {
+        match &self.then {
+            Then::Admit { admitted, .. } => Some(admitted.operation_id()),
+            Then::Answer { .. } => None,
+        }
+    }
+
     /// The limits in the borrowed form [`RateLimiter`] takes.
     pub fn checks(&self) -> Vec<LimitCheck<'_>> {
         self.limits.iter().map(AppliedLimit::check).collect()

@@ -1,14 +1,15 @@
 //! What a simulation runs: the gate's configuration, the data it serves,
 //! the client instances and their tasks, and the failures to inject.
 
-use super::dataset::Dataset;
 use super::SimError;
 use crate::client::{
     ClientConfig, ClientCredential, ConnectionPagerOptions, PollOptions, RequestSpec,
     TablePagerOptions,
 };
 use crate::gate::GateConfig;
-use crate::model::{Catalogue, CredentialRecord, InMemoryCredentials, Secret};
+use crate::model::{Catalogue, InMemoryCredentials};
+use crate::testing::config::credentials_from_json;
+use crate::testing::Dataset;
 use crate::UnixMillis;
 use serde::{Deserialize, Serialize};
 
@@ -143,26 +144,6 @@ pub struct FaultRule {
     pub kind: FaultKind,
     /// Only this client's requests, or everyone's.
     pub client: Option<String>,
-}
-
-/// One entry of the gate's credential table in a simulation's JSON:
-/// the secret and what the gate knows about it.
-#[derive(Debug, Clone, Deserialize)]
-struct CredentialEntry {
-    secret: Secret,
-    #[serde(flatten)]
-    record: CredentialRecord,
-}
-
-fn credentials_from_json<'de, D: serde::Deserializer<'de>>(
-    deserializer: D,
-) -> Result<InMemoryCredentials, D::Error> {
-    let entries = Vec::<CredentialEntry>::deserialize(deserializer)?;
-    Ok(entries
-        .into_iter()
-        .fold(InMemoryCredentials::new(), |table, entry| {
-            table.with(entry.secret, entry.record)
-        }))
 }
 
 /// A whole simulation. With serde (JSON in, for [`super::run_json`]):

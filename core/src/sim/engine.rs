@@ -1,4 +1,5 @@
-//! The event loop: a virtual clock, a real [`Gate`], and client instances
+//! The event loop: a virtual clock, a [`TestServer`] (a real gate serving
+//! the dataset), and client instances
 //! whose calls (pagers, pollers, bursts) run through each client's driver
 //! (`poll_transmit` / `handle` / `poll_event` / `poll_timeout`) until every
 //! call is over. Events at the same instant run in the order they were
@@ -9,7 +10,7 @@ use super::report::{ClientSummary, SimReport, TraceEvent, TraceKind};
 use super::setup::build_clients;
 use super::SimError;
 use crate::client::{CallId, Client, Event as ClientEvent, Outcome, SplitMix64, WaitReason};
-use crate::gate::Gate;
+use crate::testing::{TestServer, TestServerConfig};
 use crate::UnixMillis;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -61,7 +62,7 @@ pub(super) enum Event {
 
 pub(super) struct Engine {
     pub(super) config: SimConfig,
-    pub(super) gate: Gate,
+    pub(super) server: TestServer,
     pub(super) random: SplitMix64,
     queue: BTreeMap<(UnixMillis, u64), Event>,
     sequence: u64,
@@ -80,17 +81,28 @@ fn record_id(record: &serde_json::value::RawValue) -> Value {
 
 /// Runs `config` once, as configured (no baseline).
 pub(super) fn run_once(config: SimConfig) -> Result<SimReport, SimError> {
-    let gate =
-        Gate::in_memory(config.gate.clone(), config.credentials.clone()).map_err(|error| {
-            SimError::Config {
-                field: "gate".into(),
-                problem: error.to_string(),
-            }
-        })?;
     let (clients, failed_at_start) = build_clients(&config)?;
+    let mut config = config;
+    let server = TestServer::new(TestServerConfig {
+        // The pagers' expectations are built; the server keeps the only copy.
+        dataset: std::mem::take(&mut config.dataset),
+        gate: config.gate.clone(),
+        credentials: config.credentials.clone(),
+        start_ms: Some(config.start_ms),
+        latency_ms: config.latency_ms,
+        timeout_ms: config.timeout_ms,
+        date_header: config.date_header,
+        // The engine keeps its own trace; faults are chosen per client.
+        log_limit: 0,
+        ..TestServerConfig::default()
+    })
+    .map_err(|error| SimError::Config {
+        field: "gate".into(),
+        problem: error.to_string(),
+    })?;
     let mut engine = Engine {
         random: SplitMix64::new(config.seed),
-        gate,
+        server,
         queue: BTreeMap::new(),
         sequence: 0,
         clients,

@@ -39,17 +39,16 @@
 //! ```
 
 mod config;
-mod dataset;
 mod engine;
 mod report;
 mod server;
 mod setup;
 
+pub use crate::testing::{sample_records, Dataset, RunScript as SimRun};
 pub use config::{
     catalogue, FaultKind, FaultRule, SimClientConfig, SimConfig, SimTask, MAX_SIM_CALLS,
     MAX_SIM_EXPECTED_RECORDS,
 };
-pub use dataset::{sample_records, Dataset, SimRun};
 pub use report::{Baseline, ClientSummary, SimReport, TraceEvent, TraceKind};
 
 use crate::client::ClientError;

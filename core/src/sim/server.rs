@@ -1,13 +1,16 @@
-//! The simulated server side of the engine: injected faults, the gate's
-//! decision with the dataset's resource answers, the `Date` header, delivery
-//! delays, and the check that a 429 was not avoidable.
+//! The simulated network between each client and the [`TestServer`]: the
+//! faults the configuration injects (per client, in time windows), the
+//! delivery of each exchange, and the check that a 429 was not avoidable.
+//!
+//! [`TestServer`]: crate::testing::TestServer
 
 use super::config::FaultKind;
 use super::engine::{Engine, Event};
 use crate::client::{CallId, ClientRequest, HttpResponse, Outcome, TransportFailure};
-use crate::gate::{Decision, GateRequest, GateResponse, ResourceAnswer};
+use crate::gate::{GateRequest, GateResponse};
 use crate::model::limits::{CLIENT_IP_LIMIT_NAME, CREDENTIAL_LIMIT_NAME};
 use crate::model::ErrorBody;
+use crate::testing::{Exchange, Fault};
 use crate::UnixMillis;
 use serde_json::Value;
 
@@ -41,40 +44,6 @@ impl Engine {
         (draw < u64::from(per_mille)).then_some(kind)
     }
 
-    fn serve(
-        &mut self,
-        request: &GateRequest,
-        now: UnixMillis,
-        fail: Option<u16>,
-    ) -> (HttpResponse, bool) {
-        let (mut response, injected) = match self.gate.decide(request, now) {
-            Decision::Reply(response) => (response, false),
-            Decision::FetchResource(admitted) => match fail {
-                Some(status) => {
-                    let mut response = admitted.respond(ResourceAnswer::NotFound);
-                    response.status = status;
-                    response.body =
-                        ErrorBody::new(status, "The backend failed (injected by the simulation).")
-                            .to_bytes();
-                    (response, true)
-                }
-                None => {
-                    let answer = self
-                        .config
-                        .dataset
-                        .answer(&admitted, self.config.start_ms, now);
-                    (admitted.respond(answer), false)
-                }
-            },
-        };
-        if self.config.date_header {
-            if let Some(date) = crate::http_date::format_http_date(now.as_millis() / 1_000) {
-                response.headers.push(("Date".into(), date));
-            }
-        }
-        (response.into(), injected)
-    }
-
     pub(super) fn transmit(
         &mut self,
         client: usize,
@@ -93,33 +62,35 @@ impl Engine {
                 .collect(),
             client_ip: self.clients[client].ip.clone(),
         };
-        let latency = self.config.latency_ms;
-        let (outcome, delay, injected) = match self.pick_fault(client, now) {
-            Some(FaultKind::Connect) => {
-                (Outcome::Transport(TransportFailure::Connect), latency, true)
-            }
-            Some(FaultKind::Timeout) => {
-                let _lost = self.serve(&gate_request, now, None);
-                (
-                    Outcome::Transport(TransportFailure::Timeout),
-                    self.config.timeout_ms,
-                    true,
-                )
-            }
-            Some(FaultKind::ServerError { status }) => {
-                let (response, injected) = self.serve(&gate_request, now, Some(status));
-                (Outcome::Response(response), latency, injected)
-            }
-            None => {
-                let (response, _) = self.serve(&gate_request, now, None);
-                (Outcome::Response(response), latency, false)
-            }
+        let fault = self.pick_fault(client, now).map(|kind| match kind {
+            FaultKind::ServerError { status } => Fault::Status(status),
+            FaultKind::Connect => Fault::Transport(TransportFailure::Connect),
+            FaultKind::Timeout => Fault::Transport(TransportFailure::Timeout),
+        });
+        let exchange = self.server.serve_with_fault(&gate_request, now, fault);
+        let deliver_at = exchange.deliver_at().max(now.saturating_add(1));
+        let (outcome, injected) = match exchange {
+            Exchange::Response {
+                status,
+                headers,
+                body,
+                injected,
+                ..
+            } => (
+                Outcome::Response(HttpResponse {
+                    status,
+                    headers,
+                    body,
+                }),
+                injected,
+            ),
+            Exchange::Failure { failure, .. } => (Outcome::Transport(failure), true),
         };
         if injected {
             self.faults_injected = self.faults_injected.saturating_add(1);
         }
         self.schedule(
-            now.saturating_add(delay.max(1)),
+            deliver_at,
             Event::Deliver {
                 client,
                 call,

@@ -2,12 +2,12 @@
 //! [`SimConfig`], and what each pager is expected to deliver.
 
 use super::config::{SimConfig, SimTask};
-use super::dataset::Dataset;
 use super::engine::{Job, JobState, SimClient};
 use super::report::ClientSummary;
 use super::SimError;
 use crate::client::{CallId, Client, ClientError, Entropy, RandomSource, SplitMix64};
 use crate::model::CredentialStore;
+use crate::testing::Dataset;
 use crate::UnixMillis;
 use serde_json::Value;
 use std::collections::BTreeMap;
