@@ -88,6 +88,35 @@ def connection_read_spec(connection: str, entity: str, page_size: Optional[int],
             "query": _query(entity_id=entity, limit=page_size, offset=offset, filter=filter_text(filter))}
 
 
+def pages_spec(kind: str, **members: Any) -> Dict[str, Any]:
+    """A pager's call spec (``table_pages`` or ``connection_pages``)."""
+    if "filter" in members:
+        members["filter"] = filter_text(members["filter"])
+    return {"type": kind, **members}
+
+
+def request_spec(operation: str, path: Optional[Mapping[str, str]] = None,
+                 query: Optional[Mapping[str, Any]] = None, body: Any = None) -> Dict[str, Any]:
+    """A single request of any catalogue operation (``None`` query values are left out)."""
+    return {"type": "request", "operation": operation, "path": dict(path or {}),
+            "query": [(k, str(v)) for k, v in (query or {}).items() if v is not None], "body": body}
+
+
+def wait_spec(run_id: str, interval: Optional[float], timeout: Optional[float]) -> Dict[str, Any]:
+    """Polling a run until a terminal status (``timeout``: the poller's deadline)."""
+    return {"type": "run_poll", "run_id": run_id, "interval_ms": to_ms(interval), "deadline_ms": to_ms(timeout)}
+
+
+def some_options(headers: Optional[Mapping[str, str]], max_attempts: Optional[int]) -> CallOptions:
+    """The per-call options :meth:`acd.HttpClient.runs.wait` takes (its ``timeout`` is the poller's)."""
+    options: CallOptions = {}
+    if headers is not None:
+        options["headers"] = headers
+    if max_attempts is not None:
+        options["max_attempts"] = max_attempts
+    return options
+
+
 def filter_text(filter: Any) -> Optional[str]:
     """``filter`` as JSON text (a string is taken as it is)."""
     import json

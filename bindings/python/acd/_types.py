@@ -12,17 +12,8 @@ else:  # pragma: no cover - Python 3.9 and 3.10
     from typing_extensions import NotRequired, TypedDict
 
 __all__ = [
-    "ApiIndex",
-    "AuthMethod",
-    "Authentication",
-    "Event",
-    "Limit",
-    "Onboarding",
-    "RateLimits",
-    "Record",
-    "Run",
-    "Trial",
-    "Versioning",
+    "ApiIndex", "AuthMethod", "Authentication", "Event", "Limit", "Onboarding", "RateLimits", "Record", "Run",
+    "Trial", "Versioning",
 ]
 
 Record = Dict[str, Any]
