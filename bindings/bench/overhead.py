@@ -2,8 +2,8 @@
 installed ``acd`` package:
 
 * one driver cycle, as ``acd.HttpClient`` runs it: start a table read,
-  ``poll`` (the transmit), ``respond`` with a 2-record page, ``poll`` (the
-  page's events, parsed once);
+  ``poll`` (the transmit), ``respond`` with a 2- or a 100-record page,
+  ``poll`` (the page's events, parsed once);
 * one gate ``decide`` of a public request.
 
 Prints microseconds per call; best of five runs, so a busy machine inflates
@@ -18,7 +18,13 @@ import acd
 from acd import ffi
 
 NOW = 1_700_000_000_000
-BODY = b'{"data":[{"id":1,"name":"first"},{"id":2,"name":"second"}]}'
+
+
+def page(records: int) -> bytes:
+    """A page of ``records`` records, as the Rust side builds it."""
+    rows = ",".join(f'{{"id":{i},"name":"row-{i}","total":{i}.5}}' for i in range(1, records + 1))
+    return f'{{"data":[{rows}]}}'.encode()
+
 HEADERS = [("Content-Type", "application/json"), ("RateLimit-Limit", "5"), ("RateLimit-Remaining", "4"),
            ("RateLimit-Reset", "60")]
 
@@ -40,12 +46,14 @@ def main() -> None:
     client = acd.Client({"api_key": "acd_live_demo_ada", "seed": 1})
     spec = {"type": "request", "operation": "listTableRecords", "path": {"id": "orders"}}
 
+    body = page(2)
+
     def cycle(step: int) -> None:
         now = NOW + step * 60_000  # a fresh per-user window each time
         client.start(spec)
         sent = client.poll(now)["transmits"]
         assert sent
-        client.respond(sent[0]["call"], 200, HEADERS, BODY, now)
+        client.respond(sent[0]["call"], 200, HEADERS, body, now)
         client.poll(now)
 
     gate = ffi.Gate.demo(ffi.GateConfig())
@@ -54,7 +62,9 @@ def main() -> None:
     def decide(step: int) -> None:
         gate.decide(index, NOW)
 
-    print(f"python: {best_of(5, iterations, cycle) / 1000:.2f} us per driver cycle")
+    print(f"python: {best_of(5, iterations, cycle) / 1000:.2f} us per driver cycle (2 records)")
+    body = page(100)
+    print(f"python: {best_of(5, iterations // 4, cycle) / 1000:.2f} us per driver cycle (100 records)")
     print(f"python: {best_of(5, iterations // 4, decide) / 1000:.2f} us per gate decide (index)")
 
 

@@ -8,8 +8,9 @@ import asyncio
 import sys
 from typing import Any, AsyncIterator, Awaitable, Callable, Dict, List, Mapping, Optional, Type
 
-from ._base import NO_PROGRESS, Base, CallOptions, connection_read_spec, filter_text, read_spec, result_of
-from ._config import RetryPolicy, to_ms
+from ._base import (NO_PROGRESS, Base, CallOptions, connection_read_spec, pages_spec, read_spec, request_spec,
+                    some_options, wait_spec)
+from ._config import RetryPolicy
 from ._errors import AcdError
 from ._transport import TransportFailure, async_transport
 from ._types import ApiIndex, Event, Record, Run
@@ -88,8 +89,9 @@ class AsyncHttpClient(Base):
         open). Any later call raises :class:`acd.ConfigError` at once."""
         if not self._closed:
             self._closed = True
-            if getattr(self._transport, "owned", False):
-                await self._transport.aclose()  # type: ignore[union-attr]
+            transport: Any = self._transport
+            if getattr(transport, "owned", False):
+                await transport.aclose()
 
     async def index(self, **options: Unpack[CallOptions]) -> ApiIndex:
         """The API index (``GET /api/v1``)."""
@@ -102,14 +104,13 @@ class AsyncHttpClient(Base):
         """Calls any operation of the catalogue by its id (e.g.
         ``"listTableRecords"``); ``body`` is any JSON value. Returns the
         response's payload (records, a document or an object)."""
-        spec = {"type": "request", "operation": operation, "path": dict(path or {}),
-                "query": [(k, str(v)) for k, v in (query or {}).items() if v is not None], "body": body}
+        spec = request_spec(operation, path, query, body)
         return await self._call(spec, options)
 
     async def _call(self, spec: Dict[str, Any], options: CallOptions) -> Any:
         async for event in self.events(self._start(spec, options)):
             if event["type"] == "response":
-                return result_of(event)
+                return event["body"]
         raise AcdError("the call ended without a response")
 
     async def events(self, call: int) -> AsyncIterator[Dict[str, Any]]:
@@ -136,6 +137,8 @@ class AsyncHttpClient(Base):
         progressed = self._route(batch["events"])
         for transmit in batch["transmits"]:
             progressed = True
+            if transmit["call"] not in self._queues:
+                continue  # cancelled while this batch was out
             try:
                 reply = await self._transport.send(self._request(transmit, now))
             except TransportFailure as failure:
@@ -158,7 +161,7 @@ class AsyncTables:
     async def read(self, table: str, *, page_size: Optional[int] = None, offset: Optional[int] = None,
              order_by: Optional[str] = None, descending: bool = False, after: Optional[str] = None,
              **options: Unpack[CallOptions]) -> List[Record]:
-        """One page of ``table``'s records."""
+        """As the synchronous client's method of the same name."""
         records: List[Record] = await self._api._call(read_spec(table, page_size, offset, order_by, descending, after),
                                                 options)
         return records
@@ -166,11 +169,9 @@ class AsyncTables:
     async def pages(self, table: str, *, page_size: Optional[int] = None, order_by: Optional[str] = None,
               descending: bool = False, unique_order: bool = False,
               **options: Unpack[CallOptions]) -> AsyncIterator[List[Record]]:
-        """Every page of ``table``, in order; the client waits between pages
-        when the rate limit says so. Set ``unique_order`` only when the
-        ``order_by`` column has no duplicates (pages then go by ``after``)."""
-        spec = {"type": "table_pages", "table": table, "page_size": page_size, "order_by": order_by,
-                "descending": descending, "unique_order": unique_order}
+        """As the synchronous client's method of the same name."""
+        spec = pages_spec("table_pages", table=table, page_size=page_size, order_by=order_by,
+                          descending=descending, unique_order=unique_order)
         async for event in self._api.events(self._api._start(spec, options)):
             if event["type"] == "page":
                 yield event["records"]
@@ -178,7 +179,7 @@ class AsyncTables:
     async def iter(self, table: str, *, page_size: Optional[int] = None, order_by: Optional[str] = None,
              descending: bool = False, unique_order: bool = False,
              **options: Unpack[CallOptions]) -> AsyncIterator[Record]:
-        """Every record of ``table``, page by page, each exactly once."""
+        """As the synchronous client's method of the same name."""
         async for page in self.pages(table, page_size=page_size, order_by=order_by, descending=descending,
                                      unique_order=unique_order, **options):
             for record in page:
@@ -193,24 +194,23 @@ class AsyncConnections:
 
     async def read(self, connection: str, entity: str, *, page_size: Optional[int] = None,
              offset: Optional[int] = None, filter: Any = None, **options: Unpack[CallOptions]) -> List[Record]:
-        """One page of the records of ``entity`` in ``connection``;
-        ``filter`` is JSON-encoded unless it is a string."""
+        """As the synchronous client's method of the same name."""
         records: List[Record] = await self._api._call(
             connection_read_spec(connection, entity, page_size, offset, filter), options)
         return records
 
     async def pages(self, connection: str, entity: str, *, page_size: Optional[int] = None, filter: Any = None,
               **options: Unpack[CallOptions]) -> AsyncIterator[List[Record]]:
-        """Every page of the records of ``entity`` in ``connection``."""
-        spec = {"type": "connection_pages", "connection": connection, "entity": entity, "page_size": page_size,
-                "filter": filter_text(filter)}
+        """As the synchronous client's method of the same name."""
+        spec = pages_spec("connection_pages", connection=connection, entity=entity, page_size=page_size,
+                          filter=filter)
         async for event in self._api.events(self._api._start(spec, options)):
             if event["type"] == "page":
                 yield event["records"]
 
     async def iter(self, connection: str, entity: str, *, page_size: Optional[int] = None, filter: Any = None,
              **options: Unpack[CallOptions]) -> AsyncIterator[Record]:
-        """Every record of ``entity`` in ``connection``, page by page."""
+        """As the synchronous client's method of the same name."""
         async for page in self.pages(connection, entity, page_size=page_size, filter=filter, **options):
             for record in page:
                 yield record
@@ -223,31 +223,20 @@ class AsyncRuns:
         self._api = api
 
     async def create(self, agent_id: str, *, input: Any = None, **options: Unpack[CallOptions]) -> Run:
-        """Starts a run of agent ``agent_id`` (``POST /agents/{agent_id}/runs``,
-        body ``{"input": input}``); the new run."""
-        spec = {"type": "request", "operation": "createAgentRun", "path": {"agent_id": agent_id},
-                "body": {"input": input}}
+        """As the synchronous client's method of the same name."""
+        spec = request_spec("createAgentRun", {"agent_id": agent_id}, body={"input": input})
         run: Run = await self._api._call(spec, options)
         return run
 
     async def get(self, run_id: str, **options: Unpack[CallOptions]) -> Run:
-        """Run ``run_id`` as it is now."""
-        run: Run = await self._api._call({"type": "request", "operation": "getRun", "path": {"run_id": run_id}},
-                                   options)
+        """As the synchronous client's method of the same name."""
+        run: Run = await self._api._call(request_spec("getRun", {"run_id": run_id}), options)
         return run
 
     async def wait(self, run_id: str, *, interval: Optional[float] = None, timeout: Optional[float] = None,
              headers: Optional[Mapping[str, str]] = None, max_attempts: Optional[int] = None) -> Run:
-        """Polls run ``run_id`` every ``interval`` seconds (the core's default:
-        about once a second, honouring 429) until a terminal status; the
-        final run. ``timeout``: seconds to wait at most (then
-        :class:`acd.APITimeoutError`)."""
-        spec = {"type": "run_poll", "run_id": run_id, "interval_ms": to_ms(interval), "deadline_ms": to_ms(timeout)}
-        options: CallOptions = {}
-        if headers is not None:
-            options["headers"] = headers
-        if max_attempts is not None:
-            options["max_attempts"] = max_attempts
+        """As the synchronous client's method of the same name."""
+        spec, options = wait_spec(run_id, interval, timeout), some_options(headers, max_attempts)
         last: Run = {}
         async for event in self._api.events(self._api._start(spec, options)):
             if event["type"] == "run_status":

@@ -65,7 +65,7 @@ def call_options(options: CallOptions) -> Dict[str, Any]:
         core["headers"] = [[name, value] for name, value in options["headers"].items()]
     for name in ("max_attempts", "idempotency_key"):
         if options.get(name) is not None:
-            core[name] = options[name]  # type: ignore[literal-required]
+            core[name] = options[name]  # type: ignore[literal-required,unused-ignore]
     return core
 
 
@@ -86,6 +86,35 @@ def connection_read_spec(connection: str, entity: str, page_size: Optional[int],
     """One page of ``entity`` in ``connection`` (``listConnectionRecords``)."""
     return {"type": "request", "operation": "listConnectionRecords", "path": {"connection_id": connection},
             "query": _query(entity_id=entity, limit=page_size, offset=offset, filter=filter_text(filter))}
+
+
+def pages_spec(kind: str, **members: Any) -> Dict[str, Any]:
+    """A pager's call spec (``table_pages`` or ``connection_pages``)."""
+    if "filter" in members:
+        members["filter"] = filter_text(members["filter"])
+    return {"type": kind, **members}
+
+
+def request_spec(operation: str, path: Optional[Mapping[str, str]] = None,
+                 query: Optional[Mapping[str, Any]] = None, body: Any = None) -> Dict[str, Any]:
+    """A single request of any catalogue operation (``None`` query values are left out)."""
+    return {"type": "request", "operation": operation, "path": dict(path or {}),
+            "query": [(k, str(v)) for k, v in (query or {}).items() if v is not None], "body": body}
+
+
+def wait_spec(run_id: str, interval: Optional[float], timeout: Optional[float]) -> Dict[str, Any]:
+    """Polling a run until a terminal status (``timeout``: the poller's deadline)."""
+    return {"type": "run_poll", "run_id": run_id, "interval_ms": to_ms(interval), "deadline_ms": to_ms(timeout)}
+
+
+def some_options(headers: Optional[Mapping[str, str]], max_attempts: Optional[int]) -> CallOptions:
+    """The per-call options :meth:`acd.HttpClient.runs.wait` takes (its ``timeout`` is the poller's)."""
+    options: CallOptions = {}
+    if headers is not None:
+        options["headers"] = headers
+    if max_attempts is not None:
+        options["max_attempts"] = max_attempts
+    return options
 
 
 def filter_text(filter: Any) -> Optional[str]:
@@ -123,21 +152,11 @@ def decode(event: Dict[str, Any]) -> Dict[str, Any]:
     return {"type": "unknown", "call": event.get("call"), "event": event}
 
 
-def result_of(event: Dict[str, Any]) -> Any:
-    """The value of a ``response`` event: the records, the index or the object."""
-    kind = event.get("kind")
-    if kind == "records":
-        return event["records"]
-    return event["index" if kind == "index" else "value"]
-
-
-def limit_view(model: Mapping[str, Any]) -> Limit:
+def limit_view(view: Mapping[str, Any]) -> Limit:
     """One limit of the core's throttle view, its times in seconds."""
-    end, blocked = model.get("window_end"), model.get("blocked_until") or 0
-    return {"key": model["key"], "name": model["name"], "requests": model["limit"],
-            "window": model["window_ms"] / 1000, "remaining": model["remaining"],
-            "reset_at": None if end is None else end / 1000,
-            "blocked_until": blocked / 1000 if blocked else None, "source": str(model.get("source"))}
+    reset = view.get("reset_at")
+    return {"name": view["name"], "requests": view["requests"], "window": float(view["window_seconds"]),
+            "remaining": view["remaining"], "reset_at": None if reset is None else reset / 1000}
 
 
 class Base:
@@ -225,5 +244,5 @@ class Base:
         if transmit.get("timeout_at") is not None:
             timeout = max(0.001, min(timeout, (transmit["timeout_at"] - now_ms) / 1000))
         body = transmit.get("body")
-        return Request(transmit["method"], transmit["url"], [tuple(h) for h in transmit["headers"]],  # type: ignore[misc]
+        return Request(transmit["method"], transmit["url"], [(n, v) for n, v in transmit["headers"]],
                        None if body is None else body.encode("utf-8"), self.client.max_body_bytes, timeout)

@@ -24,19 +24,9 @@ from __future__ import annotations
 from typing import Any, Dict, Mapping, Optional, Type
 
 __all__ = [
-    "AcdError",
-    "ConfigError",
-    "RequestError",
-    "APIError",
-    "BadRequestError",
-    "AuthenticationError",
-    "PermissionDeniedError",
-    "NotFoundError",
-    "RateLimitError",
-    "InternalServerError",
-    "APIConnectionError",
-    "APITimeoutError",
-    "AcdDeprecationWarning",
+    "AcdError", "ConfigError", "RequestError", "APIError", "BadRequestError", "AuthenticationError",
+    "PermissionDeniedError", "NotFoundError", "RateLimitError", "InternalServerError", "APIConnectionError",
+    "APITimeoutError", "AcdDeprecationWarning",
 ]
 
 

@@ -8,8 +8,9 @@ import sys
 import time
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Type
 
-from ._base import NO_PROGRESS, Base, CallOptions, connection_read_spec, filter_text, read_spec, result_of
-from ._config import RetryPolicy, to_ms
+from ._base import (NO_PROGRESS, Base, CallOptions, connection_read_spec, pages_spec, read_spec, request_spec,
+                    some_options, wait_spec)
+from ._config import RetryPolicy
 from ._errors import AcdError
 from ._transport import TransportFailure, sync_transport
 from ._types import ApiIndex, Event, Record, Run
@@ -85,8 +86,9 @@ class HttpClient(Base):
         open). Any later call raises :class:`acd.ConfigError` at once."""
         if not self._closed:
             self._closed = True
-            if getattr(self._transport, "owned", False):
-                self._transport.close()  # type: ignore[union-attr]
+            transport: Any = self._transport
+            if getattr(transport, "owned", False):
+                transport.close()
 
     def index(self, **options: Unpack[CallOptions]) -> ApiIndex:
         """The API index (``GET /api/v1``)."""
@@ -99,14 +101,13 @@ class HttpClient(Base):
         """Calls any operation of the catalogue by its id (e.g.
         ``"listTableRecords"``); ``body`` is any JSON value. Returns the
         response's payload (records, a document or an object)."""
-        spec = {"type": "request", "operation": operation, "path": dict(path or {}),
-                "query": [(k, str(v)) for k, v in (query or {}).items() if v is not None], "body": body}
+        spec = request_spec(operation, path, query, body)
         return self._call(spec, options)
 
     def _call(self, spec: Dict[str, Any], options: CallOptions) -> Any:
         for event in self.events(self._start(spec, options)):
             if event["type"] == "response":
-                return result_of(event)
+                return event["body"]
         raise AcdError("the call ended without a response")
 
     def events(self, call: int) -> Iterator[Dict[str, Any]]:
@@ -133,6 +134,8 @@ class HttpClient(Base):
         progressed = self._route(batch["events"])
         for transmit in batch["transmits"]:
             progressed = True
+            if transmit["call"] not in self._queues:
+                continue  # cancelled while this batch was out
             try:
                 reply = self._transport.send(self._request(transmit, now))
             except TransportFailure as failure:
@@ -166,8 +169,8 @@ class Tables:
         """Every page of ``table``, in order; the client waits between pages
         when the rate limit says so. Set ``unique_order`` only when the
         ``order_by`` column has no duplicates (pages then go by ``after``)."""
-        spec = {"type": "table_pages", "table": table, "page_size": page_size, "order_by": order_by,
-                "descending": descending, "unique_order": unique_order}
+        spec = pages_spec("table_pages", table=table, page_size=page_size, order_by=order_by,
+                          descending=descending, unique_order=unique_order)
         for event in self._api.events(self._api._start(spec, options)):
             if event["type"] == "page":
                 yield event["records"]
@@ -198,8 +201,8 @@ class Connections:
     def pages(self, connection: str, entity: str, *, page_size: Optional[int] = None, filter: Any = None,
               **options: Unpack[CallOptions]) -> Iterator[List[Record]]:
         """Every page of the records of ``entity`` in ``connection``."""
-        spec = {"type": "connection_pages", "connection": connection, "entity": entity, "page_size": page_size,
-                "filter": filter_text(filter)}
+        spec = pages_spec("connection_pages", connection=connection, entity=entity, page_size=page_size,
+                          filter=filter)
         for event in self._api.events(self._api._start(spec, options)):
             if event["type"] == "page":
                 yield event["records"]
@@ -220,15 +223,13 @@ class Runs:
     def create(self, agent_id: str, *, input: Any = None, **options: Unpack[CallOptions]) -> Run:
         """Starts a run of agent ``agent_id`` (``POST /agents/{agent_id}/runs``,
         body ``{"input": input}``); the new run."""
-        spec = {"type": "request", "operation": "createAgentRun", "path": {"agent_id": agent_id},
-                "body": {"input": input}}
+        spec = request_spec("createAgentRun", {"agent_id": agent_id}, body={"input": input})
         run: Run = self._api._call(spec, options)
         return run
 
     def get(self, run_id: str, **options: Unpack[CallOptions]) -> Run:
         """Run ``run_id`` as it is now."""
-        run: Run = self._api._call({"type": "request", "operation": "getRun", "path": {"run_id": run_id}},
-                                   options)
+        run: Run = self._api._call(request_spec("getRun", {"run_id": run_id}), options)
         return run
 
     def wait(self, run_id: str, *, interval: Optional[float] = None, timeout: Optional[float] = None,
@@ -237,12 +238,7 @@ class Runs:
         about once a second, honouring 429) until a terminal status; the
         final run. ``timeout``: seconds to wait at most (then
         :class:`acd.APITimeoutError`)."""
-        spec = {"type": "run_poll", "run_id": run_id, "interval_ms": to_ms(interval), "deadline_ms": to_ms(timeout)}
-        options: CallOptions = {}
-        if headers is not None:
-            options["headers"] = headers
-        if max_attempts is not None:
-            options["max_attempts"] = max_attempts
+        spec, options = wait_spec(run_id, interval, timeout), some_options(headers, max_attempts)
         last: Run = {}
         for event in self._api.events(self._api._start(spec, options)):
             if event["type"] == "run_status":

@@ -29,16 +29,8 @@ from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Awaitable, Iterable, List, Optional, Protocol, Tuple, Union
 
 __all__ = [
-    "Request",
-    "Response",
-    "TransportFailure",
-    "Transport",
-    "AsyncTransport",
-    "UrllibTransport",
-    "HttpxTransport",
-    "AsyncHttpxTransport",
-    "sync_transport",
-    "async_transport",
+    "Request", "Response", "TransportFailure", "Transport", "AsyncTransport", "UrllibTransport",
+    "HttpxTransport", "AsyncHttpxTransport", "sync_transport", "async_transport",
 ]
 
 Headers = List[Tuple[str, str]]

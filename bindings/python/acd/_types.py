@@ -12,17 +12,8 @@ else:  # pragma: no cover - Python 3.9 and 3.10
     from typing_extensions import NotRequired, TypedDict
 
 __all__ = [
-    "ApiIndex",
-    "AuthMethod",
-    "Authentication",
-    "Event",
-    "Limit",
-    "Onboarding",
-    "RateLimits",
-    "Record",
-    "Run",
-    "Trial",
-    "Versioning",
+    "ApiIndex", "AuthMethod", "Authentication", "Event", "Limit", "Onboarding", "RateLimits", "Record", "Run",
+    "Trial", "Versioning",
 ]
 
 Record = Dict[str, Any]
@@ -114,8 +105,6 @@ class Run(TypedDict, total=False):
 class Limit(TypedDict):
     """The throttle's current view of one limit (:meth:`acd.HttpClient.limits`)."""
 
-    key: str
-    """The limit's state key (the limit and its subject, e.g. a user or an agent)."""
     name: str
     requests: int
     window: float
@@ -124,9 +113,6 @@ class Limit(TypedDict):
     """Requests left in the current window."""
     reset_at: Optional[float]
     """When the current window ends (Unix seconds); ``None`` until a send opens one."""
-    blocked_until: Optional[float]
-    """No send before this instant (Unix seconds), after a 429's ``Retry-After``."""
-    source: str
 
 
 class Event(TypedDict, total=False):

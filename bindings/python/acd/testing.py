@@ -4,9 +4,9 @@ server and without sleeping.
 * :class:`VirtualClock`: a clock in Unix seconds whose ``sleep`` advances it; pass
   ``clock=clock, sleep=clock.sleep`` (or ``sleep=clock.async_sleep``) to
   :class:`acd.HttpClient` / :class:`acd.AsyncHttpClient`.
-* :class:`GateTransport`: a transport that answers with the core's gate (the
-  server's own rules: credentials, stacked rate limits, validation) and the
-  simulation's record server, reading the same virtual clock.
+* :class:`GateTransport`: a transport answered by the core's test server (a
+  dataset behind the server's own gate: credentials, stacked rate limits,
+  validation), reading the same virtual clock.
 * :func:`simulate`: the core's simulation (many clients against a gate, with
   injected faults) in virtual time, and its report.
 * :class:`SandboxClock`: the manual clock of a real ``acd-sandbox`` (started
@@ -31,7 +31,6 @@ import math
 import urllib.error
 import urllib.request
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
-from urllib.parse import urlsplit
 
 from ._errors import AcdError, ConfigError
 from ._ffi import acd_ffi as _ffi
@@ -164,75 +163,50 @@ class SandboxClock:
         self.sleep(seconds)
 
 
-def _with_quotas(config: Dict[str, Any], quotas: Mapping[str, Mapping[str, int]]) -> Dict[str, Any]:
-    """``config`` (the gate's JSON) with each named limit's quota replaced,
-    wherever the limit is defined (``limits`` or an operation's extra limits)."""
-    unknown = set(quotas)
-    for name, quota in config.get("limits", {}).items():
-        if name in quotas:
-            quota.update(quotas[name])
-            unknown.discard(name)
-    for operation in config.get("catalogue", []):
-        for extra in operation.get("extra_limits", []):
-            if extra.get("name") in quotas:
-                extra["quota"].update(quotas[extra["name"]])
-                unknown.discard(extra["name"])
-    if unknown:
-        raise ConfigError(f"no limit named {sorted(unknown)} in the gate configuration")
-    return config
-
-
-def _gate(config: Mapping[str, Any], quotas: Mapping[str, Mapping[str, int]]) -> _ffi.Gate:
-    try:
-        full = json.loads(_ffi.GateConfig.from_json(json.dumps(config)).to_json())
-        return _ffi.Gate.demo(_ffi.GateConfig.from_json(json.dumps(_with_quotas(full, quotas))))
-    except _ffi.AcdError as error:
-        raise ConfigError(str(error)) from None
-
-
 class GateTransport:
-    """A transport answered by an in-process gate (the demo credentials:
-    :data:`DEMO_API_KEY` and the others of ``acd.Gate.demo``).
+    """A transport answered by the core's test server (``TestServer``): the
+    dataset served through a real gate (the demo credentials, such as
+    :data:`DEMO_API_KEY`), at the clock's instants.
 
-    :param clock: the time source the gate reads, Unix seconds (a :class:`VirtualClock`).
-    :param tables: table id → records.
+    :param clock: the time source the server reads, Unix seconds (a
+        :class:`VirtualClock`, which is also moved by the server's latency).
+    :param tables: table id → records (or a count of sample records).
     :param connections: connection id → entity id → records.
+    :param runs: run id → ``{"queued_ms", "finishes_after_ms", "final_state"}``.
+    :param new_runs: the same script for runs created with ``runs.create``.
     :param limits: quotas by limit name, e.g. ``{"user_table_reads":
         {"requests": 5, "window_ms": 3000}}`` (``credential``, ``client_ip``,
         or an operation's extra limit).
-    :param runs: run id → ``{"finishes_after_ms": ..., "final_state": ...}``
-        (the core's test data; a created run is ``run-created``, queued).
-    :param gate_config: the gate configuration JSON object (the core's
-        ``GateConfig``; members left out take its defaults).
-    :param fault: called before the gate with each request; a response or a
+    :param gate_config: the core's gate configuration (members left out take
+        its defaults).
+    :param fault: called first with each request; a response or a
         :class:`acd.TransportFailure` it returns is used instead.
-    :param client_ip: the address the gate sees.
+    :param server: any other member of the test server's configuration
+        (``latency_ms``, ``faults``, ``credentials``, ``client_ip``, ...).
     """
 
     def __init__(
         self,
         clock: Callable[[], float],
         *,
-        tables: Optional[Mapping[str, Sequence[Mapping[str, Any]]]] = None,
+        tables: Optional[Mapping[str, Any]] = None,
         connections: Optional[Mapping[str, Mapping[str, Sequence[Mapping[str, Any]]]]] = None,
-        limits: Optional[Mapping[str, Mapping[str, int]]] = None,
         runs: Optional[Mapping[str, Mapping[str, Any]]] = None,
+        new_runs: Optional[Mapping[str, Any]] = None,
+        limits: Optional[Mapping[str, Mapping[str, int]]] = None,
         gate_config: Optional[Mapping[str, Any]] = None,
         fault: Optional[Fault] = None,
-        client_ip: str = "192.0.2.10",
+        **server: Any,
     ) -> None:
-        self._gate = _gate(dict(gate_config or {}), limits or {})
-        dataset = {"tables": {k: list(v) for k, v in (tables or {}).items()},
-                   "connections": {c: {e: list(r) for e, r in es.items()} for c, es in (connections or {}).items()},
-                   "runs": {k: dict(v) for k, v in (runs or {}).items()}}
+        members = {"tables": tables, "connections": connections, "runs": runs, "new_runs": new_runs,
+                   "limits": limits, "gate": gate_config, **server}
+        config = {name: value for name, value in members.items() if value is not None}
         try:
-            self._dataset = _ffi.Dataset.from_json(json.dumps(dataset).encode("utf-8"))
+            self._server = _ffi.TestServer(json.dumps(config).encode("utf-8"))
         except _ffi.AcdError as error:
             raise ConfigError(str(error)) from None
         self._clock = clock
-        self._start_ms = round(clock() * 1000)
         self._fault = fault
-        self._client_ip = client_ip
         self.requests: List[Request] = []
         """Every request received, in order."""
         self.statuses: List[int] = []
@@ -242,7 +216,7 @@ class GateTransport:
         return f"GateTransport({len(self.requests)} requests)"
 
     def send(self, request: Request) -> Response:
-        """Answers ``request`` as the gate decides at the clock's instant."""
+        """Answers ``request`` as the test server decides at the clock's instant."""
         self.requests.append(request)
         if self._fault is not None:
             injected = self._fault(request)
@@ -251,19 +225,16 @@ class GateTransport:
             if injected is not None:
                 self.statuses.append(injected.status)
                 return injected
-        url = urlsplit(request.url)
-        target = url.path + ("?" + url.query if url.query else "")
-        headers = [_ffi.Header(name=n, value=v.encode("utf-8")) for n, v in request.headers]
-        gate_request = _ffi.GateRequest(request.method, target.encode("utf-8"), headers, self._client_ip)
         now = round(self._clock() * 1000)
-        decision = self._gate.decide(gate_request, now)
-        if isinstance(decision, _ffi.Decision.RESPOND):
-            answer = decision.response
-        else:
-            assert isinstance(decision, _ffi.Decision.RESOLVE)
-            answer = self._dataset.respond(decision.admitted, self._start_ms, now)
-        self.statuses.append(answer.status)
-        return Response(answer.status, [(h.name, h.value) for h in answer.headers], answer.body)
+        block = "\n".join(f"{name}: {value}" for name, value in request.headers)
+        answer = json.loads(self._server.exchange(request.method, request.url, block, request.body, now))
+        advance = getattr(self._clock, "advance", None)
+        if advance is not None and answer["deliver_at"] > now:
+            advance((answer["deliver_at"] - now) / 1000)
+        if "failure" in answer:
+            raise TransportFailure(answer["failure"])
+        self.statuses.append(answer["status"])
+        return Response(answer["status"], [(n, v) for n, v in answer["headers"]], answer["body"].encode("utf-8"))
 
 
 class AsyncGateTransport:

@@ -17,7 +17,6 @@ from typing import Any, Callable, Dict, Iterator, List
 import pytest
 
 import acd
-from acd import ffi
 from acd._transport import UrllibTransport
 
 KEY = "acd_live_demo_ada"
@@ -201,34 +200,6 @@ def test_every_field_of_the_cores_retry_policy_can_be_set() -> None:
     assert policy.to_core() == {"max_attempts": 3, "max_throttled": 2, "deadline_ms": 5000,
                                 "max_retry_after_ms": 1000, "backoff": {"base_ms": 50, "cap_ms": 400}}
     acd.HttpClient(KEY, retry=policy).close()
-
-
-def keyed_client() -> ffi.Client:
-    config = ffi.ClientConfig.from_json(json.dumps({"idempotency_keys": True, "seed": 5}))
-    config = config.with_credential("main", ffi.CredentialKind.API_KEY, KEY, "ada").with_create_agent_run()
-    return ffi.Client(config.with_idempotency_keys_honoured("createAgentRun"))
-
-
-def create_run() -> ffi.RequestSpec:
-    return ffi.RequestSpec(operation="createAgentRun", path=[ffi.PathParam(name="agent_id", value="a1")],
-                           query=[], roles=[], credential=None, egress=ffi.EgressMode.DEFAULT,
-                           body=b"{}", idempotency_key=None)
-
-
-def key_of(headers: List[Any]) -> str:
-    return str(next(h.value for h in headers if h.name.lower() == "idempotency-key"))
-
-
-def test_built_requests_and_started_calls_never_share_an_idempotency_key() -> None:
-    client = keyed_client()
-    built = key_of(client.build(create_run()).wire_headers())
-    client.start(create_run())
-    transmit = client.poll_transmit(1_700_000_000_000)
-    assert transmit is not None
-    started = key_of(transmit.request.wire_headers())
-    assert built != started
-    more = {key_of(client.build(create_run()).wire_headers()) for _ in range(10)}
-    assert len(more) == 10 and built not in more and started not in more
 
 
 def test_a_socket_nobody_answers_is_bounded_too(servers: Any) -> None:
