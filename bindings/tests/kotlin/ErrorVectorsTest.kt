@@ -1,9 +1,8 @@
-// tests/vectors/client-errors.json replayed through the one table of
-// Errors.kt: each case's error object (the vector's input with the type,
-// category and sentence the core gives it, and its status) becomes the class
-// written below by hand for its category, carrying the sentence unchanged
-// (the vector's input is the error object the driver sends, minus the
-// category, sentence and status the core adds to it).
+// tests/vectors/client-errors.json replayed through the core and the one
+// table of Errors.kt: each case's error (the vector's input) becomes the
+// driver protocol's error object in the core (the ffi's client_error_json),
+// whose category and sentence must be the vector's; dev.acd then makes it
+// the class written below by hand for that category, sentence unchanged.
 package acdtest
 
 import dev.acd.AcdException
@@ -60,13 +59,10 @@ class ErrorVectorsTest {
                 val expect = case.jsonObject["expect"]!!.jsonObject
                 val category = expect["category"]!!.jsonPrimitive.content
                 val message = expect["message"]!!.jsonPrimitive.content
-                val status = input["status"]?.jsonPrimitive?.longOrNull ?: (input["last"] as? JsonObject)?.get("status")?.jsonPrimitive?.longOrNull
-                val error =
-                    JsonObject(
-                        input +
-                            mapOf("category" to JsonPrimitive(category), "message" to JsonPrimitive(message)) +
-                            (status?.let { mapOf("status" to JsonPrimitive(it)) } ?: emptyMap()),
-                    )
+                val error = Json.parseToJsonElement(acd.clientErrorJson(input.toString())).jsonObject
+                assertEquals(JsonPrimitive(category), error["category"], name)
+                assertEquals(JsonPrimitive(message), error["message"], name)
+                val status = error["status"]?.jsonPrimitive?.longOrNull
                 val exception = exceptionOf(error)
                 assertEquals(expectedClass(category, status), exception::class, name)
                 assertEquals(message, exception.message)

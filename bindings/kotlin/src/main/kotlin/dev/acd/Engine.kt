@@ -24,11 +24,12 @@ private inline fun <T> core(block: () -> T): T =
 
 /**
  * The core's client driver, reached through the driver protocol
- * (docs/driver-protocol.md), from its [config] JSON; [maxBodyBytes] bounds
- * the bodies the transport reads, when the caller set it.
+ * (docs/driver-protocol.md), from its [config] JSON; the transport reads no
+ * body past [maxBodyBytes] (the core's default when the caller set none).
  */
-internal class Engine(config: JsonObject, private val maxBodyBytes: Long?) {
+internal class Engine(config: JsonObject, maxBodyBytes: Long?) {
     private val driver: acd.Driver = core { acd.Driver(config.toString().encodeToByteArray()) }
+    private val maxBodyBytes: Long = maxBodyBytes ?: acd.defaultMaxBodyBytes().toLong()
 
     /** Starts the call [spec] describes; its id. Throws the typed exception when refused before any I/O. */
     fun start(spec: JsonObject): Long = core { driver.start(spec.toString().encodeToByteArray()) }.toLong()
