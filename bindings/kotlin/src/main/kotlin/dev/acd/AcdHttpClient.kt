@@ -218,7 +218,7 @@ class AcdHttpClient
             }
             val sending = pending.filter { synchronized(queues) { it.call in queues } }
             pending.clear()
-            val outcomes = coroutineScope { sending.map { async { exchange(it) } }.awaitAll() }
+            val outcomes = if (sending.size == 1) listOf(exchange(sending[0])) else coroutineScope { sending.map { async { exchange(it) } }.awaitAll() }
             for ((transmit, outcome) in sending.zip(outcomes)) {
                 when (outcome) {
                     is Response -> engine.respond(transmit.call, outcome, clock())

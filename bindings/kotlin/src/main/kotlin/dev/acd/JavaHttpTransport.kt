@@ -133,7 +133,7 @@ private class BoundedBody(private val limit: Long?, private val skip: Boolean) :
             subscription.cancel()
             result.complete(ByteArray(0))
         } else {
-            subscription.request(1)
+            subscription.request(Long.MAX_VALUE)
         }
     }
 
@@ -148,8 +148,6 @@ private class BoundedBody(private val limit: Long?, private val skip: Boolean) :
         if (limit != null && bytes.size() > limit) {
             subscription?.cancel()
             result.complete(bytes.toByteArray())
-        } else {
-            subscription?.request(1)
         }
     }
 
