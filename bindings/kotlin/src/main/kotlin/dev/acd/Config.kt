@@ -17,18 +17,12 @@ import kotlin.time.toKotlinDuration
 
 /** How calls are retried (429, 5xx, transport failures); a `null` member keeps the core's default. */
 data class RetryPolicy(
-    /** Attempts per call, the first included. */
-    val maxAttempts: Int? = null,
-    /** No attempt starts later than this after the first. */
-    val deadline: Duration? = null,
-    /** The longest `Retry-After` accepted. */
-    val maxRetryAfter: Duration? = null,
-    /** The first backoff ceiling (full jitter below it). */
-    val backoffBase: Duration? = null,
-    /** The largest backoff ceiling. */
-    val backoffCap: Duration? = null,
-    /** 429s carrying `Retry-After` one call accepts before giving up. */
-    val maxThrottled: Int? = null,
+    /** Attempts per call, the first included. */ val maxAttempts: Int? = null,
+    /** No attempt starts later than this after the first. */ val deadline: Duration? = null,
+    /** The longest `Retry-After` accepted. */ val maxRetryAfter: Duration? = null,
+    /** The first backoff ceiling (full jitter below it). */ val backoffBase: Duration? = null,
+    /** The largest backoff ceiling. */ val backoffCap: Duration? = null,
+    /** 429s carrying `Retry-After` one call accepts before giving up. */ val maxThrottled: Int? = null,
 ) {
     /** The core's `RetryPolicy` JSON object with the members set here. */
     internal fun toCore(): JsonObject =
@@ -52,12 +46,9 @@ data class RetryPolicy(
  * (e.g. `Prefer`); [maxAttempts] replaces the retry policy's for this call.
  */
 data class CallOptions(
-    /** The bound of the whole call (`null`: none). */
-    val timeout: Duration? = null,
-    /** Extra headers for each attempt. */
-    val headers: Map<String, String> = emptyMap(),
-    /** Attempts for this call, the first included (`null`: the policy's). */
-    val maxAttempts: Int? = null,
+    /** The bound of the whole call (`null`: none). */ val timeout: Duration? = null,
+    /** Extra headers for each attempt. */ val headers: Map<String, String> = emptyMap(),
+    /** Attempts for this call, the first included (`null`: the policy's). */ val maxAttempts: Int? = null,
 ) {
     /** The driver protocol's `options` object. */
     internal fun toJson(): JsonObject =

@@ -38,8 +38,7 @@ internal fun JsonObject.bool(name: String): Boolean? = (this[name] as? JsonPrimi
  * another type); [decode] turns the record into a class of yours.
  */
 data class AcdRecord(
-    /** The record as received. */
-    val json: JsonObject,
+    /** The record as received. */ val json: JsonObject,
 ) {
     /** The member [name], as received (`null` when absent). */
     operator fun get(name: String): JsonElement? = json[name]
@@ -78,18 +77,12 @@ inline fun <reified T> AcdRecord.decode(): T = decode(serializer<T>())
 
 /** An agent run: its `id` and `status`, the sandbox's other members when sent, and the object as received. */
 data class Run(
-    /** The run's id. */
-    val id: String,
-    /** Its status, e.g. `queued`, `running`, `succeeded`, `failed`. */
-    val status: String,
-    /** The agent it runs, when sent. */
-    val agentId: String?,
-    /** When it was created, Unix ms, when sent. */
-    val createdAtMs: Long?,
-    /** When its current status began, Unix ms, when sent. */
-    val updatedAtMs: Long?,
-    /** The run object as received. */
-    val json: JsonObject,
+    /** The run's id. */ val id: String,
+    /** Its status, e.g. `queued`, `running`, `succeeded`, `failed`. */ val status: String,
+    /** The agent it runs, when sent. */ val agentId: String?,
+    /** When it was created, Unix ms, when sent. */ val createdAtMs: Long?,
+    /** When its current status began, Unix ms, when sent. */ val updatedAtMs: Long?,
+    /** The run object as received. */ val json: JsonObject,
 )
 
 /** A run from its JSON object (bare, or inside a `data` envelope). */
@@ -104,66 +97,43 @@ internal fun runOf(value: JsonElement?): Run {
 /** The API index (`GET /api/v1`), as the spec describes it. */
 @Serializable
 data class ApiIndex(
-    /** Human-readable API name. */
-    val name: String,
-    /** What the API does. */
-    val description: String? = null,
-    /** The current major version, e.g. `v1`. */
-    val version: String,
-    /** The absolute base URL of every operation. */
-    @SerialName("base_url") val baseUrl: String,
-    /** Documentation. */
-    @SerialName("documentation_url") val documentationUrl: String,
-    /** The machine-readable specification. */
-    @SerialName("openapi_url") val openapiUrl: String,
-    /** The developers' page. */
-    @SerialName("developers_url") val developersUrl: String,
-    /** The `llms.txt`, if any. */
-    @SerialName("llms_txt_url") val llmsTxtUrl: String? = null,
-    /** The accepted credential types. */
-    val authentication: Authentication,
-    /** How to get access. */
-    val onboarding: JsonObject,
-    /** The advertised rate limit. */
-    @SerialName("rate_limits") val rateLimits: RateLimits,
-    /** How versions and deprecations are signalled. */
-    val versioning: Versioning,
-    /** Top-level resource name to URL (templates included). */
-    val resources: Map<String, String>,
-    /** The official clients, if listed. */
-    val clients: JsonObject? = null,
-    /** Webhook documentation, if any. */
-    @SerialName("webhooks_documentation_url") val webhooksDocumentationUrl: String? = null,
+    /** Human-readable API name. */ val name: String,
+    /** What the API does. */ val description: String? = null,
+    /** The current major version, e.g. `v1`. */ val version: String,
+    /** The absolute base URL of every operation. */ @SerialName("base_url") val baseUrl: String,
+    /** Documentation. */ @SerialName("documentation_url") val documentationUrl: String,
+    /** The machine-readable specification. */ @SerialName("openapi_url") val openapiUrl: String,
+    /** The developers' page. */ @SerialName("developers_url") val developersUrl: String,
+    /** The `llms.txt`, if any. */ @SerialName("llms_txt_url") val llmsTxtUrl: String? = null,
+    /** The accepted credential types. */ val authentication: Authentication,
+    /** How to get access. */ val onboarding: JsonObject,
+    /** The advertised rate limit. */ @SerialName("rate_limits") val rateLimits: RateLimits,
+    /** How versions and deprecations are signalled. */ val versioning: Versioning,
+    /** Top-level resource name to URL (templates included). */ val resources: Map<String, String>,
+    /** The official clients, if listed. */ val clients: JsonObject? = null,
+    /** Webhook documentation, if any. */ @SerialName("webhooks_documentation_url") val webhooksDocumentationUrl: String? = null,
 ) {
     /** The credential types the API accepts. */
     @Serializable
     data class Authentication(
-        /** Each accepted type (`type`, `documentation_url`, ...), as sent. */
-        val methods: List<JsonObject>,
+        /** Each accepted type (`type`, `documentation_url`, ...), as sent. */ val methods: List<JsonObject>,
     )
 
     /** The advertised rate limit. */
     @Serializable
     data class RateLimits(
-        /** Requests per window. */
-        val requests: Long,
-        /** The window, in seconds. */
-        @SerialName("window_seconds") val windowSeconds: Long,
-        /** What the limit is counted against. */
-        val scope: String? = null,
-        /** The rate-limit response headers. */
-        @SerialName("response_headers") val responseHeaders: List<String>,
+        /** Requests per window. */ val requests: Long,
+        /** The window, in seconds. */ @SerialName("window_seconds") val windowSeconds: Long,
+        /** What the limit is counted against. */ val scope: String? = null,
+        /** The rate-limit response headers. */ @SerialName("response_headers") val responseHeaders: List<String>,
     )
 
     /** Versioning. */
     @Serializable
     data class Versioning(
-        /** Always `url_path`. */
-        val strategy: String,
-        /** The current version. */
-        @SerialName("current_version") val currentVersion: String,
-        /** The deprecation header names. */
-        @SerialName("deprecation_headers") val deprecationHeaders: List<String> = emptyList(),
+        /** Always `url_path`. */ val strategy: String,
+        /** The current version. */ @SerialName("current_version") val currentVersion: String,
+        /** The deprecation header names. */ @SerialName("deprecation_headers") val deprecationHeaders: List<String> = emptyList(),
         /** Days between a `Deprecation` header and its `Sunset` date. */
         @SerialName("minimum_sunset_notice_days") val minimumSunsetNoticeDays: Long? = null,
     )
@@ -179,16 +149,11 @@ internal fun indexOf(value: JsonElement): ApiIndex =
 
 /** The throttle's current view of one limit ([AcdHttpClient.limits]). */
 data class LimitState(
-    /** The limit's name, e.g. `user_table_reads`. */
-    val name: String,
-    /** Requests per window. */
-    val requests: Long,
-    /** The window. */
-    val window: Duration,
-    /** Requests left in the current window. */
-    val remaining: Long,
-    /** When the current window ends, Unix ms; `null` until a send opens one. */
-    val resetAt: Long?,
+    /** The limit's name, e.g. `user_table_reads`. */ val name: String,
+    /** Requests per window. */ val requests: Long,
+    /** The window. */ val window: Duration,
+    /** Requests left in the current window. */ val remaining: Long,
+    /** When the current window ends, Unix ms; `null` until a send opens one. */ val resetAt: Long?,
 )
 
 /** A limit view from the core's JSON object. */

@@ -13,12 +13,9 @@ import kotlinx.serialization.json.JsonPrimitive
 
 /** The limit a call waits for, as the client models it. */
 data class Limit(
-    /** The limit's name, e.g. `user_table_reads`. */
-    val name: String,
-    /** Requests per window. */
-    val requests: Long,
-    /** The window, in whole seconds (rounded up). */
-    val windowSeconds: Long,
+    /** The limit's name, e.g. `user_table_reads`. */ val name: String,
+    /** Requests per window. */ val requests: Long,
+    /** The window, in whole seconds (rounded up). */ val windowSeconds: Long,
 )
 
 /** Something that happened to call [call]. */
@@ -29,12 +26,9 @@ sealed class Event {
     /** A single request's answer: status, headers and the body as JSON. */
     data class Response(
         override val call: Long,
-        /** The HTTP status. */
-        val status: Int,
-        /** The response headers, in order. */
-        val headers: List<Header>,
-        /** The body as JSON ([JsonNull] when empty). */
-        val body: JsonElement,
+        /** The HTTP status. */ val status: Int,
+        /** The response headers, in order. */ val headers: List<Header>,
+        /** The body as JSON ([JsonNull] when empty). */ val body: JsonElement,
     ) : Event() {
         /** The body's records: its `data` array, or the body itself when it is an array. */
         val records: List<AcdRecord> get() = recordsOf(body)
@@ -43,58 +37,42 @@ sealed class Event {
     /** One page of a pager; [last] when the pager is over after it. */
     data class Page(
         override val call: Long,
-        /** The page's number: 1 for the first. */
-        val page: Long,
-        /** Whether this was the final page. */
-        val last: Boolean,
-        /** The records, as received. */
-        val records: List<AcdRecord>,
+        /** The page's number: 1 for the first. */ val page: Long,
+        /** Whether this was the final page. */ val last: Boolean,
+        /** The records, as received. */ val records: List<AcdRecord>,
     ) : Event()
 
     /** A run poll answered (when the status changes, and for the terminal one). */
     data class RunStatus(
         override val call: Long,
-        /** The run's status. */
-        val status: String,
-        /** Whether it is terminal (the poller is over). */
-        val terminal: Boolean,
-        /** The run. */
-        val run: Run,
+        /** The run's status. */ val status: String,
+        /** Whether it is terminal (the poller is over). */ val terminal: Boolean,
+        /** The run. */ val run: Run,
     ) : Event()
 
     /** The call waits until [until] (Unix ms) for [reason] (`quota`, `retry_after`, `backoff`, `poll_interval`), because of [limit] if one. */
     data class Waiting(
         override val call: Long,
-        /** The instant, Unix ms (the client's clock). */
-        val until: Long,
-        /** Why, as the core names it. */
-        val reason: String,
-        /** The limit that makes it wait, when one does. */
-        val limit: Limit?,
-        /** The core's sentence, e.g. `waiting 1.0 s for limit user_table_reads (100 per 60 s)`. */
-        val message: String,
+        /** The instant, Unix ms (the client's clock). */ val until: Long,
+        /** Why, as the core names it. */ val reason: String,
+        /** The limit that makes it wait, when one does. */ val limit: Limit?,
+        /** The core's sentence, e.g. `waiting 1.0 s for limit user_table_reads (100 per 60 s)`. */ val message: String,
     ) : Event()
 
     /** A failed attempt is retried: [attempt] is the next one's number, sent at [at] (Unix ms). */
     data class Retrying(
         override val call: Long,
-        /** The number of the attempt that goes next. */
-        val attempt: Int?,
-        /** When it goes, Unix ms. */
-        val at: Long?,
-        /** The core's sentence: what failed, the attempt, when the next goes. */
-        val message: String,
-        /** The event as received. */
-        val json: JsonObject,
+        /** The number of the attempt that goes next. */ val attempt: Int?,
+        /** When it goes, Unix ms. */ val at: Long?,
+        /** The core's sentence: what failed, the attempt, when the next goes. */ val message: String,
+        /** The event as received. */ val json: JsonObject,
     ) : Event()
 
     /** A `Deprecation`/`Sunset` notice about the call's operation. */
     data class Deprecation(
         override val call: Long,
-        /** The core's sentence, dates written out. */
-        val message: String,
-        /** The event as received (operation, dates, links). */
-        val json: JsonObject,
+        /** The core's sentence, dates written out. */ val message: String,
+        /** The event as received (operation, dates, links). */ val json: JsonObject,
     ) : Event()
 
     /** The call ended successfully (its last event). */
@@ -103,17 +81,14 @@ sealed class Event {
     /** The call ended with [error] (its last event). */
     data class Failed(
         override val call: Long,
-        /** The typed exception, carrying the core's sentence, category and status. */
-        val error: AcdException,
+        /** The typed exception, carrying the core's sentence, category and status. */ val error: AcdException,
     ) : Event()
 
     /** An event of a type this version does not know (kept for forward compatibility). */
     data class Unknown(
         override val call: Long,
-        /** Its `type`. */
-        val type: String,
-        /** The event as received. */
-        val json: JsonObject,
+        /** Its `type`. */ val type: String,
+        /** The event as received. */ val json: JsonObject,
     ) : Event()
 }
 

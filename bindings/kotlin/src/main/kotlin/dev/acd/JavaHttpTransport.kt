@@ -43,8 +43,7 @@ private val RESTRICTED = setOf("connection", "content-length", "expect", "host",
  */
 class JavaHttpTransport(
     http: HttpClient? = null,
-    /** How long one exchange may take, from sending to the last byte of the body. */
-    val timeout: kotlin.time.Duration = 30.seconds,
+    /** How long one exchange may take, from sending to the last byte of the body. */ val timeout: kotlin.time.Duration = 30.seconds,
 ) : Transport, Closeable {
     private val executor: ExecutorService? =
         if (http == null) Executors.newCachedThreadPool { Thread(it, "acd-http").apply { isDaemon = true } } else null

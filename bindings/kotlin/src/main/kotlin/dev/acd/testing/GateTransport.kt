@@ -27,24 +27,20 @@ const val DEMO_API_KEY: String = "acd_live_demo_ada"
 
 /** A rate limit's quota: [requests] per [windowMs]. */
 data class Quota(
-    /** Requests allowed per window. */
-    val requests: Long,
-    /** The window, in ms. */
-    val windowMs: Long,
+    /** Requests allowed per window. */ val requests: Long,
+    /** The window, in ms. */ val windowMs: Long,
 )
 
 /** What a [GateTransport]'s fault hook may do with a request: answer it ([Answer]), fail it ([Fail]) or let the server answer ([Pass]). */
 sealed class Fault {
     /** Answer with [response] instead of the server. */
     data class Answer(
-        /** The response to give. */
-        val response: Response,
+        /** The response to give. */ val response: Response,
     ) : Fault()
 
     /** Fail without a response. */
     data class Fail(
-        /** The failure to throw. */
-        val failure: TransportFailureException,
+        /** The failure to throw. */ val failure: TransportFailureException,
     ) : Fault()
 
     /** Let the server answer. */

@@ -13,8 +13,7 @@ import kotlin.time.Duration
 class VirtualClock
     @JvmOverloads
     constructor(
-        /** The starting instant, Unix ms. */
-        val startMs: Long = DEFAULT_START_MS,
+        /** The starting instant, Unix ms. */ val startMs: Long = DEFAULT_START_MS,
     ) {
         /** The current instant, Unix ms. */
         @Volatile
