@@ -2,8 +2,8 @@
 installed ``acd`` package:
 
 * one driver cycle, as ``acd.HttpClient`` runs it: start a table read,
-  ``poll_transmit``, ``handle`` a 2-record page, drain the events (one JSON
-  array, parsed once);
+  ``poll`` (the transmit), ``respond`` with a 2- or a 100-record page,
+  ``poll`` (the page's events, parsed once);
 * one gate ``decide`` of a public request.
 
 Prints microseconds per call; best of five runs, so a busy machine inflates
@@ -16,10 +16,15 @@ from typing import Callable
 
 import acd
 from acd import ffi
-from acd._resources import table_spec
 
 NOW = 1_700_000_000_000
-BODY = b'{"data":[{"id":1,"name":"first"},{"id":2,"name":"second"}]}'
+
+
+def page(records: int) -> bytes:
+    """A page of ``records`` records, as the Rust side builds it."""
+    rows = ",".join(f'{{"id":{i},"name":"row-{i}","total":{i}.5}}' for i in range(1, records + 1))
+    return f'{{"data":[{rows}]}}'.encode()
+
 HEADERS = [("Content-Type", "application/json"), ("RateLimit-Limit", "5"), ("RateLimit-Remaining", "4"),
            ("RateLimit-Reset", "60")]
 
@@ -38,16 +43,18 @@ def best_of(runs: int, iterations: int, body: Callable[[int], None]) -> float:
 
 def main() -> None:
     iterations = int(sys.argv[1]) if len(sys.argv) > 1 else 20_000
-    client = acd.Client(api_key="acd_live_demo_ada", user="ada", seed=1)
-    response = acd.Response(200, HEADERS, BODY)
+    client = acd.Client({"api_key": "acd_live_demo_ada", "seed": 1})
+    spec = {"type": "request", "operation": "listTableRecords", "path": {"id": "orders"}}
+
+    body = page(2)
 
     def cycle(step: int) -> None:
         now = NOW + step * 60_000  # a fresh per-user window each time
-        client.start_spec(table_spec("orders", limit=None, offset=None, order_by=None, direction=None, after=None))
-        sent = client.poll_transmit(now)
-        assert sent is not None
-        client.handle(sent[0], response, now)
-        client.poll_events()
+        client.start(spec)
+        sent = client.poll(now)["transmits"]
+        assert sent
+        client.respond(sent[0]["call"], 200, HEADERS, body, now)
+        client.poll(now)
 
     gate = ffi.Gate.demo(ffi.GateConfig())
     index = ffi.gate_request("/api/v1", client_ip="198.51.100.9")
@@ -55,7 +62,9 @@ def main() -> None:
     def decide(step: int) -> None:
         gate.decide(index, NOW)
 
-    print(f"python: {best_of(5, iterations, cycle) / 1000:.2f} us per driver cycle")
+    print(f"python: {best_of(5, iterations, cycle) / 1000:.2f} us per driver cycle (2 records)")
+    body = page(100)
+    print(f"python: {best_of(5, iterations // 4, cycle) / 1000:.2f} us per driver cycle (100 records)")
     print(f"python: {best_of(5, iterations // 4, decide) / 1000:.2f} us per gate decide (index)")
 
 

@@ -28,6 +28,23 @@ impl From<GateConfigError> for AcdError {
     }
 }
 
+/// A client error in the core's JSON form (as `tests/vectors/client-errors.json`
+/// holds it) as the driver protocol's error object: its members plus
+/// `category`, `message` (the sentence) and `status` when an answer caused it.
+#[uniffi::export]
+pub fn client_error_json(json: String) -> Result<String, AcdError> {
+    serde_json::from_str::<acd_core::client::ClientError>(&json)
+        .map(|error| acd_core::client::wire::ErrorJson(&error).to_json())
+        .map_err(|error| AcdError::Request(format!("client error JSON: {error}")))
+}
+
+/// The largest response body a client accepts when its configuration sets
+/// none (the core's default), for transports that stop reading past it.
+#[uniffi::export]
+pub fn default_max_body_bytes() -> u64 {
+    acd_core::client::DEFAULT_MAX_BODY_BYTES
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -321,13 +321,6 @@ impl std::fmt::Debug for Admitted {
     }
 }
 
-impl Admitted {
-    /// The core's admitted request.
-    pub(crate) fn core(&self) -> &core_gate::Admitted {
-        &self.inner
-    }
-}
-
 #[uniffi::export]
 impl Admitted {
     /// The operation's id, e.g. `listTableRecords`.

@@ -8,9 +8,10 @@
 //! * [`time`]: instants as signed Unix milliseconds, checked on the way in.
 //! * [`gate_types`]: plain records and enums of the gate (responses,
 //!   decisions, answers, principals).
-//! * [`client_types`] / [`client`]: the client role (the driver, build,
-//!   interpret, retry planning, throttle, header parsers).
-//! * [`testing`]: the simulation's record server, for `acd.testing`.
+//! * [`driver`]: the client role, as the driver protocol
+//!   (`docs/driver-protocol.md`): call specs and outcomes in, batches out.
+//! * [`test_server`]: the core's test server, for `acd.testing`.
+//! * [`testing`]: the core's client × gate simulation.
 //! * [`gate`]: the objects: [`GateConfig`], [`Credentials`], [`GateRequest`],
 //!   [`Gate`] and [`Admitted`].
 //!
@@ -18,8 +19,6 @@
 
 uniffi::setup_scaffolding!("acd_ffi");
 
-pub mod client;
-pub mod client_types;
 pub mod driver;
 pub mod error;
 pub mod gate;

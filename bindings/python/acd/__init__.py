@@ -9,13 +9,17 @@ The easy path::
 
     with acd.HttpClient(api_key="acd_live_...", base_url="https://api.example.com") as api:
         index = api.index()
-        rows = api.tables.read("orders", limit=50)
+        rows = api.tables.read("orders", page_size=50)
         for row in api.tables.iter("orders", page_size=500):
             ...
 
+Durations are seconds (floats) everywhere. Waits and retries are logged on
+``logging.getLogger("acd")`` (INFO) and handed to ``on_event=``.
+
 * :class:`HttpClient` / :class:`AsyncHttpClient`: calls over HTTP (httpx, or
   urllib for the synchronous client when httpx is absent).
-* :class:`Client`: the sans-IO client underneath, for your own transport.
+* :class:`Client`: the core's driver underneath (``docs/driver-protocol.md``),
+  for your own transport.
 * :mod:`acd.testing`: a virtual clock and an in-process gate, for tests.
 * Exceptions: :class:`APIError` and its subclasses, :class:`ConfigError`.
 * The server role: :class:`Gate`, :class:`GateConfig`, :func:`gate_request`.
@@ -24,6 +28,7 @@ The easy path::
 # First: a platform without the native library fails with one clear error.
 from . import _native  # noqa: F401
 from ._async import AsyncHttpClient
+from ._base import CallOptions
 from ._client import Client
 from ._config import RetryPolicy
 from ._errors import (
@@ -39,41 +44,22 @@ from ._errors import (
     NotFoundError,
     PermissionDeniedError,
     RateLimitError,
+    RequestError,
 )
 from ._ffi.acd_ffi import Decision, Gate, GateConfig, GateResponse, ResourceAnswer
 from ._helpers import gate_request, header
 from ._sync import HttpClient
 from ._transport import Request, Response, TransportFailure
+from ._types import ApiIndex, Event, Limit, Record, Run
 from . import testing
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "AcdDeprecationWarning",
-    "AcdError",
-    "APIConnectionError",
-    "APIError",
-    "APITimeoutError",
-    "AsyncHttpClient",
-    "AuthenticationError",
-    "BadRequestError",
-    "Client",
-    "ConfigError",
-    "Decision",
-    "Gate",
-    "GateConfig",
-    "GateResponse",
-    "HttpClient",
-    "InternalServerError",
-    "NotFoundError",
-    "PermissionDeniedError",
-    "RateLimitError",
-    "Request",
-    "ResourceAnswer",
-    "Response",
-    "RetryPolicy",
-    "TransportFailure",
-    "gate_request",
-    "header",
+    "AcdDeprecationWarning", "AcdError", "ApiIndex", "APIConnectionError", "APIError", "APITimeoutError",
+    "AsyncHttpClient", "AuthenticationError", "BadRequestError", "CallOptions", "Client", "ConfigError",
+    "Decision", "Event", "Gate", "GateConfig", "GateResponse", "HttpClient", "InternalServerError", "Limit",
+    "NotFoundError", "PermissionDeniedError", "RateLimitError", "Record", "Request", "RequestError",
+    "ResourceAnswer", "Response", "RetryPolicy", "Run", "TransportFailure", "gate_request", "header",
     "testing",
 ]

@@ -1,40 +1,49 @@
 """``acd.AsyncHttpClient``: the easy path for asyncio, over
 ``httpx.AsyncClient``. The same core decisions as :class:`acd.HttpClient`;
-pages come through ``async for``. Sleep and clock can be injected."""
+pages come through ``async for``. Cancelling the task cancels the call.
+Sleep and clock can be injected."""
 from __future__ import annotations
 
 import asyncio
-import json
-from typing import Any, AsyncIterator, Awaitable, Callable, Dict, List, Optional, Type
+import sys
+from typing import Any, AsyncIterator, Awaitable, Callable, Dict, List, Mapping, Optional, Type
 
-from ._calls import NO_PROGRESS, CallQueues
-from ._client import Client
+from ._base import (NO_PROGRESS, Base, CallOptions, connection_read_spec, pages_spec, read_spec, request_spec,
+                    some_options, wait_spec)
 from ._config import RetryPolicy
-from ._engine import Event
 from ._errors import AcdError
-from ._resources import connection_spec, index_spec, result_of, table_spec
-from ._sync import wall_clock_ms
-from ._transport import AsyncHttpxTransport, TransportFailure, async_transport
+from ._transport import TransportFailure, async_transport
+from ._types import ApiIndex, Event, Record, Run
+
+if sys.version_info >= (3, 11):
+    from typing import Unpack
+else:  # pragma: no cover - Python 3.9 and 3.10
+    from typing_extensions import Unpack
 
 __all__ = ["AsyncHttpClient"]
 
 
-class AsyncHttpClient:
+class AsyncHttpClient(Base):
     """An asyncio client of the API over HTTP.
 
-    Takes :class:`acd.Client`'s arguments (``api_key``, ``base_url``,
-    ``user``, ``retry``, ``seed``, ``max_body_bytes``) and:
-
-    :param http_client: an ``httpx.AsyncClient``, or any object with
+    :param api_key: the API key; ``ACD_API_KEY`` when omitted.
+    :param base_url: the API's base URL; ``ACD_BASE_URL`` when omitted, else
+        the core's default.
+    :param retry: the retry policy (the core's defaults when omitted).
+    :param seed: a fixed seed for jitter and keys (tests).
+    :param max_body_bytes: the largest response body accepted.
+    :param http_client: an ``httpx.AsyncClient`` (it stays yours: closing
+        this client leaves it open), or any object with
         ``async send(acd.Request) -> acd.Response``; by default a new
-        ``httpx.AsyncClient``.
+        ``httpx.AsyncClient``, closed with this client.
     :param timeout: seconds one exchange may take, from sending to the last
-        byte of the body (the transports made here, and an httpx client given).
-        Redirects are never followed.
+        byte of the body. Redirects are never followed.
     :param sleep: awaited with seconds to wait (default ``asyncio.sleep``).
-    :param clock: returns the time in Unix ms (default the system clock).
+    :param clock: returns the time in Unix seconds (default ``time.time``).
+    :param on_event: called with every event of every call (waits,
+        retries, deprecation notices, pages, ...), as it happens.
 
-    ::
+    Use it as a context manager so what it made is released::
 
         async with acd.AsyncHttpClient(api_key=key, base_url=url) as api:
             async for row in api.tables.iter("orders", page_size=500):
@@ -46,32 +55,29 @@ class AsyncHttpClient:
         api_key: Optional[str] = None,
         *,
         base_url: Optional[str] = None,
-        user: Optional[str] = None,
         retry: Optional[RetryPolicy] = None,
         seed: Optional[int] = None,
         max_body_bytes: Optional[int] = None,
         http_client: Any = None,
         timeout: float = 30.0,
         sleep: Optional[Callable[[float], Awaitable[None]]] = None,
-        clock: Optional[Callable[[], int]] = None,
+        clock: Optional[Callable[[], float]] = None,
+        on_event: Optional[Callable[[Event], None]] = None,
     ) -> None:
-        self.client = Client(api_key, base_url=base_url, user=user, retry=retry, seed=seed,
-                             max_body_bytes=max_body_bytes)
+        super().__init__(api_key, base_url, retry, seed, max_body_bytes, timeout, clock, on_event)
         self._transport = async_transport(http_client, timeout)
         self._sleep = sleep if sleep is not None else asyncio.sleep
-        self._clock = clock if clock is not None else wall_clock_ms
-        self._calls = CallQueues(self.client)
         self.tables = AsyncTables(self)
-        """Table records: :meth:`AsyncTables.read` and :meth:`AsyncTables.iter`."""
+        """Table records: :meth:`AsyncTables.read`, :meth:`AsyncTables.iter`, :meth:`AsyncTables.pages`."""
         self.connections = AsyncConnections(self)
-        """Connection records: :meth:`AsyncConnections.read` and :meth:`AsyncConnections.iter`."""
+        """Connection records: :meth:`AsyncConnections.read`, :meth:`AsyncConnections.iter`, :meth:`AsyncConnections.pages`."""
         self.runs = AsyncRuns(self)
-        """Agent runs: :meth:`AsyncRuns.wait`."""
+        """Agent runs: :meth:`AsyncRuns.create`, :meth:`AsyncRuns.get`, :meth:`AsyncRuns.wait`."""
 
-    def __repr__(self) -> str:
-        return f"acd.AsyncHttpClient({self.client!r})"
+    _closed_name = "acd.AsyncHttpClient"
 
     async def __aenter__(self) -> "AsyncHttpClient":
+        self._check_open()
         return self
 
     async def __aexit__(self, kind: Optional[Type[BaseException]], value: Optional[BaseException],
@@ -79,57 +85,71 @@ class AsyncHttpClient:
         await self.aclose()
 
     async def aclose(self) -> None:
-        """Closes the transport made here (a caller's ``http_client`` stays open)."""
-        if isinstance(self._transport, AsyncHttpxTransport) and self._transport.owned:
-            await self._transport.aclose()
+        """Releases what this client made (its HTTP client; a caller's stays
+        open). Any later call raises :class:`acd.ConfigError` at once."""
+        if not self._closed:
+            self._closed = True
+            transport: Any = self._transport
+            if getattr(transport, "owned", False):
+                await transport.aclose()
 
-    async def index(self) -> Dict[str, Any]:
-        """The API index (``GET /api/v1``), as a dict."""
-        index: Dict[str, Any] = await self._result(self.client.start_spec(index_spec()))
+    async def index(self, **options: Unpack[CallOptions]) -> ApiIndex:
+        """The API index (``GET /api/v1``)."""
+        index: ApiIndex = await self._call({"type": "request", "operation": "getApiIndex"}, options)
         return index
 
-    async def _result(self, call: int) -> Any:
-        async for event in self.events(call):
-            if event["type"] == "response":
-                return result_of(event)
-        raise AcdError(f"call {call} ended without a response")
+    async def request(self, operation: str, *, path: Optional[Mapping[str, str]] = None,
+                query: Optional[Mapping[str, Any]] = None, body: Any = None,
+                **options: Unpack[CallOptions]) -> Any:
+        """Calls any operation of the catalogue by its id (e.g.
+        ``"listTableRecords"``); ``body`` is any JSON value. Returns the
+        response's payload (records, a document or an object)."""
+        spec = request_spec(operation, path, query, body)
+        return await self._call(spec, options)
 
-    async def events(self, call: int) -> AsyncIterator[Event]:
-        """The data events of ``call`` as they come (see
-        :meth:`acd.HttpClient.events`)."""
-        self._calls.open(call)
+    async def _call(self, spec: Dict[str, Any], options: CallOptions) -> Any:
+        async for event in self.events(self._start(spec, options)):
+            if event["type"] == "response":
+                return event["body"]
+        raise AcdError("the call ended without a response")
+
+    async def events(self, call: int) -> AsyncIterator[Dict[str, Any]]:
+        """The data events of ``call`` (``response``, ``page``,
+        ``run_status``) as they come, sending and sleeping in between; raises
+        the typed exception when the call fails. Closing the iterator early
+        cancels the call."""
         try:
             while True:
-                done, event = self._calls.next_data(call)
+                done, event = self._next(call)
                 if done:
                     return
                 if event is not None:
                     yield event
                 else:
+                    self._check_open()
                     await self._step()
         finally:
-            self._calls.close(call)
+            self._finish(call)
 
     async def _step(self) -> None:
-        # One request per step, so an iteration stopped early sends no more.
-        progressed = False
-        sent = self.client.poll_transmit(self._clock())
-        if sent is not None:
-            call, request = sent
+        now = self._now_ms()
+        batch = self.client.poll(now)
+        progressed = self._route(batch["events"])
+        for transmit in batch["transmits"]:
+            progressed = True
+            if transmit["call"] not in self._queues:
+                continue  # cancelled while this batch was out
             try:
-                outcome: Any = await self._transport.send(request)
+                reply = await self._transport.send(self._request(transmit, now))
             except TransportFailure as failure:
-                outcome = failure
-            self.client.handle(call, outcome, self._clock())
-            progressed = True
-        if self._calls.route():
-            progressed = True
+                self.client.fail(transmit["call"], failure.kind, self._now_ms())
+            else:
+                self.client.respond(transmit["call"], reply.status, reply.headers, reply.body, self._now_ms())
         if progressed:
             return
-        deadline = self.client.poll_timeout()
-        if deadline is None:
+        if batch["timeout"] is None:
             raise AcdError(NO_PROGRESS)
-        await self._sleep(max(0, deadline - self._clock()) / 1000)
+        await self._sleep(max(0, batch["timeout"] - self._now_ms()) / 1000)
 
 
 class AsyncTables:
@@ -138,23 +158,32 @@ class AsyncTables:
     def __init__(self, api: AsyncHttpClient) -> None:
         self._api = api
 
-    async def read(self, table: str, *, limit: Optional[int] = None, offset: Optional[int] = None,
-                   order_by: Optional[str] = None, direction: Optional[str] = None,
-                   after: Optional[str] = None) -> List[Dict[str, Any]]:
-        """One page of ``table``'s records (``list[dict]``)."""
-        spec = table_spec(table, limit=limit, offset=offset, order_by=order_by, direction=direction, after=after)
-        records: List[Dict[str, Any]] = await self._api._result(self._api.client.start_spec(spec))
+    async def read(self, table: str, *, page_size: Optional[int] = None, offset: Optional[int] = None,
+             order_by: Optional[str] = None, descending: bool = False, after: Optional[str] = None,
+             **options: Unpack[CallOptions]) -> List[Record]:
+        """As the synchronous client's method of the same name."""
+        records: List[Record] = await self._api._call(read_spec(table, page_size, offset, order_by, descending, after),
+                                                options)
         return records
 
-    async def iter(self, table: str, *, page_size: Optional[int] = None, order_by: Optional[str] = None,
-                   descending: bool = False, unique_order: bool = False) -> AsyncIterator[Dict[str, Any]]:
-        """Every record of ``table``, page by page, each exactly once."""
-        call = self._api.client.start_table_pager(table, page_size=page_size, order_by=order_by,
-                                                  descending=descending, unique_order=unique_order)
-        async for event in self._api.events(call):
+    async def pages(self, table: str, *, page_size: Optional[int] = None, order_by: Optional[str] = None,
+              descending: bool = False, unique_order: bool = False,
+              **options: Unpack[CallOptions]) -> AsyncIterator[List[Record]]:
+        """As the synchronous client's method of the same name."""
+        spec = pages_spec("table_pages", table=table, page_size=page_size, order_by=order_by,
+                          descending=descending, unique_order=unique_order)
+        async for event in self._api.events(self._api._start(spec, options)):
             if event["type"] == "page":
-                for record in event["records"]:
-                    yield record
+                yield event["records"]
+
+    async def iter(self, table: str, *, page_size: Optional[int] = None, order_by: Optional[str] = None,
+             descending: bool = False, unique_order: bool = False,
+             **options: Unpack[CallOptions]) -> AsyncIterator[Record]:
+        """As the synchronous client's method of the same name."""
+        async for page in self.pages(table, page_size=page_size, order_by=order_by, descending=descending,
+                                     unique_order=unique_order, **options):
+            for record in page:
+                yield record
 
 
 class AsyncConnections:
@@ -163,22 +192,28 @@ class AsyncConnections:
     def __init__(self, api: AsyncHttpClient) -> None:
         self._api = api
 
-    async def read(self, connection: str, entity_id: str, *, limit: Optional[int] = None,
-                   offset: Optional[int] = None, filter: Optional[Any] = None) -> List[Dict[str, Any]]:
-        """One page of the records of ``entity_id`` in ``connection``."""
-        text = filter if filter is None or isinstance(filter, str) else json.dumps(filter)
-        spec = connection_spec(connection, entity_id, limit=limit, offset=offset, filter=text)
-        records: List[Dict[str, Any]] = await self._api._result(self._api.client.start_spec(spec))
+    async def read(self, connection: str, entity: str, *, page_size: Optional[int] = None,
+             offset: Optional[int] = None, filter: Any = None, **options: Unpack[CallOptions]) -> List[Record]:
+        """As the synchronous client's method of the same name."""
+        records: List[Record] = await self._api._call(
+            connection_read_spec(connection, entity, page_size, offset, filter), options)
         return records
 
-    async def iter(self, connection: str, entity_id: str, *, page_size: Optional[int] = None,
-                   filter: Optional[Any] = None) -> AsyncIterator[Dict[str, Any]]:
-        """Every record of ``entity_id`` in ``connection``, page by page."""
-        call = self._api.client.start_connection_pager(connection, entity_id, page_size=page_size, filter=filter)
-        async for event in self._api.events(call):
+    async def pages(self, connection: str, entity: str, *, page_size: Optional[int] = None, filter: Any = None,
+              **options: Unpack[CallOptions]) -> AsyncIterator[List[Record]]:
+        """As the synchronous client's method of the same name."""
+        spec = pages_spec("connection_pages", connection=connection, entity=entity, page_size=page_size,
+                          filter=filter)
+        async for event in self._api.events(self._api._start(spec, options)):
             if event["type"] == "page":
-                for record in event["records"]:
-                    yield record
+                yield event["records"]
+
+    async def iter(self, connection: str, entity: str, *, page_size: Optional[int] = None, filter: Any = None,
+             **options: Unpack[CallOptions]) -> AsyncIterator[Record]:
+        """As the synchronous client's method of the same name."""
+        async for page in self.pages(connection, entity, page_size=page_size, filter=filter, **options):
+            for record in page:
+                yield record
 
 
 class AsyncRuns:
@@ -187,12 +222,23 @@ class AsyncRuns:
     def __init__(self, api: AsyncHttpClient) -> None:
         self._api = api
 
-    async def wait(self, run_id: str, *, interval_ms: Optional[int] = None,
-                   deadline_ms: Optional[int] = None) -> Dict[str, Any]:
-        """Polls run ``run_id`` until a terminal status; returns the final run."""
-        call = self._api.client.start_run_poller(run_id, interval_ms=interval_ms, deadline_ms=deadline_ms)
-        last: Dict[str, Any] = {}
-        async for event in self._api.events(call):
+    async def create(self, agent_id: str, *, input: Any = None, **options: Unpack[CallOptions]) -> Run:
+        """As the synchronous client's method of the same name."""
+        spec = request_spec("createAgentRun", {"agent_id": agent_id}, body={"input": input})
+        run: Run = await self._api._call(spec, options)
+        return run
+
+    async def get(self, run_id: str, **options: Unpack[CallOptions]) -> Run:
+        """As the synchronous client's method of the same name."""
+        run: Run = await self._api._call(request_spec("getRun", {"run_id": run_id}), options)
+        return run
+
+    async def wait(self, run_id: str, *, interval: Optional[float] = None, timeout: Optional[float] = None,
+             headers: Optional[Mapping[str, str]] = None, max_attempts: Optional[int] = None) -> Run:
+        """As the synchronous client's method of the same name."""
+        spec, options = wait_spec(run_id, interval, timeout), some_options(headers, max_attempts)
+        last: Run = {}
+        async for event in self._api.events(self._api._start(spec, options)):
             if event["type"] == "run_status":
                 last = event["run"]
         return last

@@ -1,194 +1,111 @@
-"""``acd.Client``: the sans-IO client. It builds requests, says when to send
-them and interprets what came back; the caller moves the bytes and keeps the
-time. :class:`acd.HttpClient` and :class:`acd.AsyncHttpClient` drive it over
-HTTP; drive it yourself for another transport or a test clock::
+"""``acd.Client``: the core's client driver, sans-IO, through the driver
+protocol of ``docs/driver-protocol.md``: one crossing per step (a call spec
+in, an outcome in, one batch of transmits, events and the next timeout out
+per :meth:`Client.poll`, parsed once with :func:`json.loads`).
+:class:`acd.HttpClient` and :class:`acd.AsyncHttpClient` drive it over HTTP;
+drive it yourself for another transport or a test clock::
 
-    client = acd.Client(api_key="acd_live_demo_ada", base_url="http://127.0.0.1:8080")
-    call = client.start_table_pager("orders", page_size=2)
-    while not client.is_idle():
-        while (sent := client.poll_transmit(now())) is not None:
-            call_id, request = sent
-            client.handle(call_id, transport.send(request), now())
-        for call_id, event in client.poll_events():
-            ...                       # "page", "waiting", "done", "failed", ...
-        if (deadline := client.poll_timeout()) is not None:
-            sleep_until(deadline)
+    client = acd.Client({"api_key": "acd_live_demo_ada"})
+    call = client.start({"type": "table_pages", "table": "orders", "page_size": 2})
+    while True:
+        batch = client.poll(now_ms())
+        for t in batch["transmits"]:
+            reply = send(t)                                   # your transport
+            client.respond(t["call"], reply.status, reply.headers, reply.body, now_ms())
+        ...                                                   # batch["events"], batch["timeout"]
 """
 from __future__ import annotations
 
 import json
-import warnings
-from typing import Any, List, Mapping, Optional, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
-from ._config import RetryPolicy, client_config_json
-from ._engine import Engine, Event
-from ._errors import AcdDeprecationWarning, AcdError, BadRequestError, ConfigError, from_core
+from ._errors import AcdError, from_core
 from ._ffi import acd_ffi as _ffi
-from ._transport import Request, Response, TransportFailure
 
-__all__ = ["Client", "raise_for_event", "warn_deprecation"]
+__all__ = ["Client", "Batch"]
+
+Batch = Dict[str, Any]
+"""One poll's batch: ``transmits``, ``events`` and ``timeout`` (Unix ms or ``None``)."""
 
 
-def _converted(error: _ffi.AcdError) -> AcdError:
-    message = str(error)
-    if isinstance(error, _ffi.AcdError.Request):
-        return BadRequestError(message)
-    return ConfigError(message)
+def _raised(error: _ffi.DriverError) -> AcdError:
+    """The typed exception for a refusal of the core (its error object)."""
+    text = error.json if isinstance(error, _ffi.DriverError.Call) else "{}"
+    core: Dict[str, Any] = json.loads(text)
+    return from_core(core, str(core.get("message", "")))
 
 
 class Client:
-    """The sans-IO client of the API (one per credential set).
+    """The core's client driver for one configuration: the protocol's config
+    JSON as a dict (the core's ``ClientConfig`` members, plus ``api_key`` and
+    ``env``; every member optional).
 
-    :param api_key: the API key; ``ACD_API_KEY`` when omitted (public
-        operations such as the index need none).
-    :param base_url: the API's base URL; ``ACD_BASE_URL`` when omitted, else
-        the core's default.
-    :param user: the user the key belongs to (keys of one user share that
-        user's limits inside this client).
-    :param retry: the retry policy; the core's defaults when omitted.
-    :param seed: a fixed seed for jitter and keys (tests); by default each
-        client draws its own from the operating system.
-    :param max_body_bytes: the largest response body accepted, in bytes
-        (the core's default when omitted: 32 MiB); a longer body fails the
-        call with an :class:`APIError` and is not read past the bound.
     :raises ConfigError: when the core refuses the configuration.
     """
 
-    def __init__(
-        self,
-        api_key: Optional[str] = None,
-        *,
-        base_url: Optional[str] = None,
-        user: Optional[str] = None,
-        retry: Optional[RetryPolicy] = None,
-        seed: Optional[int] = None,
-        max_body_bytes: Optional[int] = None,
-    ) -> None:
-        config = client_config_json(api_key=api_key, base_url=base_url, user=user, retry=retry, seed=seed,
-                                    max_body_bytes=max_body_bytes)
+    def __init__(self, config: Optional[Mapping[str, Any]] = None) -> None:
+        config = config or {}
         try:
-            self._engine = Engine(config)
-        except _ffi.AcdError as error:
-            raise _converted(error) from None
-        self._base_url = json.loads(config).get("base_url")
+            self._driver = _ffi.Driver(json.dumps(config).encode("utf-8"))
+        except _ffi.DriverError as error:
+            raise _raised(error) from None
+        bound = config.get("max_body_bytes")
+        self.max_body_bytes: int = bound if isinstance(bound, int) else _ffi.default_max_body_bytes()
+        """The largest response body accepted: a transport stops reading past it."""
+        self._live: Set[int] = set()
 
     def __repr__(self) -> str:
-        return f"acd.Client(base_url={self._base_url!r})"
+        return f"acd.Client({len(self._live)} live calls)"
 
-    @property
-    def max_body_bytes(self) -> int:
-        """The largest response body accepted, in bytes (the core's setting)."""
-        return self._engine.max_body_bytes
-
-    def start(
-        self,
-        operation: str,
-        *,
-        path: Optional[Mapping[str, str]] = None,
-        query: Optional[Mapping[str, Any]] = None,
-        body: Optional[bytes] = None,
-    ) -> int:
-        """Starts one call of ``operation`` (an operation id of the catalogue,
-        e.g. ``"getApiIndex"``). Parameters are checked now, with the
-        validators the server uses.
-
-        :returns: the call's id.
-        :raises BadRequestError: a parameter was refused (``status`` is ``None``).
-        :raises ConfigError: unknown operation, or no usable credential.
-        """
-        spec = _ffi.RequestSpec(
-            operation=operation,
-            path=[_ffi.PathParam(name=k, value=v) for k, v in (path or {}).items()],
-            query=[_ffi.QueryParam(name=k, value=str(v)) for k, v in (query or {}).items() if v is not None],
-            roles=[], credential=None, egress=_ffi.EgressMode.DEFAULT, body=body, idempotency_key=None)
-        return self.start_spec(spec)
-
-    def start_spec(self, spec: _ffi.RequestSpec) -> int:
-        """Starts one call from a core request spec (roles, credential and
-        egress included); see :meth:`start`."""
+    def start(self, spec: Mapping[str, Any]) -> int:
+        """Starts the call of ``spec`` (a call spec: ``request``,
+        ``table_pages``, ``connection_pages`` or ``run_poll``); returns its id.
+        Raises :class:`RequestError` or :class:`ConfigError` before any I/O."""
         try:
-            return self._engine.start(spec)
-        except _ffi.AcdError as error:
-            raise _converted(error) from None
+            call = self._driver.start(json.dumps(spec).encode("utf-8"))
+        except _ffi.DriverError as error:
+            raise _raised(error) from None
+        self._live.add(call)
+        return call
 
-    def start_table_pager(self, table: str, *, page_size: Optional[int] = None, order_by: Optional[str] = None,
-                          descending: bool = False, unique_order: bool = False) -> int:
-        """Starts paging through every record of ``table`` (each page a
-        ``page`` event; the throttle spaces the requests). Pages go by offset
-        unless ``unique_order`` declares the ``order_by`` column unique (then
-        by ``after``, which would skip rows sharing a value)."""
+    def poll(self, now_ms: int) -> Batch:
+        """One batch: every request that may go now (its send recorded at
+        ``now_ms``), every event, and the next wake-up (Unix ms or ``None``)."""
         try:
-            return self._engine.start_table_pager(table, page_size, order_by, descending, unique_order)
-        except _ffi.AcdError as error:
-            raise _converted(error) from None
+            batch: Batch = json.loads(self._driver.poll(now_ms))
+        except _ffi.DriverError as error:
+            raise _raised(error) from None
+        for event in batch["events"]:
+            if event.get("type") in ("done", "failed"):
+                self._live.discard(event.get("call", -1))
+        return batch
 
-    def start_connection_pager(self, connection: str, entity_id: str, *, page_size: Optional[int] = None,
-                               filter: Optional[Any] = None) -> int:
-        """Starts paging through the records of ``entity_id`` in ``connection``;
-        ``filter`` is JSON-encoded unless it is already a string."""
-        text = filter if filter is None or isinstance(filter, str) else json.dumps(filter)
+    def respond(self, call: int, status: int, headers: Sequence[Tuple[str, str]], body: bytes,
+                now_ms: int) -> None:
+        """The response to the request sent for ``call``."""
+        block = "\r\n".join(f"{name}: {value}" for name, value in headers)
         try:
-            return self._engine.start_connection_pager(connection, entity_id, page_size, text)
-        except _ffi.AcdError as error:
-            raise _converted(error) from None
+            self._driver.respond(call, status, block, body, now_ms)
+        except _ffi.DriverError as error:
+            raise _raised(error) from None
 
-    def start_run_poller(self, run_id: str, *, interval_ms: Optional[int] = None,
-                         deadline_ms: Optional[int] = None) -> int:
-        """Starts polling run ``run_id`` until a terminal state (a
-        ``run_status`` event per change)."""
-        options = {k: v for k, v in (("interval_ms", interval_ms), ("deadline_ms", deadline_ms)) if v is not None}
+    def fail(self, call: int, kind: str, now_ms: int) -> None:
+        """No response for ``call``: ``kind`` is ``connect``, ``timeout`` or ``interrupted``."""
         try:
-            return self._engine.start_run_poller(run_id, json.dumps(options) if options else None)
-        except _ffi.AcdError as error:
-            raise _converted(error) from None
+            self._driver.fail(call, kind, now_ms)
+        except _ffi.DriverError as error:
+            raise _raised(error) from None
 
     def cancel(self, call: int) -> None:
-        """Drops ``call``: nothing more is sent or emitted for it."""
-        self._engine.cancel(call)
-
-    def poll_transmit(self, now_ms: int) -> Optional[Tuple[int, Request]]:
-        """The next ``(call, request)`` to send now, or ``None``. Call it
-        until ``None``; the send is recorded at ``now_ms``."""
-        try:
-            return self._engine.poll_transmit(now_ms)
-        except _ffi.AcdError as error:
-            raise _converted(error) from None
-
-    def handle(self, call: int, outcome: Union[Response, TransportFailure], now_ms: int) -> None:
-        """Hands over how the attempt sent for ``call`` ended: the response,
-        or the :class:`TransportFailure` the transport raised."""
-        try:
-            self._engine.handle(call, outcome, now_ms)
-        except _ffi.AcdError as error:
-            raise _converted(error) from None
-
-    def poll_events(self) -> List[Tuple[int, Event]]:
-        """Drains the events in order, as ``(call, event)`` pairs; each
-        event is a dict whose ``"type"`` is ``response``, ``page``,
-        ``run_status``, ``waiting``, ``deprecation``, ``done`` or ``failed``."""
-        return self._engine.poll_events()
-
-    def poll_timeout(self) -> Optional[int]:
-        """The Unix ms at which :meth:`poll_transmit` may have something new,
-        or ``None`` when nothing is waiting."""
-        return self._engine.poll_timeout()
+        """Drops ``call``: nothing more is sent or reported for it."""
+        self._live.discard(call)
+        self._driver.cancel(call)
 
     def is_idle(self) -> bool:
-        """Whether every call has ended."""
-        return self._engine.is_idle()
+        """Whether every call started here has ended or been cancelled."""
+        return not self._live
 
-
-def raise_for_event(event: Event) -> None:
-    """Raises the typed exception for a ``failed`` event (else does nothing).
-    The event is the core's error itself (``kind``, ``status``, ...) plus
-    ``message``, its sentence."""
-    if event.get("type") == "failed":
-        raise from_core(event, str(event.get("message", "")))
-
-
-def warn_deprecation(event: Event) -> None:
-    """Issues an :class:`AcdDeprecationWarning` for a ``deprecation`` event."""
-    if event.get("type") == "deprecation":
-        details = {k: v for k, v in event.items() if k != "type"}
-        warnings.warn(f"the API marks {details.get('operation_id', 'an operation')} deprecated: {details}",
-                      AcdDeprecationWarning, stacklevel=4)
+    def limits(self) -> List[Dict[str, Any]]:
+        """The throttle's view of each limit, as the core reports it (times in Unix ms)."""
+        limits: List[Dict[str, Any]] = json.loads(self._driver.limits())
+        return limits

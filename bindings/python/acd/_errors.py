@@ -3,9 +3,10 @@
 ::
 
     AcdError
-    ├── ConfigError                 a client or gate configuration was refused
+    ├── ConfigError                 a configuration was refused, or the client is closed
+    ├── RequestError                a call refused before anything was sent
     └── APIError                    a call failed (status, detail, body)
-        ├── BadRequestError         400, or a request refused before sending
+        ├── BadRequestError         400
         ├── AuthenticationError     401
         ├── PermissionDeniedError   403
         ├── NotFoundError           404
@@ -23,18 +24,9 @@ from __future__ import annotations
 from typing import Any, Dict, Mapping, Optional, Type
 
 __all__ = [
-    "AcdError",
-    "ConfigError",
-    "APIError",
-    "BadRequestError",
-    "AuthenticationError",
-    "PermissionDeniedError",
-    "NotFoundError",
-    "RateLimitError",
-    "InternalServerError",
-    "APIConnectionError",
-    "APITimeoutError",
-    "AcdDeprecationWarning",
+    "AcdError", "ConfigError", "RequestError", "APIError", "BadRequestError", "AuthenticationError",
+    "PermissionDeniedError", "NotFoundError", "RateLimitError", "InternalServerError", "APIConnectionError",
+    "APITimeoutError", "AcdDeprecationWarning",
 ]
 
 
@@ -71,14 +63,19 @@ class ConfigError(AcdError, ValueError):
     """A configuration (client, gate, retry policy, simulation) was refused."""
 
 
+class RequestError(AcdError, ValueError):
+    """A call the core refused before anything was sent: a parameter the
+    server's own validators reject, a missing path parameter, a header the
+    client owns (``status`` is ``None``)."""
+
+
 class APIError(AcdError):
     """A call failed: the API answered an error, broke its contract, or the
     transport failed and the retry policy gave up."""
 
 
 class BadRequestError(APIError):
-    """400, or parameters the core refused before anything was sent (the
-    same validators the server uses; ``status`` is then ``None``)."""
+    """400: the API refused the request's parameters or body."""
 
 
 class AuthenticationError(APIError):
@@ -95,7 +92,10 @@ class NotFoundError(APIError):
 
 class RateLimitError(APIError):
     """429 that outlasted the retry policy (the client throttles itself first,
-    so a well-configured client rarely sees it)."""
+    so a well-configured client rarely sees it). ``retry_at`` is when the
+    server said to come back (Unix seconds), when it said."""
+
+    retry_at: Optional[float] = None
 
 
 class InternalServerError(APIError):
@@ -110,15 +110,17 @@ class APITimeoutError(APIConnectionError):
     """No response arrived before the transport's timeout."""
 
 
-class AcdDeprecationWarning(DeprecationWarning):
+class AcdDeprecationWarning(FutureWarning):
     """Category of the warnings ``acd`` issues for the API's ``Deprecation``
-    and ``Sunset`` headers (filter it with :mod:`warnings`)."""
+    and ``Sunset`` headers. A :class:`FutureWarning` (not a
+    :class:`DeprecationWarning`), so Python's default filters show it, on the
+    line of your code that made the call; filter it with :mod:`warnings`."""
 
 
 # The one table: the core's error category (ClientError::category) -> class.
 _BY_CATEGORY: Mapping[str, Type[AcdError]] = {
     "config": ConfigError,
-    "request": BadRequestError,
+    "request": RequestError,
     "authentication": AuthenticationError,
     "permission": PermissionDeniedError,
     "not_found": NotFoundError,
@@ -134,18 +136,19 @@ _BY_CATEGORY: Mapping[str, Type[AcdError]] = {
 
 def _class_for(category: Any, status: Optional[int]) -> Type[AcdError]:
     cls = _BY_CATEGORY.get(category, APIError) if isinstance(category, str) else APIError
-    # As in openai-python, BadRequestError is 400 (or refused before sending);
-    # another 4xx the API answered stays a plain APIError.
-    if cls is BadRequestError and status not in (None, 400):
-        return APIError
+    # A request error the API answered is a 400 (BadRequestError) or, for
+    # another 4xx, a plain APIError; without a status it was never sent.
+    if cls is RequestError and status is not None:
+        return BadRequestError if status == 400 else APIError
     return cls
 
 
 def _status_and_body(error: Mapping[str, Any]) -> "tuple[Optional[int], Optional[str], Optional[Dict[str, Any]]]":
-    if error.get("kind") == "gave_up" and isinstance(error.get("last"), dict):
+    tag = error.get("type", error.get("kind"))
+    if tag == "gave_up" and isinstance(error.get("last"), dict):
         return _status_and_body(error["last"])
     status = error.get("status") if isinstance(error.get("status"), int) else None
-    if error.get("kind") == "api":
+    if tag == "api":
         detail = str(error.get("detail", ""))
         body: Dict[str, Any] = {"detail": detail, "status": status}
         extra = error.get("extra")
@@ -161,4 +164,8 @@ def from_core(error: Mapping[str, Any], message: str) -> AcdError:
     comes from the category alone. ``detail`` is the API's own sentence when
     it sent an Error body, else the core's sentence."""
     status, detail, body = _status_and_body(error)
-    return _class_for(error.get("category"), status)(message, status=status, detail=detail, body=body)
+    exception = _class_for(error.get("category"), status)(message, status=status, detail=detail, body=body)
+    retry_at = error.get("retry_at")
+    if isinstance(exception, RateLimitError) and isinstance(retry_at, int):
+        exception.retry_at = retry_at / 1000
+    return exception

@@ -1,48 +1,53 @@
-"""``acd.HttpClient``: the easy path. It drives :class:`acd.Client` over
-httpx (``pip install 'acd[httpx]'``) or the standard library's urllib,
-sleeping where the core says, so calls stay under the rate limits and are
-retried as the spec asks. Sleep and clock can be injected (virtual time)."""
+"""``acd.HttpClient``: the easy path. It drives the core's client over httpx
+(``pip install 'acd[httpx]'``) or the standard library's urllib, sleeping
+where the core says, so calls stay under the rate limits and are retried as
+the spec asks. Sleep and clock can be injected (virtual time)."""
 from __future__ import annotations
 
-import json
+import sys
 import time
-from typing import Any, Callable, Dict, Iterator, List, Optional, Type, Union
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Type
 
-from ._calls import NO_PROGRESS, CallQueues
-from ._client import Client
+from ._base import (NO_PROGRESS, Base, CallOptions, connection_read_spec, pages_spec, read_spec, request_spec,
+                    some_options, wait_spec)
 from ._config import RetryPolicy
-from ._engine import Event
 from ._errors import AcdError
-from ._resources import connection_spec, index_spec, result_of, table_spec
-from ._transport import HttpxTransport, TransportFailure, UrllibTransport, sync_transport
+from ._transport import TransportFailure, sync_transport
+from ._types import ApiIndex, Event, Record, Run
 
-__all__ = ["HttpClient", "wall_clock_ms"]
+if sys.version_info >= (3, 11):
+    from typing import Unpack
+else:  # pragma: no cover - Python 3.9 and 3.10
+    from typing_extensions import Unpack
+
+__all__ = ["HttpClient"]
 
 
-def wall_clock_ms() -> int:
-    """The system clock in Unix milliseconds (the default ``clock``)."""
-    return time.time_ns() // 1_000_000
-
-
-class HttpClient:
+class HttpClient(Base):
     """A synchronous client of the API over HTTP.
 
-    Takes :class:`acd.Client`'s arguments (``api_key``, ``base_url``,
-    ``user``, ``retry``, ``seed``, ``max_body_bytes``) and:
-
-    :param http_client: an ``httpx.Client`` to send with, or any object with
+    :param api_key: the API key; ``ACD_API_KEY`` when omitted.
+    :param base_url: the API's base URL; ``ACD_BASE_URL`` when omitted, else
+        the core's default.
+    :param retry: the retry policy (the core's defaults when omitted).
+    :param seed: a fixed seed for jitter and keys (tests).
+    :param max_body_bytes: the largest response body accepted.
+    :param http_client: an ``httpx.Client`` (it stays yours: closing this
+        client leaves it open), or any object with
         ``send(acd.Request) -> acd.Response``; by default a new
-        ``httpx.Client``, or urllib when httpx is not installed.
+        ``httpx.Client`` (urllib when httpx is not installed), closed with
+        this client.
     :param timeout: seconds one exchange may take, from sending to the last
-        byte of the body (the transports made here, and an httpx client given).
-        Redirects are never followed.
+        byte of the body. Redirects are never followed.
     :param sleep: called with seconds to wait (default ``time.sleep``).
-    :param clock: returns the time in Unix ms (default the system clock).
+    :param clock: returns the time in Unix seconds (default ``time.time``).
+    :param on_event: called with every event of every call (waits,
+        retries, deprecation notices, pages, ...), as it happens.
 
-    Use it as a context manager so the transport is closed::
+    Use it as a context manager so what it made is released::
 
         with acd.HttpClient(api_key=key, base_url=url) as api:
-            rows = api.tables.read("orders", limit=50)
+            rows = api.tables.read("orders", page_size=50)
     """
 
     def __init__(
@@ -50,96 +55,98 @@ class HttpClient:
         api_key: Optional[str] = None,
         *,
         base_url: Optional[str] = None,
-        user: Optional[str] = None,
         retry: Optional[RetryPolicy] = None,
         seed: Optional[int] = None,
         max_body_bytes: Optional[int] = None,
         http_client: Any = None,
         timeout: float = 30.0,
         sleep: Optional[Callable[[float], None]] = None,
-        clock: Optional[Callable[[], int]] = None,
+        clock: Optional[Callable[[], float]] = None,
+        on_event: Optional[Callable[[Event], None]] = None,
     ) -> None:
-        self.client = Client(api_key, base_url=base_url, user=user, retry=retry, seed=seed,
-                             max_body_bytes=max_body_bytes)
+        super().__init__(api_key, base_url, retry, seed, max_body_bytes, timeout, clock, on_event)
         self._transport = sync_transport(http_client, timeout)
         self._sleep = sleep if sleep is not None else time.sleep
-        self._clock = clock if clock is not None else wall_clock_ms
-        self._calls = CallQueues(self.client)
         self.tables = Tables(self)
-        """Table records: :meth:`Tables.read` and :meth:`Tables.iter`."""
+        """Table records: :meth:`Tables.read`, :meth:`Tables.iter`, :meth:`Tables.pages`."""
         self.connections = Connections(self)
-        """Connection records: :meth:`Connections.read` and :meth:`Connections.iter`."""
+        """Connection records: :meth:`Connections.read`, :meth:`Connections.iter`, :meth:`Connections.pages`."""
         self.runs = Runs(self)
-        """Agent runs: :meth:`Runs.wait`."""
-
-    def __repr__(self) -> str:
-        return f"acd.HttpClient({self.client!r})"
+        """Agent runs: :meth:`Runs.create`, :meth:`Runs.get`, :meth:`Runs.wait`."""
 
     def __enter__(self) -> "HttpClient":
+        self._check_open()
         return self
 
     def __exit__(self, kind: Optional[Type[BaseException]], value: Optional[BaseException], trace: Any) -> None:
         self.close()
 
     def close(self) -> None:
-        """Closes the transport made here (a caller's ``http_client`` stays open)."""
-        if isinstance(self._transport, (HttpxTransport, UrllibTransport)) and http_client_owned(self._transport):
-            self._transport.close()
+        """Releases what this client made (its HTTP client; a caller's stays
+        open). Any later call raises :class:`acd.ConfigError` at once."""
+        if not self._closed:
+            self._closed = True
+            transport: Any = self._transport
+            if getattr(transport, "owned", False):
+                transport.close()
 
-    def index(self) -> Dict[str, Any]:
-        """The API index (``GET /api/v1``), as a dict."""
-        index: Dict[str, Any] = self._result(self.client.start_spec(index_spec()))
+    def index(self, **options: Unpack[CallOptions]) -> ApiIndex:
+        """The API index (``GET /api/v1``)."""
+        index: ApiIndex = self._call({"type": "request", "operation": "getApiIndex"}, options)
         return index
 
-    def _result(self, call: int) -> Any:
-        for event in self.events(call):
-            if event["type"] == "response":
-                return result_of(event)
-        raise AcdError(f"call {call} ended without a response")
+    def request(self, operation: str, *, path: Optional[Mapping[str, str]] = None,
+                query: Optional[Mapping[str, Any]] = None, body: Any = None,
+                **options: Unpack[CallOptions]) -> Any:
+        """Calls any operation of the catalogue by its id (e.g.
+        ``"listTableRecords"``); ``body`` is any JSON value. Returns the
+        response's payload (records, a document or an object)."""
+        spec = request_spec(operation, path, query, body)
+        return self._call(spec, options)
 
-    def events(self, call: int) -> Iterator[Event]:
+    def _call(self, spec: Dict[str, Any], options: CallOptions) -> Any:
+        for event in self.events(self._start(spec, options)):
+            if event["type"] == "response":
+                return event["body"]
+        raise AcdError("the call ended without a response")
+
+    def events(self, call: int) -> Iterator[Dict[str, Any]]:
         """The data events of ``call`` (``response``, ``page``,
         ``run_status``) as they come, sending and sleeping in between; raises
         the typed exception when the call fails. Closing the iterator early
         cancels the call."""
-        self._calls.open(call)
         try:
             while True:
-                done, event = self._calls.next_data(call)
+                done, event = self._next(call)
                 if done:
                     return
                 if event is not None:
                     yield event
                 else:
+                    self._check_open()
                     self._step()
         finally:
-            self._calls.close(call)
+            self._finish(call)
 
     def _step(self) -> None:
-        # One request per step, so an iteration stopped early sends no more.
-        progressed = False
-        sent = self.client.poll_transmit(self._clock())
-        if sent is not None:
-            call, request = sent
+        now = self._now_ms()
+        batch = self.client.poll(now)
+        progressed = self._route(batch["events"])
+        for transmit in batch["transmits"]:
+            progressed = True
+            if transmit["call"] not in self._queues:
+                continue  # cancelled while this batch was out
             try:
-                outcome: Any = self._transport.send(request)
+                reply = self._transport.send(self._request(transmit, now))
             except TransportFailure as failure:
-                outcome = failure
-            self.client.handle(call, outcome, self._clock())
-            progressed = True
-        if self._calls.route():
-            progressed = True
+                self.client.fail(transmit["call"], failure.kind, self._now_ms())
+            else:
+                self.client.respond(transmit["call"], reply.status, reply.headers, reply.body, self._now_ms())
         if progressed:
             return
-        deadline = self.client.poll_timeout()
-        if deadline is None:
+        if batch["timeout"] is None:
             raise AcdError(NO_PROGRESS)
-        self._sleep(max(0, deadline - self._clock()) / 1000)
-
-
-def http_client_owned(transport: Union[HttpxTransport, UrllibTransport]) -> bool:
-    """Whether ``transport`` was made by acd (then acd closes it)."""
-    return isinstance(transport, UrllibTransport) or transport.owned
+        self._sleep(max(0, batch["timeout"] - self._now_ms()) / 1000)
 
 
 class Tables:
@@ -148,24 +155,33 @@ class Tables:
     def __init__(self, api: HttpClient) -> None:
         self._api = api
 
-    def read(self, table: str, *, limit: Optional[int] = None, offset: Optional[int] = None,
-             order_by: Optional[str] = None, direction: Optional[str] = None,
-             after: Optional[str] = None) -> List[Dict[str, Any]]:
-        """One page of ``table``'s records (``list[dict]``)."""
-        spec = table_spec(table, limit=limit, offset=offset, order_by=order_by, direction=direction, after=after)
-        records: List[Dict[str, Any]] = self._api._result(self._api.client.start_spec(spec))
+    def read(self, table: str, *, page_size: Optional[int] = None, offset: Optional[int] = None,
+             order_by: Optional[str] = None, descending: bool = False, after: Optional[str] = None,
+             **options: Unpack[CallOptions]) -> List[Record]:
+        """One page of ``table``'s records."""
+        records: List[Record] = self._api._call(read_spec(table, page_size, offset, order_by, descending, after),
+                                                options)
         return records
 
-    def iter(self, table: str, *, page_size: Optional[int] = None, order_by: Optional[str] = None,
-             descending: bool = False, unique_order: bool = False) -> Iterator[Dict[str, Any]]:
-        """Every record of ``table``, page by page, each exactly once; the
-        client waits between pages when the rate limit says so. Set
-        ``unique_order`` only when the ``order_by`` column has no duplicates."""
-        call = self._api.client.start_table_pager(table, page_size=page_size, order_by=order_by,
-                                                  descending=descending, unique_order=unique_order)
-        for event in self._api.events(call):
+    def pages(self, table: str, *, page_size: Optional[int] = None, order_by: Optional[str] = None,
+              descending: bool = False, unique_order: bool = False,
+              **options: Unpack[CallOptions]) -> Iterator[List[Record]]:
+        """Every page of ``table``, in order; the client waits between pages
+        when the rate limit says so. Set ``unique_order`` only when the
+        ``order_by`` column has no duplicates (pages then go by ``after``)."""
+        spec = pages_spec("table_pages", table=table, page_size=page_size, order_by=order_by,
+                          descending=descending, unique_order=unique_order)
+        for event in self._api.events(self._api._start(spec, options)):
             if event["type"] == "page":
-                yield from event["records"]
+                yield event["records"]
+
+    def iter(self, table: str, *, page_size: Optional[int] = None, order_by: Optional[str] = None,
+             descending: bool = False, unique_order: bool = False,
+             **options: Unpack[CallOptions]) -> Iterator[Record]:
+        """Every record of ``table``, page by page, each exactly once."""
+        for page in self.pages(table, page_size=page_size, order_by=order_by, descending=descending,
+                               unique_order=unique_order, **options):
+            yield from page
 
 
 class Connections:
@@ -174,22 +190,28 @@ class Connections:
     def __init__(self, api: HttpClient) -> None:
         self._api = api
 
-    def read(self, connection: str, entity_id: str, *, limit: Optional[int] = None, offset: Optional[int] = None,
-             filter: Optional[Any] = None) -> List[Dict[str, Any]]:
-        """One page of the records of ``entity_id`` in ``connection``;
+    def read(self, connection: str, entity: str, *, page_size: Optional[int] = None,
+             offset: Optional[int] = None, filter: Any = None, **options: Unpack[CallOptions]) -> List[Record]:
+        """One page of the records of ``entity`` in ``connection``;
         ``filter`` is JSON-encoded unless it is a string."""
-        text = filter if filter is None or isinstance(filter, str) else json.dumps(filter)
-        spec = connection_spec(connection, entity_id, limit=limit, offset=offset, filter=text)
-        records: List[Dict[str, Any]] = self._api._result(self._api.client.start_spec(spec))
+        records: List[Record] = self._api._call(
+            connection_read_spec(connection, entity, page_size, offset, filter), options)
         return records
 
-    def iter(self, connection: str, entity_id: str, *, page_size: Optional[int] = None,
-             filter: Optional[Any] = None) -> Iterator[Dict[str, Any]]:
-        """Every record of ``entity_id`` in ``connection``, page by page."""
-        call = self._api.client.start_connection_pager(connection, entity_id, page_size=page_size, filter=filter)
-        for event in self._api.events(call):
+    def pages(self, connection: str, entity: str, *, page_size: Optional[int] = None, filter: Any = None,
+              **options: Unpack[CallOptions]) -> Iterator[List[Record]]:
+        """Every page of the records of ``entity`` in ``connection``."""
+        spec = pages_spec("connection_pages", connection=connection, entity=entity, page_size=page_size,
+                          filter=filter)
+        for event in self._api.events(self._api._start(spec, options)):
             if event["type"] == "page":
-                yield from event["records"]
+                yield event["records"]
+
+    def iter(self, connection: str, entity: str, *, page_size: Optional[int] = None, filter: Any = None,
+             **options: Unpack[CallOptions]) -> Iterator[Record]:
+        """Every record of ``entity`` in ``connection``, page by page."""
+        for page in self.pages(connection, entity, page_size=page_size, filter=filter, **options):
+            yield from page
 
 
 class Runs:
@@ -198,13 +220,27 @@ class Runs:
     def __init__(self, api: HttpClient) -> None:
         self._api = api
 
-    def wait(self, run_id: str, *, interval_ms: Optional[int] = None,
-             deadline_ms: Optional[int] = None) -> Dict[str, Any]:
-        """Polls run ``run_id`` (about once a second, honouring 429) until a
-        terminal status; returns the final run object."""
-        call = self._api.client.start_run_poller(run_id, interval_ms=interval_ms, deadline_ms=deadline_ms)
-        last: Dict[str, Any] = {}
-        for event in self._api.events(call):
+    def create(self, agent_id: str, *, input: Any = None, **options: Unpack[CallOptions]) -> Run:
+        """Starts a run of agent ``agent_id`` (``POST /agents/{agent_id}/runs``,
+        body ``{"input": input}``); the new run."""
+        spec = request_spec("createAgentRun", {"agent_id": agent_id}, body={"input": input})
+        run: Run = self._api._call(spec, options)
+        return run
+
+    def get(self, run_id: str, **options: Unpack[CallOptions]) -> Run:
+        """Run ``run_id`` as it is now."""
+        run: Run = self._api._call(request_spec("getRun", {"run_id": run_id}), options)
+        return run
+
+    def wait(self, run_id: str, *, interval: Optional[float] = None, timeout: Optional[float] = None,
+             headers: Optional[Mapping[str, str]] = None, max_attempts: Optional[int] = None) -> Run:
+        """Polls run ``run_id`` every ``interval`` seconds (the core's default:
+        about once a second, honouring 429) until a terminal status; the
+        final run. ``timeout``: seconds to wait at most (then
+        :class:`acd.APITimeoutError`)."""
+        spec, options = wait_spec(run_id, interval, timeout), some_options(headers, max_attempts)
+        last: Run = {}
+        for event in self._api.events(self._api._start(spec, options)):
             if event["type"] == "run_status":
                 last = event["run"]
         return last

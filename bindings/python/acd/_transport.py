@@ -29,16 +29,8 @@ from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Awaitable, Iterable, List, Optional, Protocol, Tuple, Union
 
 __all__ = [
-    "Request",
-    "Response",
-    "TransportFailure",
-    "Transport",
-    "AsyncTransport",
-    "UrllibTransport",
-    "HttpxTransport",
-    "AsyncHttpxTransport",
-    "sync_transport",
-    "async_transport",
+    "Request", "Response", "TransportFailure", "Transport", "AsyncTransport", "UrllibTransport",
+    "HttpxTransport", "AsyncHttpxTransport", "sync_transport", "async_transport",
 ]
 
 Headers = List[Tuple[str, str]]
@@ -64,6 +56,13 @@ class Request:
     max_body_bytes: Optional[int] = field(default=None, repr=False)
     """The largest response body to read (the core's ``max_body_bytes``):
     stop reading once a body passes it (``None``: no bound)."""
+    timeout: Optional[float] = field(default=None, repr=False)
+    """Seconds this exchange may take (the call's remaining time), when
+    shorter than the transport's own ``timeout``."""
+
+    def exchange_timeout(self, default: float) -> float:
+        """The bound of this exchange for a transport whose own bound is ``default``."""
+        return default if self.timeout is None else min(default, self.timeout)
 
     def __repr__(self) -> str:
         return f"Request({self.method} {self.url.split('?', 1)[0]}, headers={redacted(self.headers)!r})"
@@ -174,6 +173,9 @@ class UrllibTransport:
     """The zero-dependency transport (the standard library's urllib). It
     follows no redirect; ``timeout`` (seconds) bounds the whole exchange."""
 
+    owned = True
+    """urllib keeps no connection: closing it is a no-op."""
+
     def __init__(self, timeout: float = 30.0) -> None:
         self.timeout = timeout
         self._opener = urllib.request.build_opener(_NoRedirect)
@@ -181,11 +183,12 @@ class UrllibTransport:
     def send(self, request: Request) -> Response:
         """Sends ``request`` with urllib; raises :class:`TransportFailure`
         when no full response arrived in time."""
-        reader = _BodyReader(request.max_body_bytes, time.monotonic() + self.timeout, self.timeout)
+        timeout = request.exchange_timeout(self.timeout)
+        reader = _BodyReader(request.max_body_bytes, time.monotonic() + timeout, timeout)
         http = urllib.request.Request(request.url, data=request.body, method=request.method, headers=dict(request.headers))
         try:
             try:
-                reply = self._opener.open(http, timeout=self.timeout)
+                reply = self._opener.open(http, timeout=timeout)
             except urllib.error.HTTPError as error:
                 reply = error
             with reply:
@@ -231,7 +234,8 @@ class HttpxTransport:
 
     def send(self, request: Request) -> Response:
         """Sends ``request``; httpx failures become :class:`TransportFailure`."""
-        reader = _BodyReader(request.max_body_bytes, time.monotonic() + self.timeout, self.timeout)
+        timeout = request.exchange_timeout(self.timeout)
+        reader = _BodyReader(request.max_body_bytes, time.monotonic() + timeout, timeout)
         try:
             with self.client.stream(request.method, request.url, headers=request.headers, content=request.body,
                                     follow_redirects=False) as reply:
@@ -268,16 +272,17 @@ class AsyncHttpxTransport:
 
     async def send(self, request: Request) -> Response:
         """Sends ``request``; httpx failures become :class:`TransportFailure`."""
+        timeout = request.exchange_timeout(self.timeout)
         try:
-            return await asyncio.wait_for(self._exchange(request), self.timeout)
+            return await asyncio.wait_for(self._exchange(request, timeout), timeout)
         except asyncio.TimeoutError as error:
-            raise TransportFailure("timeout", f"the response did not arrive in full within {self.timeout:g} s") \
+            raise TransportFailure("timeout", f"the response did not arrive in full within {timeout:g} s") \
                 from error
         except self._httpx.TransportError as error:
             raise _httpx_failure(self._httpx, error) from error
 
-    async def _exchange(self, request: Request) -> Response:
-        reader = _BodyReader(request.max_body_bytes, time.monotonic() + self.timeout, self.timeout)
+    async def _exchange(self, request: Request, timeout: float) -> Response:
+        reader = _BodyReader(request.max_body_bytes, time.monotonic() + timeout, timeout)
         async with self.client.stream(request.method, request.url, headers=request.headers, content=request.body,
                                       follow_redirects=False) as reply:
             headers = list(reply.headers.items())

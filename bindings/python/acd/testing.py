@@ -1,12 +1,12 @@
 """Deterministic tests of your own code against the API's rules, without a
 server and without sleeping.
 
-* :class:`VirtualClock`: a clock in Unix ms whose ``sleep`` advances it; pass
+* :class:`VirtualClock`: a clock in Unix seconds whose ``sleep`` advances it; pass
   ``clock=clock, sleep=clock.sleep`` (or ``sleep=clock.async_sleep``) to
   :class:`acd.HttpClient` / :class:`acd.AsyncHttpClient`.
-* :class:`GateTransport`: a transport that answers with the core's gate (the
-  server's own rules: credentials, stacked rate limits, validation) and the
-  simulation's record server, reading the same virtual clock.
+* :class:`GateTransport`: a transport answered by the core's test server (a
+  dataset behind the server's own gate: credentials, stacked rate limits,
+  validation), reading the same virtual clock.
 * :func:`simulate`: the core's simulation (many clients against a gate, with
   injected faults) in virtual time, and its report.
 * :class:`SandboxClock`: the manual clock of a real ``acd-sandbox`` (started
@@ -19,7 +19,7 @@ server and without sleeping.
     clock = acd.testing.VirtualClock()
     gate = acd.testing.GateTransport(clock, tables={"orders": rows},
                                      limits={"user_table_reads": {"requests": 5, "window_ms": 60_000}})
-    with acd.HttpClient(api_key="acd_live_demo_ada", http_client=gate,
+    with acd.HttpClient(api_key=acd.testing.DEMO_API_KEY, http_client=gate,
                         clock=clock, sleep=clock.sleep) as api:
         assert len(list(api.tables.iter("orders", page_size=10))) == len(rows)
     assert 429 not in gate.statuses
@@ -31,7 +31,6 @@ import math
 import urllib.error
 import urllib.request
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
-from urllib.parse import urlsplit
 
 from ._errors import AcdError, ConfigError
 from ._ffi import acd_ffi as _ffi
@@ -46,43 +45,49 @@ Fault = Callable[[Request], Optional[Union[Response, TransportFailure]]]
 
 
 class VirtualClock:
-    """A clock that only moves when told (or when slept on).
+    """A clock that only moves when told (or when slept on); it keeps whole
+    milliseconds, and speaks seconds.
 
-    :param start_ms: the starting instant, Unix ms.
+    :param start: the starting instant, Unix seconds.
     """
 
-    def __init__(self, start_ms: int = 1_700_000_000_000) -> None:
-        self.now_ms = start_ms
-        self.start_ms = start_ms
+    def __init__(self, start: float = 1_700_000_000.0) -> None:
+        self._now_ms = round(start * 1000)
+        self._start_ms = self._now_ms
         self.sleeps: List[float] = []
         """Every sleep asked for, in seconds, in order."""
 
     def __repr__(self) -> str:
-        return f"VirtualClock(now_ms={self.now_ms})"
+        return f"VirtualClock(now={self.now})"
 
-    def __call__(self) -> int:
-        """The current instant in Unix ms (so the clock itself is a ``clock=``)."""
-        return self.now_ms
+    def __call__(self) -> float:
+        """The current instant in Unix seconds (so the clock itself is a ``clock=``)."""
+        return self._now_ms / 1000
 
-    def advance(self, ms: int) -> None:
-        """Moves the clock ``ms`` milliseconds forward."""
-        if ms < 0:
-            raise ValueError(f"a virtual clock cannot go back; got {ms} ms")
-        self.now_ms += ms
+    @property
+    def now(self) -> float:
+        """The current instant, Unix seconds."""
+        return self._now_ms / 1000
+
+    def advance(self, seconds: float) -> None:
+        """Moves the clock ``seconds`` forward (rounded up to whole ms)."""
+        if seconds < 0:
+            raise ValueError(f"a virtual clock cannot go back; got {seconds} s")
+        self._now_ms += max(0, math.ceil(seconds * 1000 - 1e-6))
 
     def sleep(self, seconds: float) -> None:
-        """Records the sleep and advances the clock (rounded up to whole ms)."""
+        """Records the sleep and advances the clock."""
         self.sleeps.append(seconds)
-        self.advance(max(0, math.ceil(seconds * 1000 - 1e-6)))
+        self.advance(max(0.0, seconds))
 
     async def async_sleep(self, seconds: float) -> None:
         """:meth:`sleep` for asyncio clients."""
         self.sleep(seconds)
 
     @property
-    def elapsed_ms(self) -> int:
-        """Virtual milliseconds since the start."""
-        return self.now_ms - self.start_ms
+    def elapsed(self) -> float:
+        """Virtual seconds since the start."""
+        return (self._now_ms - self._start_ms) / 1000
 
 
 class SandboxClock:
@@ -111,7 +116,7 @@ class SandboxClock:
     def __repr__(self) -> str:
         return f"SandboxClock({self.base_url!r})"
 
-    def _call(self, body: Optional[Dict[str, int]] = None) -> int:
+    def _call(self, body: Optional[Dict[str, int]] = None) -> float:
         headers = {"Content-Type": "application/json"}
         if self._admin_token is not None:
             headers["Authorization"] = f"Bearer {self._admin_token}"
@@ -131,98 +136,77 @@ class SandboxClock:
         if answer.get("clock") != "manual" and body is None:
             raise AcdError(f"the sandbox at {self.base_url} runs on the system clock; "
                            "start it with --clock manual")
-        return int(answer["now_ms"])
+        return int(answer["now_ms"]) / 1000
 
-    def __call__(self) -> int:
-        """The sandbox's current instant in Unix ms (so the clock itself is a ``clock=``)."""
+    def __call__(self) -> float:
+        """The sandbox's current instant in Unix seconds (so the clock itself is a ``clock=``)."""
         return self._call()
 
-    def advance(self, ms: int) -> int:
-        """Moves the sandbox's clock ``ms`` milliseconds forward; returns the new instant."""
-        if ms < 0:
-            raise ValueError(f"the sandbox clock is moved forward only here; got {ms} ms")
-        return self._call({"advance_ms": ms})
+    def advance(self, seconds: float) -> float:
+        """Moves the sandbox's clock ``seconds`` forward (rounded up to whole
+        ms); returns the new instant (Unix seconds)."""
+        if seconds < 0:
+            raise ValueError(f"the sandbox clock is moved forward only here; got {seconds} s")
+        return self._call({"advance_ms": max(0, math.ceil(seconds * 1000 - 1e-6))})
 
-    def set(self, now_ms: int) -> int:
-        """Sets the sandbox's clock to ``now_ms`` (Unix ms)."""
-        return self._call({"now_ms": now_ms})
+    def set(self, now: float) -> float:
+        """Sets the sandbox's clock to ``now`` (Unix seconds)."""
+        return self._call({"now_ms": round(now * 1000)})
 
     def sleep(self, seconds: float) -> None:
-        """Records the sleep and advances the sandbox's clock (rounded up to whole ms)."""
+        """Records the sleep and advances the sandbox's clock."""
         self.sleeps.append(seconds)
-        self.advance(max(0, math.ceil(seconds * 1000 - 1e-6)))
+        self.advance(max(0.0, seconds))
 
     async def async_sleep(self, seconds: float) -> None:
         """:meth:`sleep` for asyncio clients (the request to the sandbox is a short blocking one)."""
         self.sleep(seconds)
 
 
-def _with_quotas(config: Dict[str, Any], quotas: Mapping[str, Mapping[str, int]]) -> Dict[str, Any]:
-    """``config`` (the gate's JSON) with each named limit's quota replaced,
-    wherever the limit is defined (``limits`` or an operation's extra limits)."""
-    unknown = set(quotas)
-    for name, quota in config.get("limits", {}).items():
-        if name in quotas:
-            quota.update(quotas[name])
-            unknown.discard(name)
-    for operation in config.get("catalogue", []):
-        for extra in operation.get("extra_limits", []):
-            if extra.get("name") in quotas:
-                extra["quota"].update(quotas[extra["name"]])
-                unknown.discard(extra["name"])
-    if unknown:
-        raise ConfigError(f"no limit named {sorted(unknown)} in the gate configuration")
-    return config
-
-
-def _gate(config: Mapping[str, Any], quotas: Mapping[str, Mapping[str, int]]) -> _ffi.Gate:
-    try:
-        full = json.loads(_ffi.GateConfig.from_json(json.dumps(config)).to_json())
-        return _ffi.Gate.demo(_ffi.GateConfig.from_json(json.dumps(_with_quotas(full, quotas))))
-    except _ffi.AcdError as error:
-        raise ConfigError(str(error)) from None
-
-
 class GateTransport:
-    """A transport answered by an in-process gate (the demo credentials:
-    :data:`DEMO_API_KEY` and the others of ``acd.Gate.demo``).
+    """A transport answered by the core's test server (``TestServer``): the
+    dataset served through a real gate (the demo credentials, such as
+    :data:`DEMO_API_KEY`), at the clock's instants.
 
-    :param clock: the time source the gate reads (a :class:`VirtualClock`).
-    :param tables: table id → records.
+    :param clock: the time source the server reads, Unix seconds (a
+        :class:`VirtualClock`, which is also moved by the server's latency).
+    :param tables: table id → records (or a count of sample records).
     :param connections: connection id → entity id → records.
+    :param runs: run id → ``{"queued_ms", "finishes_after_ms", "final_state"}``.
+    :param new_runs: the same script for runs created with ``runs.create``.
     :param limits: quotas by limit name, e.g. ``{"user_table_reads":
         {"requests": 5, "window_ms": 3000}}`` (``credential``, ``client_ip``,
         or an operation's extra limit).
-    :param gate_config: the gate configuration JSON object (the core's
-        ``GateConfig``; members left out take its defaults).
-    :param fault: called before the gate with each request; a response or a
+    :param gate_config: the core's gate configuration (members left out take
+        its defaults).
+    :param fault: called first with each request; a response or a
         :class:`acd.TransportFailure` it returns is used instead.
-    :param client_ip: the address the gate sees.
+    :param server: any other member of the test server's configuration
+        (``latency_ms``, ``faults``, ``credentials``, ``client_ip``, ...).
     """
 
     def __init__(
         self,
-        clock: Callable[[], int],
+        clock: Callable[[], float],
         *,
-        tables: Optional[Mapping[str, Sequence[Mapping[str, Any]]]] = None,
+        tables: Optional[Mapping[str, Any]] = None,
         connections: Optional[Mapping[str, Mapping[str, Sequence[Mapping[str, Any]]]]] = None,
+        runs: Optional[Mapping[str, Mapping[str, Any]]] = None,
+        new_runs: Optional[Mapping[str, Any]] = None,
         limits: Optional[Mapping[str, Mapping[str, int]]] = None,
         gate_config: Optional[Mapping[str, Any]] = None,
         fault: Optional[Fault] = None,
-        client_ip: str = "192.0.2.10",
+        **server: Any,
     ) -> None:
-        self._gate = _gate(dict(gate_config or {}), limits or {})
-        dataset = {"tables": {k: list(v) for k, v in (tables or {}).items()},
-                   "connections": {c: {e: list(r) for e, r in es.items()} for c, es in (connections or {}).items()},
-                   "runs": {}}
+        members = {"tables": tables, "connections": connections, "runs": runs, "new_runs": new_runs,
+                   "limits": limits, "gate": gate_config, **server}
+        config = {name: value for name, value in members.items() if value is not None}
         try:
-            self._dataset = _ffi.Dataset.from_json(json.dumps(dataset).encode("utf-8"))
+            self._server = _ffi.TestServer(json.dumps(config).encode("utf-8"))
         except _ffi.AcdError as error:
             raise ConfigError(str(error)) from None
         self._clock = clock
-        self._start_ms = clock()
         self._fault = fault
-        self._client_ip = client_ip
         self.requests: List[Request] = []
         """Every request received, in order."""
         self.statuses: List[int] = []
@@ -232,7 +216,7 @@ class GateTransport:
         return f"GateTransport({len(self.requests)} requests)"
 
     def send(self, request: Request) -> Response:
-        """Answers ``request`` as the gate decides at the clock's instant."""
+        """Answers ``request`` as the test server decides at the clock's instant."""
         self.requests.append(request)
         if self._fault is not None:
             injected = self._fault(request)
@@ -241,19 +225,16 @@ class GateTransport:
             if injected is not None:
                 self.statuses.append(injected.status)
                 return injected
-        url = urlsplit(request.url)
-        target = url.path + ("?" + url.query if url.query else "")
-        headers = [_ffi.Header(name=n, value=v.encode("utf-8")) for n, v in request.headers]
-        gate_request = _ffi.GateRequest(request.method, target.encode("utf-8"), headers, self._client_ip)
-        now = self._clock()
-        decision = self._gate.decide(gate_request, now)
-        if isinstance(decision, _ffi.Decision.RESPOND):
-            answer = decision.response
-        else:
-            assert isinstance(decision, _ffi.Decision.RESOLVE)
-            answer = self._dataset.respond(decision.admitted, self._start_ms, now)
-        self.statuses.append(answer.status)
-        return Response(answer.status, [(h.name, h.value) for h in answer.headers], answer.body)
+        now = round(self._clock() * 1000)
+        block = "\n".join(f"{name}: {value}" for name, value in request.headers)
+        answer = json.loads(self._server.exchange(request.method, request.url, block, request.body, now))
+        advance = getattr(self._clock, "advance", None)
+        if advance is not None and answer["deliver_at"] > now:
+            advance((answer["deliver_at"] - now) / 1000)
+        if "failure" in answer:
+            raise TransportFailure(answer["failure"])
+        self.statuses.append(answer["status"])
+        return Response(answer["status"], [(n, v) for n, v in answer["headers"]], answer["body"].encode("utf-8"))
 
 
 class AsyncGateTransport:

@@ -8,12 +8,7 @@ import java.io.File
 fun allTests(vectors: File): Runner {
     val runner = Runner()
     registerGateVectors(runner, vectors)
-    registerClientVectors(runner, vectors)
     registerGateApiTests(runner)
-    registerClientWithGateTests(runner)
-    registerClientApiTests(runner)
-    registerPollerTests(runner)
     registerBoundaryTests(runner)
-    registerSeedAndSecretTests(runner)
     return runner
 }

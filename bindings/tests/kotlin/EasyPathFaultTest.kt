@@ -11,7 +11,7 @@ import dev.acd.JavaHttpTransport
 import dev.acd.NotFoundException
 import dev.acd.RetryPolicy
 import dev.acd.ServerException
-import dev.acd.TimeoutException
+import dev.acd.AcdTimeoutException
 import kotlinx.coroutines.ExperimentalCoroutinesApi
 import kotlinx.coroutines.test.runTest
 import kotlinx.serialization.json.JsonPrimitive
@@ -20,6 +20,8 @@ import kotlinx.serialization.json.put
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.assertThrows
 import java.net.ServerSocket
+import kotlin.time.Duration
+import kotlin.time.Duration.Companion.milliseconds
 import kotlin.test.assertEquals
 import kotlin.test.assertFalse
 import kotlin.test.assertIs
@@ -38,7 +40,7 @@ class EasyPathFaultTest {
                 val clock = { START + testScheduler.currentTime }
                 val transport = RecordingTransport(JavaHttpTransport(), clock)
                 // No backoff on top of the server's wait: the retry is at exactly Retry-After.
-                val policy = RetryPolicy(backoffBaseMs = 0, backoffCapMs = 0)
+                val policy = RetryPolicy(backoffBase = Duration.ZERO, backoffCap = Duration.ZERO)
                 val api = AcdHttpClient(KEY, server.baseUrl, retry = policy, seed = 7, transport = transport, clock = clock)
 
                 val records = api.tables.read("orders")
@@ -69,11 +71,11 @@ class EasyPathFaultTest {
     fun `a server slower than the transport's timeout gives a TimeoutException after 2 attempts`() =
         runTest {
             FaultServer { Reply(200, body = pageBody(1), delayMs = 1_500) }.use { server ->
-                val transport = JavaHttpTransport(timeoutMs = 200)
+                val transport = JavaHttpTransport(timeout = 200.milliseconds)
                 val api =
                     AcdHttpClient(KEY, server.baseUrl, retry = RetryPolicy(maxAttempts = 2), seed = 1, transport = transport, clock = { START + testScheduler.currentTime })
 
-                val error = assertThrows<TimeoutException> { api.tables.read("orders") }
+                val error = assertThrows<AcdTimeoutException> { api.tables.read("orders") }
 
                 assertNull(error.status)
                 assertEquals(2, server.hits)
@@ -89,7 +91,7 @@ class EasyPathFaultTest {
 
             val error = assertThrows<ConnectionException> { api.tables.read("orders") }
 
-            assertFalse(error is TimeoutException, "a refused connection was never sent: $error")
+            assertFalse(error is AcdTimeoutException, "a refused connection was never sent: $error")
             assertNull(error.status)
         }
 
@@ -110,12 +112,12 @@ class EasyPathFaultTest {
         }
 
     @Test
-    fun `the blocking face reads the same page on the calling thread`() {
+    fun `the Java face reads the same page as a future`() {
         FaultServer { Reply(200, body = pageBody(5, 6, 7)) }.use { server ->
-            val api = AcdHttpClient.newBlocking(KEY, server.baseUrl)
-            val records = api.tables.read("orders", limit = 3)
-            assertIs<List<*>>(records)
-            assertEquals(listOf(5L, 6L, 7L), records.map { it.long("id") })
+            AcdHttpClient(KEY, server.baseUrl).use { api ->
+                val records = api.java().tables.read("orders", 3).join()
+                assertEquals(listOf(5L, 6L, 7L), records.map { it.long("id") })
+            }
         }
     }
 }

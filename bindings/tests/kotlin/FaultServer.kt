@@ -1,8 +1,10 @@
-// An in-test HTTP server (com.sun.net.httpserver) that answers every request
-// with the next scripted reply, and a transport wrapper that records the
+// The one in-test HTTP server (com.sun.net.httpserver): it answers every
+// request with the next scripted reply or runs a raw handler (redirects,
+// trickling and huge bodies), and a transport wrapper that records the
 // (virtual) instant each request was sent at.
 package acdtest
 
+import com.sun.net.httpserver.HttpExchange
 import com.sun.net.httpserver.HttpServer
 import dev.acd.Request
 import dev.acd.Response
@@ -21,13 +23,25 @@ fun errorBody(status: Int, detail: String): String = """{"detail": "$detail", "s
 fun pageBody(vararg ids: Int): String = """{"data": [${ids.joinToString(",") { """{"id": $it}""" }}]}"""
 
 /**
- * A server on a free local port answering request n with `script(n)`
- * (n from 0); [hits] counts the requests received. Close it when done.
+ * A server on a free local port that runs [handle] for request n (n from
+ * 0); [hits] counts the requests received and [seen] keeps each one's
+ * request headers (lower-case names). Close it when done.
  */
-class FaultServer(private val script: (Int) -> Reply) : AutoCloseable {
+class FaultServer private constructor(private val handle: (Int, HttpExchange) -> Unit, @Suppress("UNUSED_PARAMETER") raw: Unit) : AutoCloseable {
+    /** A server answering request n with `script(n)`. */
+    constructor(script: (Int) -> Reply) : this({ n, exchange -> answer(exchange, script(n)) }, Unit)
+
+    companion object {
+        /** A server running [handle] for request n. */
+        fun raw(handle: (Int, HttpExchange) -> Unit): FaultServer = FaultServer(handle, Unit)
+    }
+
     private val server: HttpServer = HttpServer.create(InetSocketAddress("127.0.0.1", 0), 0)
     private val executor = Executors.newFixedThreadPool(4)
     private val counter = AtomicInteger()
+
+    /** Each request's headers, in order (names in lower case). */
+    val seen: MutableList<Map<String, String>> = java.util.Collections.synchronizedList(mutableListOf())
 
     /** Requests received so far. */
     val hits: Int get() = counter.get()
@@ -37,22 +51,11 @@ class FaultServer(private val script: (Int) -> Reply) : AutoCloseable {
 
     init {
         server.createContext("/") { exchange ->
-            val reply = script(counter.getAndIncrement())
-            if (reply.delayMs > 0) {
-                try {
-                    Thread.sleep(reply.delayMs)
-                } catch (_: InterruptedException) {
-                    Thread.currentThread().interrupt()
-                }
-            }
-            val bytes = reply.body.encodeToByteArray()
-            exchange.responseHeaders.add("Content-Type", "application/json")
-            reply.headers.forEach { (name, value) -> exchange.responseHeaders.add(name, value) }
+            seen += exchange.requestHeaders.entries.associate { (name, values) -> name.lowercase() to values.joinToString(", ") }
             try {
-                exchange.sendResponseHeaders(reply.status, if (bytes.isEmpty()) -1 else bytes.size.toLong())
-                if (bytes.isNotEmpty()) exchange.responseBody.use { it.write(bytes) }
+                handle(counter.getAndIncrement(), exchange)
             } catch (_: java.io.IOException) {
-                // The client gave up (timeout); nothing to answer.
+                // The client gave up (timeout) or hung up: what these servers are for.
             } finally {
                 exchange.close()
             }
@@ -66,6 +69,22 @@ class FaultServer(private val script: (Int) -> Reply) : AutoCloseable {
         server.stop(0)
         executor.shutdownNow()
     }
+}
+
+/** Answers [exchange] with [reply], after its delay. */
+private fun answer(exchange: HttpExchange, reply: Reply) {
+    if (reply.delayMs > 0) {
+        try {
+            Thread.sleep(reply.delayMs)
+        } catch (_: InterruptedException) {
+            Thread.currentThread().interrupt()
+        }
+    }
+    val bytes = reply.body.encodeToByteArray()
+    exchange.responseHeaders.add("Content-Type", "application/json")
+    reply.headers.forEach { (name, value) -> exchange.responseHeaders.add(name, value) }
+    exchange.sendResponseHeaders(reply.status, if (bytes.isEmpty()) -1 else bytes.size.toLong())
+    if (bytes.isNotEmpty()) exchange.responseBody.use { it.write(bytes) }
 }
 
 /** A transport that records the [clock]'s instant at each send, then forwards to [inner]. */

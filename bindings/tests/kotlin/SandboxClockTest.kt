@@ -8,6 +8,7 @@ import dev.acd.AcdException
 import dev.acd.AcdHttpClient
 import dev.acd.JavaHttpTransport
 import dev.acd.testing.SandboxClock
+import kotlin.time.Duration.Companion.milliseconds
 import kotlinx.coroutines.flow.toList
 import kotlinx.coroutines.runBlocking
 import org.junit.jupiter.api.Assumptions.assumeTrue
@@ -50,7 +51,7 @@ class SandboxClockTest {
             val transport = RecordingTransport(JavaHttpTransport(), System::currentTimeMillis)
             val api =
                 AcdHttpClient(
-                    "acd_live_demo_ada", url, user = "ada", transport = transport,
+                    "acd_live_demo_ada", url, transport = transport,
                     clock = clock::now, delay = clock::delay,
                 )
             val startedNs = System.nanoTime()
@@ -76,7 +77,7 @@ class SandboxClockTest {
             assertEquals(now, clock.now())
             assertEquals(now + 1_500, clock.advance(1_500))
             assertEquals(1_700_000_000_000, clock.set(1_700_000_000_000))
-            runBlocking { clock.delay(250) }
+            runBlocking { clock.delay(250.milliseconds) }
             assertEquals(1_700_000_000_250, clock.now())
             assertEquals(listOf(250L), clock.waits)
         }

@@ -23,7 +23,7 @@ class SandboxEasyPathTest {
     fun `ada's 8 orders in pages of 1 take 9 reads past a 5 per 3 s window, none a 429`() {
         assumeTrue(url.isNotEmpty(), "no acd-sandbox: run through scripts/test-kotlin")
         val transport = RecordingTransport(JavaHttpTransport(), System::currentTimeMillis)
-        val api = AcdHttpClient(SANDBOX_KEY, url, user = "ada", transport = transport)
+        val api = AcdHttpClient(SANDBOX_KEY, url, transport = transport)
 
         val rows = runBlocking { api.tables.iter("orders", pageSize = 1).toList() }
 
@@ -34,12 +34,12 @@ class SandboxEasyPathTest {
     }
 
     @Test
-    fun `the index and a missing table, through the blocking face`() {
+    fun `the index and a missing table, through the Java face`() {
         assumeTrue(url.isNotEmpty(), "no acd-sandbox: run through scripts/test-kotlin")
-        val api = AcdHttpClient.newBlocking(SANDBOX_KEY, url, user = "ada")
+        val api = AcdHttpClient(SANDBOX_KEY, url).java()
 
-        assertEquals("v1", api.index()["version"]?.toString()?.trim('"'))
-        val error = assertThrows<NotFoundException> { api.tables.read("no_such_table") }
-        assertEquals(404, error.status)
+        assertEquals("v1", api.index().join().version)
+        val error = assertThrows<java.util.concurrent.CompletionException> { api.tables.read("no_such_table").join() }
+        assertEquals(404, (error.cause as NotFoundException).status)
     }
 }

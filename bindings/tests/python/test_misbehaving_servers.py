@@ -17,7 +17,6 @@ from typing import Any, Callable, Dict, Iterator, List
 import pytest
 
 import acd
-from acd import ffi
 from acd._transport import UrllibTransport
 
 KEY = "acd_live_demo_ada"
@@ -179,49 +178,28 @@ def test_a_body_above_the_bound_is_a_typed_error_and_is_not_read(kind: str, anno
 
 def test_the_bound_is_the_cores_and_reaches_the_transport() -> None:
     assert acd.Client().max_body_bytes == 32 * 1024 * 1024
-    client = acd.Client(KEY, max_body_bytes=1234)
+    client = acd.Client({"api_key": KEY, "max_body_bytes": 1234})
     assert client.max_body_bytes == 1234
-    client.start("listTableRecords", path={"id": "orders"})
-    sent = client.poll_transmit(1_700_000_000_000)
-    assert sent is not None and sent[1].max_body_bytes == 1234
+    seen: List[acd.Request] = []
+
+    class Recorder:
+        def send(self, request: acd.Request) -> acd.Response:
+            seen.append(request)
+            return acd.Response(200, [], b'{"data": []}')
+
+    with acd.HttpClient(KEY, max_body_bytes=1234, http_client=Recorder()) as api:
+        assert api.tables.read("orders") == []
+    assert seen[0].max_body_bytes == 1234
     with pytest.raises(acd.ConfigError, match="max_body_bytes"):
-        acd.Client(KEY, max_body_bytes=0)
+        acd.HttpClient(KEY, max_body_bytes=0)
 
 
 def test_every_field_of_the_cores_retry_policy_can_be_set() -> None:
-    policy = acd.RetryPolicy(max_attempts=3, max_throttled=2, deadline_ms=5000, max_retry_after_ms=1000,
-                             backoff_base_ms=50, backoff_cap_ms=400)
+    policy = acd.RetryPolicy(max_attempts=3, max_throttled=2, deadline=5.0, max_retry_after=1.0,
+                             backoff_base=0.05, backoff_cap=0.4)
     assert policy.to_core() == {"max_attempts": 3, "max_throttled": 2, "deadline_ms": 5000,
                                 "max_retry_after_ms": 1000, "backoff": {"base_ms": 50, "cap_ms": 400}}
-    acd.Client(KEY, retry=policy)
-
-
-def keyed_client() -> ffi.Client:
-    config = ffi.ClientConfig.from_json(json.dumps({"idempotency_keys": True, "seed": 5}))
-    config = config.with_credential("main", ffi.CredentialKind.API_KEY, KEY, "ada").with_create_agent_run()
-    return ffi.Client(config.with_idempotency_keys_honoured("createAgentRun"))
-
-
-def create_run() -> ffi.RequestSpec:
-    return ffi.RequestSpec(operation="createAgentRun", path=[ffi.PathParam(name="agent_id", value="a1")],
-                           query=[], roles=[], credential=None, egress=ffi.EgressMode.DEFAULT,
-                           body=b"{}", idempotency_key=None)
-
-
-def key_of(headers: List[Any]) -> str:
-    return str(next(h.value for h in headers if h.name.lower() == "idempotency-key"))
-
-
-def test_built_requests_and_started_calls_never_share_an_idempotency_key() -> None:
-    client = keyed_client()
-    built = key_of(client.build(create_run()).wire_headers())
-    client.start(create_run())
-    transmit = client.poll_transmit(1_700_000_000_000)
-    assert transmit is not None
-    started = key_of(transmit.request.wire_headers())
-    assert built != started
-    more = {key_of(client.build(create_run()).wire_headers()) for _ in range(10)}
-    assert len(more) == 10 and built not in more and started not in more
+    acd.HttpClient(KEY, retry=policy).close()
 
 
 def test_a_socket_nobody_answers_is_bounded_too(servers: Any) -> None:

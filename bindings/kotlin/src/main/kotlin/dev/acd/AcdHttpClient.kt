@@ -1,227 +1,274 @@
-// AcdHttpClient: the easy path. The core's driver (AcdClient) decides what
-// to send and when; this class sends through a Transport (java.net.http by
-// default), waits with an injectable delay and reads an injectable clock, so
-// tests run in virtual time. Reads come back as suspend functions and Flows;
-// `blocking()` gives the same calls to Java callers.
+// AcdHttpClient: the easy path. The core's driver decides what to send and
+// when (Engine); this class sends through a Transport (java.net.http by
+// default), waits with an injectable delay, reads an injectable clock, and
+// makes every wait and retry visible (onEvent, and the System.Logger "acd").
 package dev.acd
 
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.SupervisorJob
+import kotlinx.coroutines.async
+import kotlinx.coroutines.awaitAll
+import kotlinx.coroutines.cancel
+import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.flow.Flow
 import kotlinx.coroutines.flow.flow
 import kotlinx.coroutines.sync.Mutex
 import kotlinx.coroutines.sync.withLock
+import kotlinx.coroutines.withTimeoutOrNull
+import kotlinx.serialization.json.JsonElement
 import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.JsonObjectBuilder
+import kotlinx.serialization.json.add
+import kotlinx.serialization.json.addJsonArray
+import kotlinx.serialization.json.buildJsonObject
+import kotlinx.serialization.json.put
+import kotlinx.serialization.json.putJsonArray
+import kotlinx.serialization.json.putJsonObject
+import java.io.Closeable
+import java.net.http.HttpClient
+import java.util.concurrent.atomic.AtomicBoolean
+import kotlin.time.Duration
+import kotlin.time.Duration.Companion.milliseconds
 
 /** The sentence thrown when the driver has nothing to send and nothing to wait for. */
 internal const val NO_PROGRESS = "no call can make progress: nothing to send and nothing to wait for"
 
 /**
- * A client of the API over HTTP, for coroutines.
+ * A client of the API over HTTP, for coroutines (`java()` for Java callers).
  *
  * ```
- * val api = AcdHttpClient(apiKey = key, baseUrl = url)
- * api.tables.iter("orders", pageSize = 500).collect { println(it.string("id")) }
+ * AcdHttpClient(apiKey = key, baseUrl = url).use { api ->
+ *     api.tables.iter("orders", pageSize = 500).collect { println(it.string("id")) }
+ * }
  * ```
  *
  * @param apiKey the API key (`ACD_API_KEY` when `null`).
  * @param baseUrl the API's base URL (`ACD_BASE_URL` when `null`, else the core's default).
- * @param user the user the key belongs to.
  * @param retry the retry policy (the core's defaults when `null`).
+ * @param http a `java.net.http.HttpClient` of yours to send with; it stays
+ *   yours ([close] leaves it alone). By default the client makes its own.
+ * @param onEvent called with every event as it happens: waits
+ *   ([Event.Waiting]), retries ([Event.Retrying]), deprecation notices,
+ *   pages, ... Waits and retries are also logged at INFO, deprecations at
+ *   WARNING, on the `System.Logger` named `acd`.
  * @param seed a fixed seed for jitter and idempotency keys (tests).
- * @param transport what requests go through ([JavaHttpTransport] by default).
+ * @param transport what requests go through instead of `java.net.http` (tests).
  * @param clock the time in Unix ms (the system clock by default).
- * @param delay waits the given ms (`kotlinx.coroutines.delay` by default, so
- *   `runTest` skips the waits in virtual time).
- * @param onDeprecation called with each deprecation notice (logged as a
- *   warning by default).
- * @param maxBodyBytes the largest response body accepted, in bytes (the
- *   core's default, 32 MiB, when `null`).
+ * @param delay waits the given duration (`kotlinx.coroutines.delay` by
+ *   default, so `runTest` skips the waits in virtual time).
+ * @param maxBodyBytes the largest response body accepted (the core's default when `null`).
  * @throws ConfigException when the core refuses the configuration.
  */
-class AcdHttpClient(
-    apiKey: String? = null,
-    baseUrl: String? = null,
-    user: String? = null,
-    retry: RetryPolicy? = null,
-    seed: Long? = null,
-    /** What requests go through. */
-    val transport: Transport = JavaHttpTransport(),
-    private val clock: () -> Long = System::currentTimeMillis,
-    private val delay: suspend (Long) -> Unit = { kotlinx.coroutines.delay(it) },
-    private val onDeprecation: (Event.Deprecation) -> Unit = ::logDeprecation,
-    maxBodyBytes: Long? = null,
-) {
-    /** The sans-IO client whose decisions this client carries out. */
-    val client: AcdClient = AcdClient(apiKey, baseUrl, user, retry, seed, maxBodyBytes)
+class AcdHttpClient
+    @JvmOverloads
+    constructor(
+        apiKey: String? = null,
+        baseUrl: String? = null,
+        retry: RetryPolicy? = null,
+        http: HttpClient? = null,
+        private val onEvent: ((Event) -> Unit)? = null,
+        seed: Long? = null,
+        transport: Transport? = null,
+        private val clock: () -> Long = System::currentTimeMillis,
+        private val delay: suspend (Duration) -> Unit = { kotlinx.coroutines.delay(it) },
+        maxBodyBytes: Long? = null,
+    ) : Closeable {
+        internal val engine: Engine = Engine(configJson(apiKey, baseUrl, retry, seed, maxBodyBytes), maxBodyBytes)
 
-    private val queues = HashMap<Long, ArrayDeque<Event>>()
-    private val stepping = Mutex()
+        /** What requests go through. */
+        val transport: Transport = transport ?: JavaHttpTransport(http)
 
-    /** Table records: [Tables.read] and [Tables.iter]. */
-    val tables: Tables = Tables(this)
+        private val ownsTransport = transport == null
+        private val logger: System.Logger = System.getLogger("acd")
+        private val queues = HashMap<Long, ArrayDeque<Event>>()
+        private val stepping = Mutex()
+        private val pending = mutableListOf<Transmit>()
+        private val closed = AtomicBoolean(false)
 
-    /** Connection records: [Connections.read] and [Connections.iter]. */
-    val connections: Connections = Connections(this)
+        /** Where the Java facade's futures run; cancelled by [close]. */
+        internal val scope: CoroutineScope by lazy { CoroutineScope(SupervisorJob() + Dispatchers.IO) }
 
-    /** Agent runs: [Runs.await]. */
-    val runs: Runs = Runs(this)
+        /** Table records: [Tables.read], [Tables.iter], [Tables.pages]. */
+        val tables: Tables = Tables(this)
 
-    /** The base URL only (never a credential). */
-    override fun toString(): String = "AcdHttpClient(baseUrl=${client.baseUrl})"
+        /** Connection records: [Connections.read], [Connections.iter], [Connections.pages]. */
+        val connections: Connections = Connections(this)
 
-    /** The API index (`GET /api/v1`). */
-    suspend fun index(): JsonObject = response { client.startSpec(acd.specGetApiIndex()) }.value ?: JsonObject(emptyMap())
+        /** Agent runs: [Runs.create], [Runs.get], [Runs.wait]. */
+        val runs: Runs = Runs(this)
 
-    /**
-     * One call of [operation] (an operation id of the catalogue), retried and
-     * throttled by the core; its response.
-     *
-     * @throws ApiException (a subclass by status) when the call failed.
-     */
-    suspend fun call(
-        operation: String,
-        path: Map<String, String> = emptyMap(),
-        query: Map<String, String> = emptyMap(),
-        body: Body? = null,
-    ): Event.Response = response { client.start(operation, path, query, body) }
+        /** No setting is shown (never a credential). */
+        override fun toString(): String = "AcdHttpClient()"
 
-    /** The same calls, blocking the calling thread (for Java callers). */
-    fun blocking(): BlockingAcdHttpClient = BlockingAcdHttpClient(this)
+        /** The same calls for Java: `CompletableFuture`s and `Iterable`s. */
+        fun java(): JavaAcdHttpClient = JavaAcdHttpClient(this)
 
-    /**
-     * The data events of [call] ([Event.Response], [Event.Page],
-     * [Event.RunStatus]) as they come, sending and waiting in between; the
-     * flow throws the typed exception when the call fails. Stopping the
-     * collection early cancels the call. Collect right after starting [call]
-     * on [client]: events another collection drains before this one opens
-     * are not kept (the resource calls start and open in one step).
-     */
-    fun events(call: Long): Flow<Event> = events { call.also(::open) }
+        /** The API index (`GET /api/v1`). */
+        suspend fun index(
+            timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
+        ): ApiIndex = indexOf(response(requestSpec("getApiIndex", CallOptions(timeout, headers, maxAttempts))).body)
 
-    /** [events] of the call [start] starts, opened before any other step can drain its events. */
-    internal fun events(start: () -> Long): Flow<Event> =
-        flow {
-            val call = startOpen(start)
+        /**
+         * One call of [operation] (any operation id of the catalogue), throttled
+         * and retried by the core; its response.
+         *
+         * @param path path parameters by template name.
+         * @param query query parameters by name, in order.
+         * @param body the JSON body, for operations that take one.
+         * @throws AcdException (the class of its category) when the call failed.
+         */
+        suspend fun request(
+            operation: String, path: Map<String, String> = emptyMap(), query: Map<String, String> = emptyMap(), body: JsonElement? = null,
+            timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
+        ): Event.Response = response(requestSpec(operation, CallOptions(timeout, headers, maxAttempts), path, query.toList(), body))
+
+        /** The throttle's current view of each limit. */
+        fun limits(): List<LimitState> = open { engine.limits() }
+
+        /**
+         * Closes the client: open calls are dropped, and what the client made
+         * (its HTTP client, its scope for futures) is released; an `http` passed
+         * in stays yours. Any later call throws a [ConfigException] at once.
+         */
+        override fun close() {
+            if (!closed.compareAndSet(false, true)) return
+            val calls = synchronized(queues) { queues.keys.toList().also { queues.clear() } }
+            calls.forEach(engine::cancel)
+            scope.cancel()
+            if (ownsTransport) (transport as? Closeable)?.close()
+        }
+
+        internal fun <T> open(block: () -> T): T {
+            if (closed.get()) throw ConfigException("this AcdHttpClient is closed; make a new one to send more calls")
+            return block()
+        }
+
+        /** The response of the call [spec] describes. */
+        internal suspend fun response(spec: JsonObject): Event.Response {
+            val call = startOpen(spec)
             try {
-                while (true) emit(nextData(call) ?: break)
+                while (true) {
+                    val event = nextData(call) ?: break
+                    if (event is Event.Response) return event
+                }
             } finally {
-                close(call)
+                finish(call)
             }
+            throw AcdException("call $call ended without a response")
         }
 
-    internal suspend fun response(start: () -> Long): Event.Response {
-        val call = startOpen(start)
-        try {
+        /** The data events of the call [spec] describes, as they come; stopping early cancels it. */
+        internal fun events(spec: JsonObject): Flow<Event> =
+            flow {
+                val call = startOpen(spec)
+                try {
+                    while (true) emit(nextData(call) ?: break)
+                } finally {
+                    finish(call)
+                }
+            }
+
+        /** Starts a call and opens its queue while no step runs, so none of its events is lost. */
+        internal suspend fun startOpen(spec: JsonObject): Long =
+            open { Unit }.let { stepping.withLock { open { engine.start(spec) }.also { synchronized(queues) { queues[it] = ArrayDeque() } } } }
+
+        internal fun finish(call: Long) {
+            val wasOpen = synchronized(queues) { queues.remove(call) != null }
+            if (wasOpen) engine.cancel(call)
+        }
+
+        /** The next data event of open [call], or `null` once it is done; throws if it failed. */
+        internal suspend fun nextData(call: Long): Event? {
             while (true) {
-                val event = nextData(call) ?: break
-                if (event is Event.Response) return event
-            }
-        } finally {
-            close(call)
-        }
-        throw AcdException("call $call ended without a response")
-    }
-
-    /** Starts a call and opens its queue while no step runs, so none of its events is lost. */
-    internal suspend fun startOpen(start: () -> Long): Long = stepping.withLock { start().also(::open) }
-
-    internal fun open(call: Long) {
-        synchronized(queues) { queues.getOrPut(call) { ArrayDeque() } }
-    }
-
-    internal fun close(call: Long) {
-        synchronized(queues) { queues.remove(call) }
-        client.cancel(call)
-    }
-
-    /** The next data event of open [call], or `null` once it is done; throws if it failed. */
-    internal suspend fun nextData(call: Long): Event? {
-        while (true) {
-            val queued = takeQueued(call)
-            if (queued != null) return queued.event
-            stepping.withLock { if (synchronized(queues) { queues[call]?.isEmpty() } == true) step() }
-        }
-    }
-
-    /** A queued data event or the end of [call]; `null` when nothing is queued yet. */
-    private fun takeQueued(call: Long): Queued? {
-        while (true) {
-            val event =
-                synchronized(queues) {
-                    val queue = queues[call] ?: throw AcdException("call $call is not open")
-                    queue.removeFirstOrNull()
-                } ?: return null
-            when (event) {
-                is Event.Done -> return Queued(null)
-                is Event.Failed -> throw event.error
-                is Event.Deprecation -> onDeprecation(event)
-                is Event.Waiting -> {}
-                else -> return Queued(event)
+                open { Unit }
+                while (true) {
+                    val event = synchronized(queues) { queues[call]?.removeFirstOrNull() } ?: break
+                    when (event) {
+                        is Event.Done -> return null
+                        is Event.Failed -> throw event.error
+                        is Event.Response, is Event.Page, is Event.RunStatus -> return event
+                        else -> {} // notices went to onEvent and the log when they arrived
+                    }
+                }
+                stepping.withLock { if (synchronized(queues) { queues[call]?.isEmpty() } != false) step() }
             }
         }
-    }
 
-    private class Queued(val event: Event?)
-
-    /** One request at most per step, so a collection stopped early sends no more. */
-    private suspend fun step() {
-        var progressed = false
-        val transmit = client.pollTransmit(clock())
-        if (transmit != null) {
-            try {
-                val response = transport.send(transmit.request)
-                client.handle(transmit.call, response, clock())
-            } catch (failure: TransportFailureException) {
-                client.handleFailure(transmit.call, failure.kind, clock())
+        /**
+         * One step: poll, and deliver the batch's events if it has any (its
+         * transmits wait for the next step, so a collector that stops on an
+         * event sends nothing more); else send the transmits due, or wait for
+         * the batch's wake-up.
+         */
+        private suspend fun step() {
+            if (pending.isEmpty()) {
+                val batch = open { engine.poll(clock()) }
+                pending += batch.transmits
+                for (event in batch.events) {
+                    notify(event)
+                    synchronized(queues) { queues[event.call]?.addLast(event) }
+                }
+                if (batch.events.isNotEmpty()) return
+                if (pending.isEmpty()) {
+                    val wake = batch.timeout ?: throw AcdException(NO_PROGRESS)
+                    delay((wake - clock()).coerceAtLeast(0).milliseconds)
+                    return
+                }
             }
-            progressed = true
-        }
-        if (route()) progressed = true
-        if (progressed) return
-        val deadline = client.pollTimeout() ?: throw AcdException(NO_PROGRESS)
-        delay(maxOf(0L, deadline - clock()))
-    }
-
-    /** Drains the driver's events into the open calls' queues; whether any arrived. */
-    private fun route(): Boolean {
-        var arrived = false
-        for (event in client.pollEvents()) {
-            synchronized(queues) {
-                queues[event.call]?.let {
-                    it.addLast(event)
-                    arrived = true
+            val sending = pending.filter { synchronized(queues) { it.call in queues } }
+            pending.clear()
+            val outcomes = if (sending.size == 1) listOf(exchange(sending[0])) else coroutineScope { sending.map { async { exchange(it) } }.awaitAll() }
+            for ((transmit, outcome) in sending.zip(outcomes)) {
+                when (outcome) {
+                    is Response -> engine.respond(transmit.call, outcome, clock())
+                    is FailureKind -> engine.fail(transmit.call, outcome, clock())
                 }
             }
         }
-        return arrived
+
+        /** Sends one transmit: its [Response], or how it failed ([FailureKind]). */
+        private suspend fun exchange(transmit: Transmit): Any =
+            try {
+                val at = transmit.timeoutAt
+                if (at == null) {
+                    transport.send(transmit.request)
+                } else {
+                    withTimeoutOrNull((at - clock()).coerceAtLeast(0).milliseconds) { transport.send(transmit.request) } ?: FailureKind.TIMEOUT
+                }
+            } catch (failure: TransportFailureException) {
+                failure.kind
+            }
+
+        private fun notify(event: Event) {
+            when (event) {
+                is Event.Waiting -> logger.log(System.Logger.Level.INFO, event.message)
+                is Event.Retrying -> logger.log(System.Logger.Level.INFO, event.message)
+                is Event.Deprecation -> logger.log(System.Logger.Level.WARNING, event.message)
+                else -> {}
+            }
+            onEvent?.invoke(event)
+        }
     }
 
-    /** Constructors for Java callers. */
-    companion object {
-        /**
-         * A blocking client with the system clock and real waits.
-         *
-         * @see AcdHttpClient for the parameters.
-         */
-        @JvmStatic
-        @JvmOverloads
-        fun newBlocking(
-            apiKey: String? = null,
-            baseUrl: String? = null,
-            user: String? = null,
-            retry: RetryPolicy? = null,
-            seed: Long? = null,
-            transport: Transport = JavaHttpTransport(),
-            maxBodyBytes: Long? = null,
-        ): BlockingAcdHttpClient =
-            AcdHttpClient(apiKey, baseUrl, user, retry, seed, transport, maxBodyBytes = maxBodyBytes).blocking()
+/** A CallSpec of [type] with [options] and the members [members] adds. */
+internal fun spec(
+    type: String, options: CallOptions, members: JsonObjectBuilder.() -> Unit,
+): JsonObject =
+    buildJsonObject {
+        put("type", type)
+        members()
+        put("options", options.toJson())
     }
-}
 
-private fun logDeprecation(notice: Event.Deprecation) {
-    System.getLogger("dev.acd").log(
-        System.Logger.Level.WARNING,
-        "operation ${notice.operationId} is deprecated" +
-            (notice.sunsetAt?.let { "; sunset at $it (Unix seconds)" } ?: "") +
-            (notice.deprecationLink?.let { "; see $it" } ?: ""),
-    )
-}
+/** A `request` CallSpec. */
+internal fun requestSpec(
+    operation: String, options: CallOptions, path: Map<String, String> = emptyMap(), query: List<Pair<String, String>> = emptyList(),
+    body: JsonElement? = null,
+): JsonObject =
+    spec("request", options) {
+        put("operation", operation)
+        putJsonObject("path") { path.forEach { (name, value) -> put(name, value) } }
+        putJsonArray("query") { query.forEach { (name, value) -> addJsonArray { add(name); add(value) } } }
+        body?.let { put("body", it) }
+    }

@@ -1,113 +1,78 @@
-// What the driver tells its caller, one sealed class for every kind of call:
-// data events (Response, Page, RunStatus), Waiting and Deprecation notices,
-// then exactly one Done or Failed per call. Parsed once from the core's
-// event JSON (one array per drain).
+// What the driver tells its caller (docs/driver-protocol.md, "Batch JSON"):
+// data events (Response, Page, RunStatus), the notices Waiting, Retrying and
+// Deprecation (each with the core's sentence), then one Done or Failed per
+// call. Decoded strictly from the batch's event objects: a type this package
+// does not know is an Unknown event, never a failure.
 package dev.acd
 
 import kotlinx.serialization.json.JsonArray
 import kotlinx.serialization.json.JsonElement
+import kotlinx.serialization.json.JsonNull
 import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.JsonPrimitive
-import kotlinx.serialization.json.contentOrNull
-import kotlinx.serialization.json.longOrNull
 
 /** The limit a call waits for, as the client models it. */
 data class Limit(
-    /** The limit's name, e.g. `user_table_reads`. */
-    val name: String,
-    /** Requests per window. */
-    val requests: Long,
-    /** The window, in whole seconds (rounded up). */
-    val windowSeconds: Long,
+    /** The limit's name, e.g. `user_table_reads`. */ val name: String,
+    /** Requests per window. */ val requests: Long,
+    /** The window, in whole seconds (rounded up). */ val windowSeconds: Long,
 )
-
-/** Why a call waits. */
-sealed class WaitReason {
-    /** The limit's window is used up. */
-    data object Quota : WaitReason()
-
-    /** The server said when to come back (`Retry-After`). */
-    data object RetryAfter : WaitReason()
-
-    /** A failed attempt is retried after a backoff; [attempt] is the one that waits (2 for the first retry). */
-    data class Backoff(
-        /** The number of the attempt that waits. */
-        val attempt: Int,
-    ) : WaitReason()
-
-    /** A run poller waits for its next poll. */
-    data object PollInterval : WaitReason()
-}
 
 /** Something that happened to call [call]. */
 sealed class Event {
     /** The call this event belongs to. */
     abstract val call: Long
 
-    /**
-     * A single call's result: [records] for a list, [value] for the index or
-     * a single object (the other is `null`).
-     */
+    /** A single request's answer: status, headers and the body as JSON. */
     data class Response(
         override val call: Long,
-        /** The HTTP status. */
-        val status: Int,
-        /** The records of a list response, else `null`. */
-        val records: List<Record>?,
-        /** The index or the single `data` object, else `null`. */
-        val value: JsonObject?,
-    ) : Event()
+        /** The HTTP status. */ val status: Int,
+        /** The response headers, in order. */ val headers: List<Header>,
+        /** The body as JSON ([JsonNull] when empty). */ val body: JsonElement,
+    ) : Event() {
+        /** The body's records: its `data` array, or the body itself when it is an array. */
+        val records: List<AcdRecord> get() = recordsOf(body)
+    }
 
     /** One page of a pager; [last] when the pager is over after it. */
     data class Page(
         override val call: Long,
-        /** The records, as received. */
-        val records: List<Record>,
-        /** The page's number: 1 for the first page. */
-        val page: Long,
-        /** Whether this was the final page. */
-        val last: Boolean,
+        /** The page's number: 1 for the first. */ val page: Long,
+        /** Whether this was the final page. */ val last: Boolean,
+        /** The records, as received. */ val records: List<AcdRecord>,
     ) : Event()
 
     /** A run poll answered (when the status changes, and for the terminal one). */
     data class RunStatus(
         override val call: Long,
-        /** The run's status. */
-        val status: String,
-        /** Whether it is terminal (the poller is over). */
-        val terminal: Boolean,
-        /** The run object as received. */
-        val run: Record,
+        /** The run's status. */ val status: String,
+        /** Whether it is terminal (the poller is over). */ val terminal: Boolean,
+        /** The run. */ val run: Run,
     ) : Event()
 
-    /** The call waits until [until] (Unix ms) because of [limit], if one, for [reason]. */
+    /** The call waits until [until] (Unix ms) for [reason] (`quota`, `retry_after`, `backoff`, `poll_interval`), because of [limit] if one. */
     data class Waiting(
         override val call: Long,
-        /** The instant, Unix ms (the caller's clock). */
-        val until: Long,
-        /** The limit that makes it wait, when one does. */
-        val limit: Limit?,
-        /** Why. */
-        val reason: WaitReason,
+        /** The instant, Unix ms (the client's clock). */ val until: Long,
+        /** Why, as the core names it. */ val reason: String,
+        /** The limit that makes it wait, when one does. */ val limit: Limit?,
+        /** The core's sentence, e.g. `waiting 1.0 s for limit user_table_reads (100 per 60 s)`. */ val message: String,
     ) : Event()
 
-    /** A `Deprecation`/`Sunset` notice about [operationId]. */
+    /** A failed attempt is retried: [attempt] is the next one's number, sent at [at] (Unix ms). */
+    data class Retrying(
+        override val call: Long,
+        /** The number of the attempt that goes next. */ val attempt: Int?,
+        /** When it goes, Unix ms. */ val at: Long?,
+        /** The core's sentence: what failed, the attempt, when the next goes. */ val message: String,
+        /** The event as received. */ val json: JsonObject,
+    ) : Event()
+
+    /** A `Deprecation`/`Sunset` notice about the call's operation. */
     data class Deprecation(
         override val call: Long,
-        /** The operation. */
-        val operationId: String,
-        /** Whether the `Deprecation` header said the operation is deprecated. */
-        val deprecated: Boolean,
-        /** When it is (or was) deprecated, Unix seconds, if the header gave a date. */
-        val deprecatedAt: Long?,
-        /** The `Sunset` instant, Unix seconds, if readable. */
-        val sunsetAt: Long?,
-        /** The `Link` target with `rel="deprecation"`. */
-        val deprecationLink: String?,
-        /** The `Link` target with `rel="sunset"`. */
-        val sunsetLink: String?,
-        /** One sentence per malformed or contradictory header value. */
-        val malformed: List<String>,
+        /** The core's sentence, dates written out. */ val message: String,
+        /** The event as received (operation, dates, links). */ val json: JsonObject,
     ) : Event()
 
     /** The call ended successfully (its last event). */
@@ -116,74 +81,69 @@ sealed class Event {
     /** The call ended with [error] (its last event). */
     data class Failed(
         override val call: Long,
-        /** The typed exception, carrying the core's sentence, status, detail and body. */
-        val error: AcdException,
+        /** The typed exception, carrying the core's sentence, category and status. */ val error: AcdException,
+    ) : Event()
+
+    /** An event of a type this version does not know (kept for forward compatibility). */
+    data class Unknown(
+        override val call: Long,
+        /** Its `type`. */ val type: String,
+        /** The event as received. */ val json: JsonObject,
     ) : Event()
 }
 
-private fun JsonElement?.text(): String? = (this as? JsonPrimitive)?.takeIf { it.isString }?.contentOrNull
+private fun JsonObject.need(name: String): JsonElement = this[name] ?: throw AcdException("event without \"$name\": $this")
 
-private fun JsonElement?.number(): Long? = (this as? JsonPrimitive)?.takeIf { !it.isString }?.longOrNull
+private fun JsonObject.needStr(name: String): String = str(name) ?: throw AcdException("event with no text \"$name\": $this")
 
-private fun JsonElement?.records(): List<Record> = (this as? JsonArray).orEmpty().map { Record(it as? JsonObject ?: JsonObject(emptyMap())) }
+private fun JsonObject.needLong(name: String): Long = long(name) ?: throw AcdException("event with no number \"$name\": $this")
 
-private fun reasonOf(reason: JsonElement?): WaitReason =
-    when {
-        reason is JsonObject && reason["backoff"] is JsonObject ->
-            WaitReason.Backoff(((reason["backoff"] as JsonObject)["attempt"].number() ?: 0L).toInt())
-        reason.text() == "retry_after" -> WaitReason.RetryAfter
-        reason.text() == "poll_interval" -> WaitReason.PollInterval
-        else -> WaitReason.Quota
+private fun JsonObject.needBool(name: String): Boolean = bool(name) ?: throw AcdException("event with no boolean \"$name\": $this")
+
+/** A wait's reason: its name, or the one member of an object such as `{"backoff": {"attempt": 2}}`. */
+private fun reasonOf(reason: JsonElement): String =
+    (reason as? JsonPrimitive)?.takeIf { it.isString }?.content
+        ?: (reason as? JsonObject)?.keys?.singleOrNull()
+        ?: throw AcdException("a wait reason that is neither a name nor an object of one member: $reason")
+
+/** `[[name, value], ...]` as headers. */
+internal fun headersOf(value: JsonElement?): List<Header> =
+    (value as? JsonArray).orEmpty().map { pair ->
+        val both = (pair as? JsonArray)?.map { (it as? JsonPrimitive)?.content }
+        Header(both?.getOrNull(0) ?: "", both?.getOrNull(1) ?: "")
     }
 
-/** One entry of the core's drain (`{"call", "event", "message"?}`) as an [Event]. */
-internal fun eventOf(entry: JsonObject): Event {
-    val call = entry["call"].number() ?: -1L
-    val event = entry["event"] as? JsonObject ?: JsonObject(emptyMap())
-    return when (event["type"].text()) {
-        "response" -> {
-            val status = (event["status"].number() ?: 0L).toInt()
-            when (event["kind"].text()) {
-                "records" -> Event.Response(call, status, event["records"].records(), null)
-                "index" -> Event.Response(call, status, null, event["index"] as? JsonObject)
-                else -> Event.Response(call, status, null, event["value"] as? JsonObject)
-            }
-        }
+/**
+ * One event object of a batch (`{"call", "type", ...}`) as an [Event].
+ *
+ * @throws AcdException (category `protocol`) when a known type lacks a member it must have.
+ */
+internal fun eventOf(event: JsonObject): Event {
+    val call = event.needLong("call")
+    return when (val type = event.needStr("type")) {
+        "response" -> Event.Response(call, event.needLong("status").toInt(), headersOf(event["headers"]), event["body"] ?: JsonNull)
         "page" ->
-            Event.Page(call, event["records"].records(), event["page"].number() ?: 0L, (event["last"] as? JsonPrimitive)?.content == "true")
-        "run_status" ->
-            Event.RunStatus(
+            Event.Page(
                 call,
-                event["status"].text() ?: "",
-                (event["terminal"] as? JsonPrimitive)?.content == "true",
-                Record(event["run"] as? JsonObject ?: JsonObject(emptyMap())),
+                event.needLong("page"),
+                event.needBool("last"),
+                (event.need("records") as? JsonArray ?: throw AcdException("page records are not an array: $event")).map {
+                    AcdRecord(it as? JsonObject ?: throw AcdException("a record is not a JSON object: $it"))
+                },
             )
-        "waiting" -> {
-            val limit =
-                (event["limit"] as? JsonObject)?.let {
-                    Limit(it["name"].text() ?: "", it["requests"].number() ?: 0L, it["window_seconds"].number() ?: 0L)
-                }
-            Event.Waiting(call, event["until"].number() ?: 0L, limit, reasonOf(event["reason"]))
-        }
-        "deprecation" -> {
-            val deprecated = event["deprecated"] as? JsonObject
-            Event.Deprecation(
+        "run_status" -> Event.RunStatus(call, event.needStr("status"), event.needBool("terminal"), runOf(event.need("run")))
+        "waiting" ->
+            Event.Waiting(
                 call,
-                event["operation_id"].text() ?: "",
-                deprecated != null,
-                deprecated?.get("unix_seconds").number(),
-                event["sunset_at"].number(),
-                event["deprecation_link"].text(),
-                event["sunset_link"].text(),
-                (event["malformed"] as? JsonArray).orEmpty().mapNotNull { it.text() },
+                event.needLong("until"),
+                reasonOf(event.need("reason")),
+                (event["limit"] as? JsonObject)?.let { Limit(it.needStr("name"), it.needLong("requests"), it.needLong("window_seconds")) },
+                event.needStr("message"),
             )
-        }
+        "retrying" -> Event.Retrying(call, event.long("attempt")?.toInt(), event.long("at") ?: event.long("until"), event.needStr("message"), event)
+        "deprecation" -> Event.Deprecation(call, event.needStr("message"), event)
         "done" -> Event.Done(call)
-        else -> {
-            // A failed event is the core's error itself (`kind`, `status`, ...); the
-            // entry adds its category and sentence.
-            val message = entry["message"].text() ?: event.toString()
-            Event.Failed(call, exceptionFromCore(event, entry["category"].text(), message))
-        }
+        "failed" -> Event.Failed(call, exceptionOf(event.need("error") as? JsonObject ?: throw AcdException("failed without an error: $event")))
+        else -> Event.Unknown(call, type, event)
     }
 }

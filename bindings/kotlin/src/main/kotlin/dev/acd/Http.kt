@@ -7,10 +7,8 @@ package dev.acd
 
 /** One header: name and value, in the order sent or received. */
 data class Header(
-    /** The name. */
-    val name: String,
-    /** The value. */
-    val value: String,
+    /** The name. */ val name: String,
+    /** The value. */ val value: String,
 )
 
 /** Header names whose values are credentials (shown redacted). */
@@ -26,14 +24,10 @@ fun redacted(headers: List<Header>): List<Header> =
  * redacted headers only.
  */
 data class Request(
-    /** The method, e.g. `GET`. */
-    val method: String,
-    /** The absolute URL. */
-    val url: String,
-    /** The headers to send, in order (credential included: never log them). */
-    val headers: List<Header>,
-    /** The body, if any. */
-    val body: Body?,
+    /** The method, e.g. `GET`. */ val method: String,
+    /** The absolute URL. */ val url: String,
+    /** The headers to send, in order (credential included: never log them). */ val headers: List<Header>,
+    /** The body, if any. */ val body: Body?,
     /**
      * The largest response body to read, in bytes (the client's
      * `maxBodyBytes`, from the core): stop reading once a body passes it,
@@ -47,12 +41,9 @@ data class Request(
 
 /** One HTTP response: status, headers in order, and the body. */
 data class Response(
-    /** The HTTP status. */
-    val status: Int,
-    /** The headers, in order. */
-    val headers: List<Header>,
-    /** The body. */
-    val body: Body,
+    /** The HTTP status. */ val status: Int,
+    /** The headers, in order. */ val headers: List<Header>,
+    /** The body. */ val body: Body,
 )
 
 /** How an attempt failed without a response. */
@@ -69,8 +60,7 @@ enum class FailureKind {
 
 /** Thrown by a [Transport] when no response arrived; [kind] says how. */
 class TransportFailureException(
-    /** How the attempt failed. */
-    val kind: FailureKind,
+    /** How the attempt failed. */ val kind: FailureKind,
     message: String = kind.name.lowercase(),
     cause: Throwable? = null,
 ) : Exception(message, cause)

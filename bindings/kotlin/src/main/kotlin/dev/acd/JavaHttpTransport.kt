@@ -1,18 +1,13 @@
-// The default transport: java.net.http.HttpClient, asynchronous, awaited
-// from a coroutine. Failures are sorted for the core: a connection that
-// could not be made was never sent (CONNECT); a timeout or a broken
-// connection after sending may have been processed (TIMEOUT, INTERRUPTED).
-//
-// It follows no redirect (a 3xx goes to the core, which fails the call
-// naming the status and Location, so a credential never reaches another
-// address); its timeout bounds the whole exchange, body included (the
-// future is given up and the exchange cancelled when it passes); and it
-// stops reading a body as soon as it passes the request's maxBodyBytes
-// (the core's bound), reading none of one whose Content-Length is above it.
+// The default transport: java.net.http.HttpClient, awaited from a coroutine.
+// Failures are sorted for the core (never sent: CONNECT; maybe processed:
+// TIMEOUT, INTERRUPTED); no redirect is followed; the timeout bounds the
+// whole exchange; a body past maxBodyBytes is not read further.
 package dev.acd
 
 import kotlinx.coroutines.future.await
+import kotlin.time.Duration.Companion.seconds
 import java.io.ByteArrayOutputStream
+import java.io.Closeable
 import java.io.IOException
 import java.io.InterruptedIOException
 import java.net.ConnectException
@@ -28,6 +23,8 @@ import java.time.Duration
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.CompletionException
 import java.util.concurrent.CompletionStage
+import java.util.concurrent.ExecutorService
+import java.util.concurrent.Executors
 import java.util.concurrent.ExecutionException
 import java.util.concurrent.Flow
 import java.util.concurrent.TimeUnit
@@ -37,69 +34,75 @@ import java.util.concurrent.TimeoutException as JavaTimeoutException
 private val RESTRICTED = setOf("connection", "content-length", "expect", "host", "upgrade")
 
 /**
- * Sends requests with a `java.net.http.HttpClient` ([http], by default one
- * made here with a 10 s connect timeout that follows no redirect), each
- * exchange, from sending to the last byte of the body, within [timeoutMs].
+ * Sends requests with a `java.net.http.HttpClient`: [http] when given (it
+ * stays the caller's), else one made here with a 10 s connect timeout that
+ * follows no redirect, on daemon threads that [close] ends. Each exchange,
+ * from sending to the last byte of the body, takes at most [timeout].
  * A client of your own should not follow redirects either
  * (`HttpClient.Redirect.NEVER`, the JDK's default).
  */
-class JavaHttpTransport
-    @JvmOverloads
-    constructor(
-        /** The HTTP client requests go through. */
-        val http: HttpClient =
-            HttpClient.newBuilder()
-                .connectTimeout(Duration.ofSeconds(10))
-                .followRedirects(HttpClient.Redirect.NEVER)
-                .build(),
-        /** How long one exchange may take, from sending to the last byte of the body, in ms. */
-        val timeoutMs: Long = 30_000,
-    ) : Transport {
-        /** Sends [request]; a failure without a response is a [TransportFailureException]. */
-        override suspend fun send(request: Request): Response {
-            val publisher =
-                request.body?.let { HttpRequest.BodyPublishers.ofByteArray(it.toByteArray()) }
-                    ?: HttpRequest.BodyPublishers.noBody()
-            val builder =
-                try {
-                    HttpRequest.newBuilder(URI.create(request.url))
-                        .timeout(Duration.ofMillis(timeoutMs))
-                        .method(request.method, publisher)
-                } catch (error: IllegalArgumentException) {
-                    throw TransportFailureException(FailureKind.CONNECT, "the URL ${request.url} cannot be sent: ${error.message}", error)
-                }
-            for (header in request.headers) {
-                if (header.name.lowercase() !in RESTRICTED) builder.header(header.name, header.value)
-            }
-            val bodies = BoundedBodies(request.maxBodyBytes)
-            val exchange = http.sendAsync(builder.build(), bodies)
-            val reply =
-                try {
-                    exchange.orTimeout(timeoutMs, TimeUnit.MILLISECONDS).await()
-                } catch (error: Exception) {
-                    exchange.cancel(true)
-                    bodies.cancel()
-                    val cause = unwrap(error)
-                    if (cause is JavaTimeoutException) {
-                        throw TransportFailureException(
-                            FailureKind.TIMEOUT,
-                            "the response did not arrive in full within $timeoutMs ms",
-                            cause,
-                        )
-                    }
-                    throw transportFailureOf(cause) ?: throw error
-                }
-            val headers = reply.headers().map().flatMap { (name, values) -> values.map { Header(name, it) } }
-            return Response(reply.statusCode(), headers, Body(reply.body()))
-        }
+class JavaHttpTransport(
+    http: HttpClient? = null,
+    /** How long one exchange may take, from sending to the last byte of the body. */ val timeout: kotlin.time.Duration = 30.seconds,
+) : Transport, Closeable {
+    private val executor: ExecutorService? =
+        if (http == null) Executors.newCachedThreadPool { Thread(it, "acd-http").apply { isDaemon = true } } else null
+
+    /** The HTTP client requests go through. */
+    val http: HttpClient =
+        http ?: HttpClient.newBuilder()
+            .connectTimeout(Duration.ofSeconds(10))
+            .followRedirects(HttpClient.Redirect.NEVER)
+            .executor(executor)
+            .build()
+
+    private val timeoutMs: Long = timeout.inWholeMilliseconds
+
+    /** Ends the threads of the HTTP client made here (one passed in is left alone). */
+    override fun close() {
+        executor?.shutdownNow()
     }
 
-/**
- * The body handler of one exchange: bodies of at most `limit + 1` bytes
- * (the core refuses one longer than its bound), the stream cancelled as
- * soon as it passes the bound; none of a body whose Content-Length is
- * above it is read. `null`: no bound.
- */
+    /** Sends [request]; a failure without a response is a [TransportFailureException]. */
+    override suspend fun send(request: Request): Response {
+        val publisher =
+            request.body?.let { HttpRequest.BodyPublishers.ofByteArray(it.toByteArray()) }
+                ?: HttpRequest.BodyPublishers.noBody()
+        val builder =
+            try {
+                HttpRequest.newBuilder(URI.create(request.url))
+                    .timeout(Duration.ofMillis(timeoutMs))
+                    .method(request.method, publisher)
+            } catch (error: IllegalArgumentException) {
+                throw TransportFailureException(FailureKind.CONNECT, "the URL ${request.url} cannot be sent: ${error.message}", error)
+            }
+        for (header in request.headers) {
+            if (header.name.lowercase() !in RESTRICTED) builder.header(header.name, header.value)
+        }
+        val bodies = BoundedBodies(request.maxBodyBytes)
+        val exchange = http.sendAsync(builder.build(), bodies)
+        val reply =
+            try {
+                exchange.orTimeout(timeoutMs, TimeUnit.MILLISECONDS).await()
+            } catch (error: Exception) {
+                exchange.cancel(true)
+                bodies.cancel()
+                val cause = unwrap(error)
+                if (cause is JavaTimeoutException) {
+                    throw TransportFailureException(
+                        FailureKind.TIMEOUT,
+                        "the response did not arrive in full within $timeoutMs ms",
+                        cause,
+                    )
+                }
+                throw transportFailureOf(cause) ?: throw error
+            }
+        val headers = reply.headers().map().flatMap { (name, values) -> values.map { Header(name, it) } }
+        return Response(reply.statusCode(), headers, Body(reply.body()))
+    }
+}
+
+/** Bodies of at most `limit + 1` bytes (none when Content-Length is above it); `null`: no bound. */
 private class BoundedBodies(private val limit: Long?) : HttpResponse.BodyHandler<ByteArray> {
     @Volatile private var current: BoundedBody? = null
 
@@ -129,7 +132,7 @@ private class BoundedBody(private val limit: Long?, private val skip: Boolean) :
             subscription.cancel()
             result.complete(ByteArray(0))
         } else {
-            subscription.request(1)
+            subscription.request(Long.MAX_VALUE)
         }
     }
 
@@ -144,8 +147,6 @@ private class BoundedBody(private val limit: Long?, private val skip: Boolean) :
         if (limit != null && bytes.size() > limit) {
             subscription?.cancel()
             result.complete(bytes.toByteArray())
-        } else {
-            subscription?.request(1)
         }
     }
 
@@ -170,11 +171,7 @@ private fun unwrap(error: Throwable): Throwable {
     return current
 }
 
-/**
- * The transport failure [error] (thrown by `java.net.http` or a socket) means
- * for the core, or `null` when it is not one (e.g. the coroutine was
- * cancelled). For transports of your own over the same exceptions.
- */
+/** What [error] (from `java.net.http` or a socket) means for the core, or `null` when no transport failure (e.g. a cancellation). */
 fun transportFailureOf(error: Throwable): TransportFailureException? {
     val message = error.message ?: error.javaClass.simpleName
     val kind =

@@ -1,113 +1,144 @@
-// The resources of AcdHttpClient: tables, connections and runs. Reads are
-// request specs by parameter role (the catalogue names them on the wire);
-// pagers are the core's, flowing page by page.
+// The resources of AcdHttpClient: tables, connections and runs. Each method
+// is one call spec (docs/driver-protocol.md); pagers and the run poller are
+// the core's, and every method takes the per-call options.
 package dev.acd
 
-import acd.ParamRole
-import acd.RequestSpec
-import acd.RoleParam
 import kotlinx.coroutines.flow.Flow
+import kotlinx.coroutines.flow.filterIsInstance
 import kotlinx.coroutines.flow.flow
+import kotlinx.serialization.json.JsonArray
+import kotlinx.serialization.json.JsonElement
+import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.buildJsonObject
+import kotlinx.serialization.json.put
+import kotlin.time.Duration
 
-/** [this] spec with a role parameter for every non-null value, in order. */
-internal fun RequestSpec.withRoles(vararg roles: Pair<ParamRole, Any?>): RequestSpec =
-    copy(roles = this.roles + roles.mapNotNull { (role, value) -> value?.let { RoleParam(role, it.toString()) } })
+/** The records of a list response: the body's `data` array, or the body itself when an array. */
+internal fun recordsOf(body: JsonElement): List<AcdRecord> {
+    val list = (body as? JsonArray) ?: ((body as? JsonObject)?.get("data") as? JsonArray) ?: JsonArray(emptyList())
+    return list.map { AcdRecord(it as? JsonObject ?: throw AcdException("a record is not a JSON object: $it")) }
+}
 
-/** The records of a list response (an empty list for any other). */
-private fun Event.Response.recordsOrEmpty(): List<Record> = records.orEmpty()
+/** `name=value` pairs for the values that are set, in order. */
+private fun queryOf(vararg pairs: Pair<String, Any?>): List<Pair<String, String>> = pairs.mapNotNull { (name, value) -> value?.let { name to it.toString() } }
 
-/** Every record of the pages of the call [start] starts, each once, in order. */
-private fun AcdHttpClient.pageRecords(start: () -> Long): Flow<Record> =
-    flow { events(start).collect { event -> if (event is Event.Page) event.records.forEach { emit(it) } } }
+/** Every record of the pages of [pages], each once, in order. */
+internal fun records(pages: Flow<Event.Page>): Flow<AcdRecord> = flow { pages.collect { page -> page.records.forEach { emit(it) } } }
+
+/** The `table_pages` call spec. */
+internal fun tablePagesSpec(table: String, pageSize: Int?, orderBy: String?, descending: Boolean, uniqueOrder: Boolean, options: CallOptions): JsonObject =
+    spec("table_pages", options) {
+        put("table", table)
+        pageSize?.let { put("page_size", it) }
+        orderBy?.let { put("order_by", it) }
+        put("descending", descending)
+        put("unique_order", uniqueOrder)
+    }
+
+/** The `connection_pages` call spec. */
+internal fun connectionPagesSpec(connection: String, entity: String, pageSize: Int?, filter: String?, options: CallOptions): JsonObject =
+    spec("connection_pages", options) {
+        put("connection", connection)
+        put("entity", entity)
+        pageSize?.let { put("page_size", it) }
+        filter?.let { put("filter", it) }
+    }
 
 /** Table records through an [AcdHttpClient]. */
 class Tables internal constructor(private val api: AcdHttpClient) {
     /**
-     * One page of [table]'s records.
-     *
-     * @param limit records per page (the API's default when `null`).
-     * @param offset records to skip.
-     * @param orderBy the column to order by.
-     * @param direction `asc` or `desc`.
-     * @param after the lower bound of the [orderBy] column.
+     * One page of [table]'s records: [pageSize] of them (the API's default
+     * when `null`) after skipping [offset], ordered by [orderBy] (descending
+     * when [descending]), above [after] in that column when set.
      */
     suspend fun read(
-        table: String,
-        limit: Long? = null,
-        offset: Long? = null,
-        orderBy: String? = null,
-        direction: String? = null,
-        after: String? = null,
-    ): List<Record> {
-        val spec =
-            acd.specListTableRecords(table).withRoles(
-                ParamRole.LIMIT to limit,
-                ParamRole.OFFSET to offset,
-                ParamRole.ORDER_BY to orderBy,
-                ParamRole.DIRECTION to direction,
-                ParamRole.AFTER to after,
-            )
-        return api.response { api.client.startSpec(spec) }.recordsOrEmpty()
+        table: String, pageSize: Int? = null, offset: Int? = null, orderBy: String? = null, descending: Boolean = false, after: String? = null,
+        timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
+    ): List<AcdRecord> {
+        val query = queryOf("limit" to pageSize, "offset" to offset, "order_by" to orderBy, "direction" to "desc".takeIf { descending }, "after" to after)
+        val spec = requestSpec("listTableRecords", CallOptions(timeout, headers, maxAttempts), mapOf("id" to table), query)
+        return recordsOf(api.response(spec).body)
     }
 
     /**
      * Every record of [table], page by page, each exactly once; the core's
-     * throttle spaces the pages so the rate limits are not hit.
+     * throttle spaces the pages under the rate limits. Pages go by offset
+     * unless [uniqueOrder] declares the [orderBy] column unique.
      */
     fun iter(
-        table: String,
-        pageSize: Long? = null,
-        orderBy: String? = null,
-        descending: Boolean = false,
-        uniqueOrder: Boolean = false,
-    ): Flow<Record> = api.pageRecords { api.client.startTablePager(table, pageSize, orderBy, descending, uniqueOrder) }
+        table: String, pageSize: Int? = null, orderBy: String? = null, descending: Boolean = false, uniqueOrder: Boolean = false,
+        timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
+    ): Flow<AcdRecord> = records(pages(table, pageSize, orderBy, descending, uniqueOrder, timeout, headers, maxAttempts))
+
+    /** [iter]'s pages, one [Event.Page] each. */
+    fun pages(
+        table: String, pageSize: Int? = null, orderBy: String? = null, descending: Boolean = false, uniqueOrder: Boolean = false,
+        timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
+    ): Flow<Event.Page> {
+        val spec = tablePagesSpec(table, pageSize, orderBy, descending, uniqueOrder, CallOptions(timeout, headers, maxAttempts))
+        return api.events(spec).filterIsInstance()
+    }
 }
 
 /** Connection records through an [AcdHttpClient]. */
 class Connections internal constructor(private val api: AcdHttpClient) {
-    /** One page of the records of [entityId] in [connection]; [filter] is JSON text. */
+    /** One page of the records of [entity] in [connection]; [filter] is JSON text. */
     suspend fun read(
-        connection: String,
-        entityId: String,
-        limit: Long? = null,
-        offset: Long? = null,
-        filter: String? = null,
-    ): List<Record> {
-        val spec =
-            acd.specListConnectionRecords(connection, entityId).withRoles(
-                ParamRole.LIMIT to limit,
-                ParamRole.OFFSET to offset,
-                ParamRole.FILTER to filter,
-            )
-        return api.response { api.client.startSpec(spec) }.recordsOrEmpty()
+        connection: String, entity: String, pageSize: Int? = null, offset: Int? = null, filter: String? = null,
+        timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
+    ): List<AcdRecord> {
+        val query = queryOf("entity_id" to entity, "limit" to pageSize, "offset" to offset, "filter" to filter)
+        val spec = requestSpec("listConnectionRecords", CallOptions(timeout, headers, maxAttempts), mapOf("connection_id" to connection), query)
+        return recordsOf(api.response(spec).body)
     }
 
-    /** Every record of [entityId] in [connection], page by page, each once. */
+    /** Every record of [entity] in [connection], page by page, each once. */
     fun iter(
-        connection: String,
-        entityId: String,
-        pageSize: Long? = null,
-        filter: String? = null,
-    ): Flow<Record> = api.pageRecords { api.client.startConnectionPager(connection, entityId, pageSize, filter) }
+        connection: String, entity: String, pageSize: Int? = null, filter: String? = null,
+        timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
+    ): Flow<AcdRecord> = records(pages(connection, entity, pageSize, filter, timeout, headers, maxAttempts))
+
+    /** [iter]'s pages, one [Event.Page] each. */
+    fun pages(
+        connection: String, entity: String, pageSize: Int? = null, filter: String? = null,
+        timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
+    ): Flow<Event.Page> {
+        val spec = connectionPagesSpec(connection, entity, pageSize, filter, CallOptions(timeout, headers, maxAttempts))
+        return api.events(spec).filterIsInstance()
+    }
 }
 
 /** Agent runs through an [AcdHttpClient]. */
 class Runs internal constructor(private val api: AcdHttpClient) {
+    /** Creates a run of agent [agentId] with [input] (sent as `{"input": ...}`); the new run. */
+    suspend fun create(
+        agentId: String, input: JsonElement? = null, timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
+    ): Run {
+        val body = buildJsonObject { input?.let { put("input", it) } }
+        return runOf(api.response(requestSpec("createAgentRun", CallOptions(timeout, headers, maxAttempts), mapOf("agent_id" to agentId), body = body)).body)
+    }
+
+    /** Run [runId] as it is now. */
+    suspend fun get(
+        runId: String, timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
+    ): Run = runOf(api.response(requestSpec("getRun", CallOptions(timeout, headers, maxAttempts), mapOf("run_id" to runId))).body)
+
     /**
-     * Polls run [runId] until a terminal status and returns the final run.
-     *
-     * @param intervalMs the first interval between polls (the core's default when `null`).
-     * @param deadlineMs how long to poll before giving up (the core's default when `null`).
+     * Polls run [runId] every [interval] (the core's default when `null`)
+     * until a terminal status; the final run. [timeout] bounds the whole
+     * wait (the core's deadline when `null`).
      */
-    suspend fun await(
-        runId: String,
-        intervalMs: Long? = null,
-        deadlineMs: Long? = null,
-    ): Record {
-        var last: Record? = null
-        api.events { api.client.startRunPoller(runId, intervalMs, deadlineMs) }.collect { event ->
-            if (event is Event.RunStatus) last = event.run
-        }
+    suspend fun wait(
+        runId: String, interval: Duration? = null, timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
+    ): Run {
+        val spec =
+            spec("run_poll", CallOptions(null, headers, maxAttempts)) {
+                put("run_id", runId)
+                interval?.let { put("interval_ms", it.inWholeMilliseconds) }
+                timeout?.let { put("deadline_ms", it.inWholeMilliseconds) }
+            }
+        var last: Run? = null
+        api.events(spec).collect { if (it is Event.RunStatus) last = it.run }
         return last ?: throw AcdException("run $runId ended without a status")
     }
 }

@@ -4,6 +4,7 @@
 // passing real time.
 package dev.acd.testing
 
+import kotlin.time.Duration
 import dev.acd.AcdException
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.withContext
@@ -16,7 +17,6 @@ import java.net.URI
 import java.net.http.HttpClient
 import java.net.http.HttpRequest
 import java.net.http.HttpResponse
-import java.time.Duration
 
 /**
  * The clock of the acd-sandbox at [baseUrl], which must run with
@@ -36,7 +36,7 @@ class SandboxClock
         /** The sandbox's URL, without a trailing slash. */
         val baseUrl: String = baseUrl.trimEnd('/')
 
-        private val http: HttpClient = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(timeoutMs)).build()
+        private val http: HttpClient = HttpClient.newBuilder().connectTimeout(java.time.Duration.ofMillis(timeoutMs)).build()
         private val waitsMs = mutableListOf<Long>()
 
         /** Every wait asked for, in ms, in order. */
@@ -45,7 +45,7 @@ class SandboxClock
         private fun call(body: String?): Long {
             val builder =
                 HttpRequest.newBuilder(URI.create("$baseUrl/_sandbox/clock"))
-                    .timeout(Duration.ofMillis(timeoutMs))
+                    .timeout(java.time.Duration.ofMillis(timeoutMs))
                     .header("Content-Type", "application/json")
             adminToken?.let { builder.header("Authorization", "Bearer $it") }
             val request =
@@ -59,7 +59,7 @@ class SandboxClock
             val status = response.statusCode()
             if (status != 200) {
                 val hint = if (status == 404 || status == 409) " (start the sandbox with --clock manual)" else ""
-                throw AcdException("the sandbox at $baseUrl refused its clock: $status ${response.body()}$hint", status)
+                throw AcdException("the sandbox at $baseUrl refused its clock: $status ${response.body()}$hint", status = status)
             }
             val answer =
                 try {
@@ -90,8 +90,9 @@ class SandboxClock
         /** Sets the sandbox's clock to [nowMs] (Unix ms); returns it. */
         fun set(nowMs: Long): Long = call("{\"now_ms\": $nowMs}")
 
-        /** Records the wait and moves the sandbox's clock [ms] forward (usable as `delay = clock::delay`). */
-        suspend fun delay(ms: Long) {
+        /** Records the wait (in ms) and moves the sandbox's clock [duration] forward (usable as `delay = clock::delay`). */
+        suspend fun delay(duration: Duration) {
+            val ms = duration.inWholeMilliseconds
             synchronized(waitsMs) { waitsMs += ms }
             withContext(Dispatchers.IO) { advance(maxOf(0L, ms)) }
         }

@@ -4,6 +4,7 @@
 // `currentTime` and the default delay do the same).
 package dev.acd.testing
 
+import kotlin.time.Duration
 /**
  * A clock that only moves when told (or when waited on).
  *
@@ -12,8 +13,7 @@ package dev.acd.testing
 class VirtualClock
     @JvmOverloads
     constructor(
-        /** The starting instant, Unix ms. */
-        val startMs: Long = DEFAULT_START_MS,
+        /** The starting instant, Unix ms. */ val startMs: Long = DEFAULT_START_MS,
     ) {
         /** The current instant, Unix ms. */
         @Volatile
@@ -41,8 +41,9 @@ class VirtualClock
             synchronized(waitsMs) { nowMs += ms }
         }
 
-        /** Records the wait and advances the clock by [ms] (usable as `delay = clock::delay`). */
-        suspend fun delay(ms: Long) {
+        /** Records the wait (in ms) and advances the clock by [duration] (usable as `delay = clock::delay`). */
+        suspend fun delay(duration: Duration) {
+            val ms = duration.inWholeMilliseconds
             synchronized(waitsMs) { waitsMs += ms }
             advance(maxOf(0L, ms))
         }

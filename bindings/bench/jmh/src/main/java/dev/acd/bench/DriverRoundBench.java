@@ -2,7 +2,6 @@
 // invocation, as criterion's iter_batched gives the Rust bench one.
 package dev.acd.bench;
 
-import dev.acd.AcdClient;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -20,14 +19,12 @@ import org.openjdk.jmh.annotations.TearDown;
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 public class DriverRoundBench {
     private final DriverRound round = new DriverRound();
-    private acd.Client client;
-    private AcdClient acdClient;
+    private acd.Driver client;
 
-    /** Fresh clients: the per-user limit never makes a round wait. */
+    /** A fresh client: the per-user limit never makes a round wait. */
     @Setup(Level.Invocation)
-    public void freshClients() {
+    public void freshClient() {
         client = round.newClient();
-        acdClient = round.newAcdClient();
     }
 
     /** Frees the generated client's native side now rather than on collection. */
@@ -36,15 +33,15 @@ public class DriverRoundBench {
         client.close();
     }
 
-    /** Through the coarse driver calls of the generated layer. */
+    /** Through the Driver of the ffi crate. */
     @Benchmark
     public String coarseDriverRound() {
         return round.coarse(client);
     }
 
-    /** Through dev.acd.AcdClient, events parsed into Event values. */
+    /** Through the Driver, the batch parsed once with kotlinx.serialization. */
     @Benchmark
-    public int idiomaticDriverRound() {
-        return round.idiomatic(acdClient);
+    public int parsedDriverRound() {
+        return round.parsed(client);
     }
 }

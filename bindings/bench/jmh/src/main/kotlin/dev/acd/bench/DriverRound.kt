@@ -1,20 +1,14 @@
 // The workload of the JMH benchmark, the same as acd-core's criterion bench
 // `driver round (100-record table page)`: a fresh client (seed 1, ada's API
-// key), start a read of `orders`, pollTransmit, handle a 100-record page with
-// three RateLimit headers 20 ms later, drain the events. `coarse` goes
-// through the generated driver calls; `idiomatic` through dev.acd.AcdClient
-// (Request, Response and Event values).
+// key), start a read of `orders`, poll, answer with a 100-record page with
+// three RateLimit headers 20 ms later, poll the events. Through the ffi
+// crate's Driver (one crossing per step), as dev.acd drives it; `parsed`
+// also parses the batch once with kotlinx.serialization, as dev.acd does.
 package dev.acd.bench
 
-import acd.HttpResponse
-import acd.Outcome
-import acd.ResponseHeader
-import acd.specListTableRecords
-import dev.acd.AcdClient
-import dev.acd.Body
-import dev.acd.Event
-import dev.acd.Header
-import dev.acd.Response
+import kotlinx.serialization.json.Json
+import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.jsonArray
 
 /** The instant every round runs at, Unix ms. */
 const val NOW: Long = 1_700_000_000_000
@@ -25,36 +19,27 @@ val PAGE: ByteArray =
         """{"id":$id,"name":"row-${id.toString().padStart(5, '0')}","score":${id * 7 % 1000}}"""
     }.encodeToByteArray()
 
-private val HEADERS = listOf("RateLimit-Limit" to "5", "RateLimit-Remaining" to "4", "RateLimit-Reset" to "60")
+private const val HEADERS = "RateLimit-Limit: 5\nRateLimit-Remaining: 4\nRateLimit-Reset: 60\n"
 
-/** One driver round on each surface, with its fresh clients. */
+/** One driver round, with its fresh client. */
 class DriverRound {
-    private val config =
-        acd.ClientConfig.fromJson("""{"seed": 1}""").withCredential("main", acd.CredentialKind.API_KEY, "acd_live_demo_ada", "ada")
-    private val response = HttpResponse(200u, HEADERS.map { ResponseHeader(it.first, it.second) }, PAGE)
-    private val idiomaticResponse = Response(200, HEADERS.map { Header(it.first, it.second) }, Body(PAGE))
+    private val config = """{"seed": 1, "api_key": "acd_live_demo_ada"}""".encodeToByteArray()
+    private val spec = """{"type": "request", "operation": "listTableRecords", "path": {"id": "orders"}}""".encodeToByteArray()
 
-    /** A fresh client of the generated layer. */
-    fun newClient(): acd.Client = acd.Client(config)
+    /** A fresh client of the ffi crate. */
+    fun newClient(): acd.Driver = acd.Driver(config)
 
-    /** A fresh idiomatic client. */
-    fun newAcdClient(): AcdClient = AcdClient("acd_live_demo_ada", user = "ada", seed = 1)
-
-    /** One round through the coarse driver calls; the drained events' JSON. */
-    fun coarse(client: acd.Client): String {
-        val call = client.start(specListTableRecords("orders"))
-        val transmit = client.pollTransmit(NOW) ?: error("nothing to send")
-        transmit.request.close()
-        client.handle(call, Outcome.Response(response), NOW + 20)
-        return client.pollEventsJson()
+    /** One round through the Driver; the last batch's JSON. */
+    fun coarse(driver: acd.Driver): String {
+        val call = driver.start(spec)
+        driver.poll(NOW)
+        driver.respond(call, 200u, HEADERS, PAGE, NOW + 20)
+        return driver.poll(NOW + 20)
     }
 
-    /** One round through dev.acd.AcdClient; the number of records paged. */
-    fun idiomatic(client: AcdClient): Int {
-        val call = client.start("listTableRecords", path = mapOf("id" to "orders"))
-        val transmit = client.pollTransmit(NOW) ?: error("nothing to send")
-        client.handle(transmit.call, idiomaticResponse, NOW + 20)
-        val events = client.pollEvents()
-        return events.sumOf { if (it is Event.Response) it.records.orEmpty().size else 0 } + call.toInt()
+    /** [coarse], the last batch parsed once; the number of records. */
+    fun parsed(driver: acd.Driver): Int {
+        val batch = Json.parseToJsonElement(coarse(driver)) as JsonObject
+        return batch["events"]!!.jsonArray.sumOf { ((it as JsonObject)["body"] as? kotlinx.serialization.json.JsonArray)?.size ?: 0 }
     }
 }
