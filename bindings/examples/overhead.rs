@@ -33,11 +33,11 @@ fn driver_cycles(iterations: u32, body: &[u8]) -> Result<f64, String> {
         // A minute apart: the per-user window (5 reads per 60 s) is fresh.
         let now = NOW + i * 60_000;
         let call = client.start_json(SPEC).map_err(|e| e.to_string())?;
-        black_box(client.poll_json(now.into()));
+        black_box(client.poll_json(now));
         client
-            .respond(call, 200, HEADERS, body.to_vec(), now.into())
+            .respond(call, 200, HEADERS, body.to_vec(), now)
             .map_err(|e| e.to_string())?;
-        black_box(client.poll_json(now.into()));
+        black_box(client.poll_json(now));
     }
     Ok(started.elapsed().as_nanos() as f64 / f64::from(iterations))
 }

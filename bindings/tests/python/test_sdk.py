@@ -141,6 +141,22 @@ def test_a_per_call_timeout_bounds_the_whole_call_waits_included() -> None:
     assert clock.elapsed <= 2.0 + 0.001
 
 
+def test_max_attempts_per_call_replaces_the_policys() -> None:
+    seen: List[httpx.Request] = []
+
+    def busy(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(503, json={"detail": "busy", "status": 503})
+
+    with mock_api(busy, VirtualClock(), retry=acd.RetryPolicy(max_attempts=5)) as api:
+        with pytest.raises(acd.InternalServerError):
+            api.tables.read("orders", max_attempts=2)
+        assert len(seen) == 2
+        with pytest.raises(acd.InternalServerError):
+            api.tables.read("orders")
+    assert len(seen) == 2 + 5
+
+
 def test_environment_fallbacks(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: List[httpx.Request] = []
 
