@@ -19,11 +19,13 @@
 //!   the tightest-limit order ([`LimitSettings`], [`RequestFacts`],
 //!   [`tightness`]);
 //! * URL parsing ([`HttpUrl`]);
-//! * header names, written once, in the [`header_names`] namespace.
+//! * header names, written once, in the [`header_names`] namespace, and
+//!   the one header-block reader ([`parse_header_block`]).
 
 pub(crate) mod catalogue;
 pub(crate) mod credential;
 pub(crate) mod error_body;
+pub(crate) mod header_block;
 pub mod header_names;
 pub(crate) mod index;
 mod index_check;
@@ -46,6 +48,7 @@ pub use credential::{
     REDACTED, SECRET_MAX_BYTES, SECRET_SHAPE,
 };
 pub use error_body::{invalid_params_summary, ErrorBody, SHOWN_PROBLEMS};
+pub use header_block::{parse_header_block, HeaderBlockError};
 pub use index::{
     AccountAccess, ApiIndex, AuthMethod, Authentication, Clients, CredentialCreation, IndexError,
     MethodType, Onboarding, RateLimits, Trial, Versioning, VersioningStrategy,
