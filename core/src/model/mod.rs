@@ -18,7 +18,8 @@
 //! * the spec's limits, quota bounds, which limits apply to a request and
 //!   the tightest-limit order ([`LimitSettings`], [`RequestFacts`],
 //!   [`tightness`]);
-//! * URL parsing ([`HttpUrl`]);
+//! * URL parsing ([`HttpUrl`]) and the stable-egress URL a base URL
+//!   implies ([`stable_egress_url_for`]);
 //! * header names, written once, in the [`header_names`] namespace, and
 //!   the one header-block reader ([`parse_header_block`]).
 
@@ -69,4 +70,4 @@ pub use query::{
     decode_component, encode_component, parse_query, validate_pairs, MAX_REPORTED_PROBLEMS,
 };
 pub use quota::{LimitCheck, Quota};
-pub use url::{is_absolute_uri, HttpUrl, UrlError};
+pub use url::{is_absolute_uri, stable_egress_url_for, HttpUrl, UrlError, STABLE_EGRESS_PATH};
