@@ -194,6 +194,11 @@ impl Engine {
                 }
                 _ => Some(event),
             },
+            // A retry whose wait the command will refuse (the Waiting event
+            // that follows ends it) is not announced.
+            Event::Retrying { at, .. } if self.refuses_wait(at.as_millis(), now) => {
+                self.poll_event(now)
+            }
             Event::Response { ref response, .. } if self.follow.is_some() => {
                 self.follow_run(response);
                 self.poll_event(now)
@@ -204,6 +209,14 @@ impl Engine {
             }
             other => Some(other),
         }
+    }
+
+    /// Whether a wait until `until` is past the deadline or longer than
+    /// the longest wait the command accepts.
+    fn refuses_wait(&self, until: Millis, now: Millis) -> bool {
+        self.deadline_at
+            .is_some_and(|deadline_at| until > deadline_at)
+            || until.saturating_sub(now) > self.longest_wait_ms
     }
 
     /// The index read before paging: its waits show, its result only

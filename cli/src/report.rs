@@ -1,5 +1,6 @@
 //! Everything on stderr except the final error: waits (a countdown bar on a
-//! terminal, one `waiting ...` line otherwise), paging progress, run status
+//! terminal, one `waiting ...` line otherwise), the core's retry sentences,
+//! paging progress, run status
 //! changes, deprecation warnings and, with `--verbose`, one line per HTTP
 //! exchange. Nothing here decides anything; it shows what the core decided.
 //! No secret ever reaches this module: it sees URLs, statuses and headers
@@ -129,6 +130,14 @@ impl Reporter {
         bar.set_message(text);
         bar.set_prefix(format!("{seconds:.1} s left"));
         self.wait = Some((bar, until));
+    }
+
+    /// A retry the core planned, in the core's own sentence (which attempt
+    /// of how many failed and how, and when the next goes), on one line.
+    pub fn retrying(&self, message: &str) {
+        if self.verbosity != Verbosity::Quiet {
+            self.line(message);
+        }
     }
 
     /// Moves the countdown bar to `now`.

@@ -163,6 +163,7 @@ pub fn execute(plan: Plan, reporter: &mut Reporter, interrupt: &Interrupt) -> Re
                         last.as_deref(),
                     );
                 }
+                Event::Retrying { message, .. } => reporter.retrying(&message),
                 Event::Deprecation(warning) => reporter.deprecation(&warning),
                 Event::Done => {
                     ended.get_or_insert(Ok(()));
