@@ -6,8 +6,10 @@
 //! No secret ever reaches this module: it sees URLs, statuses and headers
 //! of responses only.
 
-use crate::engine::{Announced, Millis};
-use acd_core::client::{ClientRequest, DeprecationWarning, LimitInfo, Outcome, WaitReason};
+use crate::engine::Millis;
+use acd_core::client::{
+    ClientRequest, DeprecationWarning, LimitInfo, LimitOrigin, Outcome, WaitReason,
+};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::BTreeSet;
 use std::io::IsTerminal;
@@ -85,7 +87,7 @@ impl Reporter {
         &mut self,
         until: Millis,
         now: Millis,
-        limit: Option<(&LimitInfo, Announced)>,
+        limit: Option<&LimitInfo>,
         reason: WaitReason,
         last: Option<&str>,
     ) {
@@ -94,9 +96,7 @@ impl Reporter {
         }
         let seconds = until.saturating_sub(now) as f64 / 1000.0;
         let why = match (reason, limit) {
-            (WaitReason::Quota, Some((limit, announced))) => {
-                format!("for {}", describe_announced(limit, announced))
-            }
+            (WaitReason::Quota, Some(limit)) => format!("for {}", describe_announced(limit)),
             (WaitReason::Quota, None) => "for a rate limit to reset".to_owned(),
             (WaitReason::RetryAfter, _) => format!(
                 "as the server's Retry-After asks{}",
@@ -260,16 +260,18 @@ pub fn describe_limit(limit: &LimitInfo) -> String {
 /// "the table-read limit (5 per 5 s, as the server announced)", "the
 /// table-read limit (5 per window, as the server announced)", else the
 /// catalogue's "the table-read limit (5 per 60 s)".
-pub fn describe_announced(limit: &LimitInfo, announced: Announced) -> String {
+pub fn describe_announced(limit: &LimitInfo) -> String {
     let name = limit_name(&limit.name);
-    match announced {
-        Announced::Window { requests, seconds } => {
-            format!("the {name} ({requests} per {seconds} s, as the server announced)")
-        }
-        Announced::Count { requests } => {
+    let requests = limit.requests;
+    match limit.origin {
+        LimitOrigin::ServerWindow => format!(
+            "the {name} ({requests} per {} s, as the server announced)",
+            limit.window_seconds
+        ),
+        LimitOrigin::ServerCount => {
             format!("the {name} ({requests} per window, as the server announced)")
         }
-        Announced::Nothing => describe_limit(limit),
+        LimitOrigin::Assumed => describe_limit(limit),
     }
 }
 
