@@ -58,19 +58,19 @@ fn quiet_shows_no_retry_lines() {
 
 #[test]
 fn a_retry_past_the_commands_deadline_is_not_announced() {
-    // `--deadline 5` bounds the whole command; the core's own budget runs
-    // per request. Page 2's 429 (Retry-After 2, plus the core's margin)
-    // retries inside both: announced. Page 3's 429, some 3 s in, would
-    // retry past the command's deadline though inside its own request's
-    // budget: the command ends without announcing it.
-    let slow_down = || Reply::error(429, "Slow down.").header("Retry-After", "2");
+    // `--deadline 4` bounds the whole command; the core's own budget (also
+    // 4 s) runs per request. Page 2's 429 asks 1 s (plus up to 1 s of
+    // backoff): the retry goes inside both, and is announced. Page 3's 429,
+    // 1 to 2 s in, asks 3 s: inside its own request's 4 s, past the
+    // command's deadline, so the command ends without announcing it.
+    let slow_down = |seconds: &str| Reply::error(429, "Slow down.").header("Retry-After", seconds);
     let server = FaultServer::start(vec![
         Reply::page(json!([{"id": 1}])),
-        slow_down(),
+        slow_down("1"),
         Reply::page(json!([{"id": 2}])),
-        slow_down(),
+        slow_down("3"),
     ]);
-    let run = read(&server, &["--all", "--page-size", "1", "--deadline", "5"]);
+    let run = read(&server, &["--all", "--page-size", "1", "--deadline", "4"]);
     assert_eq!(run.code, Some(3), "{}", run.stderr);
     assert_eq!(server.count(), 4);
     let lines = retry_lines(&run.stderr);
