@@ -15,31 +15,11 @@
 //! advertises (a pager's responses describe only the tightest limit they
 //! pass through).
 
-use acd_core::client::{parse_rate_limit_headers, LimitInfo, LimitObservation, LimitSource};
 use acd_core::client::{
     CallId, CallSpec, Client, ClientConfig, ClientError, ClientRequest, Entropy, Event,
     GiveUpReason, Outcome, PollOptions, RequestSpec,
 };
 use std::collections::VecDeque;
-
-/// What the server said about a limit the command waits for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Announced {
-    /// Requests per window, both from the server (headers or index).
-    Window {
-        /// Requests per window.
-        requests: u64,
-        /// The window, in seconds.
-        seconds: u64,
-    },
-    /// The server's headers gave the count but not the window's length.
-    Count {
-        /// Requests per window.
-        requests: u64,
-    },
-    /// Nothing: the catalogue's limit is all there is.
-    Nothing,
-}
 
 /// Unix milliseconds, the core's instant.
 pub type Millis = u64;
@@ -74,8 +54,6 @@ pub struct Engine {
     max_wait_ms: u64,
     extra: VecDeque<Event>,
     over: bool,
-    /// The rate-limit headers of the latest response.
-    observations: Vec<LimitObservation>,
 }
 
 /// 32 bytes of OS entropy for the client's jitter and idempotency keys, so
@@ -137,7 +115,6 @@ impl Engine {
             max_wait_ms,
             extra: VecDeque::new(),
             over: false,
-            observations: Vec::new(),
         })
     }
 
@@ -151,12 +128,6 @@ impl Engine {
 
     /// How the attempt in flight ended.
     pub fn handle(&mut self, outcome: Outcome, now: Millis) {
-        if let Outcome::Response(response) = &outcome {
-            let parsed = parse_rate_limit_headers(&response.headers, now);
-            if !parsed.observations.is_empty() {
-                self.observations = parsed.observations;
-            }
-        }
         // Err is misuse only (no attempt in flight), which this loop never does.
         let _ = self.client.handle(self.id, outcome, now);
     }
@@ -194,6 +165,11 @@ impl Engine {
                 }
                 _ => Some(event),
             },
+            // A retry whose wait the command will refuse (the Waiting event
+            // that follows ends it) is not announced.
+            Event::Retrying { at, .. } if self.refuses_wait(at.as_millis(), now) => {
+                self.poll_event(now)
+            }
             Event::Response { ref response, .. } if self.follow.is_some() => {
                 self.follow_run(response);
                 self.poll_event(now)
@@ -204,6 +180,14 @@ impl Engine {
             }
             other => Some(other),
         }
+    }
+
+    /// Whether a wait until `until` is past the deadline or longer than
+    /// the longest wait the command accepts.
+    fn refuses_wait(&self, until: Millis, now: Millis) -> bool {
+        self.deadline_at
+            .is_some_and(|deadline_at| until > deadline_at)
+            || until.saturating_sub(now) > self.longest_wait_ms
     }
 
     /// The index read before paging: its waits show, its result only
@@ -294,43 +278,6 @@ impl Engine {
                 problem: "the server's rate-limit headers name a time that far ahead".into(),
             }),
         }));
-    }
-
-    /// What the server announced about `limit`: from the index (the model
-    /// learned it), or from the latest response's headers (a count with the
-    /// same number of requests, and the window when they give one).
-    pub fn announced(&self, limit: &LimitInfo) -> Announced {
-        let model = self
-            .client
-            .throttle()
-            .models()
-            .find(|model| model.name == limit.name);
-        if model.is_some_and(|model| model.source == LimitSource::Index) {
-            return Announced::Window {
-                requests: limit.requests,
-                seconds: limit.window_seconds.into(),
-            };
-        }
-        if model.is_some_and(|model| model.source != LimitSource::Headers) {
-            return Announced::Nothing;
-        }
-        let observation = self
-            .observations
-            .iter()
-            .find(|observation| observation.limit.map(u64::from) == Some(limit.requests));
-        match observation {
-            Some(LimitObservation {
-                window_ms: Some(window_ms),
-                ..
-            }) => Announced::Window {
-                requests: limit.requests,
-                seconds: window_ms.div_ceil(1000),
-            },
-            Some(_) => Announced::Count {
-                requests: limit.requests,
-            },
-            None => Announced::Nothing,
-        }
     }
 
     /// When `poll_transmit` may have something new.

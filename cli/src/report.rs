@@ -1,12 +1,15 @@
 //! Everything on stderr except the final error: waits (a countdown bar on a
-//! terminal, one `waiting ...` line otherwise), paging progress, run status
+//! terminal, one `waiting ...` line otherwise), the core's retry sentences,
+//! paging progress, run status
 //! changes, deprecation warnings and, with `--verbose`, one line per HTTP
 //! exchange. Nothing here decides anything; it shows what the core decided.
 //! No secret ever reaches this module: it sees URLs, statuses and headers
 //! of responses only.
 
-use crate::engine::{Announced, Millis};
-use acd_core::client::{ClientRequest, DeprecationWarning, LimitInfo, Outcome, WaitReason};
+use crate::engine::Millis;
+use acd_core::client::{
+    ClientRequest, DeprecationWarning, LimitInfo, LimitOrigin, Outcome, WaitReason,
+};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::BTreeSet;
 use std::io::IsTerminal;
@@ -84,7 +87,7 @@ impl Reporter {
         &mut self,
         until: Millis,
         now: Millis,
-        limit: Option<(&LimitInfo, Announced)>,
+        limit: Option<&LimitInfo>,
         reason: WaitReason,
         last: Option<&str>,
     ) {
@@ -93,9 +96,7 @@ impl Reporter {
         }
         let seconds = until.saturating_sub(now) as f64 / 1000.0;
         let why = match (reason, limit) {
-            (WaitReason::Quota, Some((limit, announced))) => {
-                format!("for {}", describe_announced(limit, announced))
-            }
+            (WaitReason::Quota, Some(limit)) => format!("for {}", describe_announced(limit)),
             (WaitReason::Quota, None) => "for a rate limit to reset".to_owned(),
             (WaitReason::RetryAfter, _) => format!(
                 "as the server's Retry-After asks{}",
@@ -129,6 +130,14 @@ impl Reporter {
         bar.set_message(text);
         bar.set_prefix(format!("{seconds:.1} s left"));
         self.wait = Some((bar, until));
+    }
+
+    /// A retry the core planned, in the core's own sentence (which attempt
+    /// of how many failed and how, and when the next goes), on one line.
+    pub fn retrying(&self, message: &str) {
+        if self.verbosity != Verbosity::Quiet {
+            self.line(message);
+        }
     }
 
     /// Moves the countdown bar to `now`.
@@ -251,16 +260,18 @@ pub fn describe_limit(limit: &LimitInfo) -> String {
 /// "the table-read limit (5 per 5 s, as the server announced)", "the
 /// table-read limit (5 per window, as the server announced)", else the
 /// catalogue's "the table-read limit (5 per 60 s)".
-pub fn describe_announced(limit: &LimitInfo, announced: Announced) -> String {
+pub fn describe_announced(limit: &LimitInfo) -> String {
     let name = limit_name(&limit.name);
-    match announced {
-        Announced::Window { requests, seconds } => {
-            format!("the {name} ({requests} per {seconds} s, as the server announced)")
-        }
-        Announced::Count { requests } => {
+    let requests = limit.requests;
+    match limit.origin {
+        LimitOrigin::ServerWindow => format!(
+            "the {name} ({requests} per {} s, as the server announced)",
+            limit.window_seconds
+        ),
+        LimitOrigin::ServerCount => {
             format!("the {name} ({requests} per window, as the server announced)")
         }
-        Announced::Nothing => describe_limit(limit),
+        LimitOrigin::Assumed => describe_limit(limit),
     }
 }
 

@@ -2,7 +2,7 @@
 //! outcome, show its events, and sleep (interruptibly) until the instant it
 //! names. It moves bytes and waits; every decision is the core's.
 
-use crate::engine::{Announced, Engine, Millis};
+use crate::engine::{Engine, Millis};
 use crate::interrupt::{Interrupt, Interrupted};
 use crate::output::{write_compact, RecordSink};
 use crate::report::Reporter;
@@ -152,17 +152,15 @@ pub fn execute(plan: Plan, reporter: &mut Reporter, interrupt: &Interrupt) -> Re
                     reason,
                     ..
                 } => {
-                    let announced = limit
-                        .as_ref()
-                        .map_or(Announced::Nothing, |limit| engine.announced(limit));
                     reporter.waiting(
                         until.as_millis(),
                         now(),
-                        limit.as_ref().map(|limit| (limit, announced)),
+                        limit.as_ref(),
                         reason,
                         last.as_deref(),
                     );
                 }
+                Event::Retrying { message, .. } => reporter.retrying(&message),
                 Event::Deprecation(warning) => reporter.deprecation(&warning),
                 Event::Done => {
                     ended.get_or_insert(Ok(()));

@@ -18,7 +18,7 @@ use crate::runs::RunsConfig;
 use crate::store::Store;
 use acd_core::gate::{Gate, GateConfig, GateConfigError};
 use acd_core::limit::{Quota, RateLimiter};
-use acd_core::model::Catalogue;
+use acd_core::model::{stable_egress_url_for, Catalogue};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -229,7 +229,7 @@ impl FileConfig {
         }
         if !self.has_stable_egress_url {
             // The egress URL moves with the base URL unless it is set too.
-            gate.stable_egress_url = Some(format!("{}/egress", gate.base_url));
+            gate.stable_egress_url = Some(stable_egress_url_for(&gate.base_url));
         }
         check_quota("limits.credential", gate.limits.credential)?;
         check_quota("limits.client_ip", gate.limits.client_ip)?;

@@ -7,8 +7,8 @@
 
 use acd_core::client::{
     CallId, CallSpec, Client, ClientConfig, ClientCredential, ClientError, Entropy, Event,
-    GiveUpReason, HttpResponse, LimitInfo, Outcome, PagingMode, PollOptions, RequestSpec,
-    TablePagerOptions, Transmit, WaitReason, MAX_MODELS,
+    GiveUpReason, HttpResponse, LimitInfo, LimitOrigin, Outcome, PagingMode, PollOptions,
+    RequestSpec, TablePagerOptions, Transmit, WaitReason, MAX_MODELS,
 };
 use acd_core::gate::demo::ADA_KEY;
 use acd_core::model::Catalogue;
@@ -66,7 +66,7 @@ fn a_call_waits_for_retry_after_then_succeeds_and_refunds_the_budget() {
             until,
             limit,
             reason,
-            ..
+            message: wait_message,
         },
     )] = waits.as_slice()
     else {
@@ -91,8 +91,18 @@ fn a_call_waits_for_retry_after_then_succeeds_and_refunds_the_budget() {
         Some(&LimitInfo {
             name: "user_table_reads".into(),
             requests: 5,
-            window_seconds: Seconds::new(60)
+            window_seconds: Seconds::new(60),
+            // The headers gave the count (5), not the window: the window
+            // shown is the catalogue's.
+            origin: LimitOrigin::ServerCount,
         })
+    );
+    assert!(
+        wait_message.ends_with(
+            " as the server asked (Retry-After) for limit user_table_reads \
+             (5 per window, as the server announced)"
+        ),
+        "{wait_message}"
     );
     let until = until.as_millis();
     assert_eq!(client.budget().available(), 499);

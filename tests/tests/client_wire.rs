@@ -166,8 +166,8 @@ fn misuse_of_the_byte_entries_is_a_typed_error() {
         .unwrap_err();
     assert_eq!(
         header.to_string(),
-        "the response header block is not valid: the line \"no colon here\" has no `:`; \
-         write one `name: value` per line"
+        "the response header block is not valid: header line 1 has no ':'; \
+         write each header as `Name: value` on its own line"
     );
     let kind = client.fail(CallId(9), "dns", NOW).unwrap_err();
     assert_eq!(

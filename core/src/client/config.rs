@@ -48,9 +48,7 @@ pub const ENV_API_KEY: &str = "ACD_API_KEY";
 /// configuration gives none.
 pub const ENV_BASE_URL: &str = "ACD_BASE_URL";
 
-/// The path the stable-egress URL takes under the base URL when it is not
-/// set: `{base_url}/egress` (the sandbox serves it there too).
-pub const STABLE_EGRESS_PATH: &str = "/egress";
+pub use crate::model::{stable_egress_url_for, STABLE_EGRESS_PATH};
 
 /// How API keys are sent.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -291,11 +289,6 @@ impl ClientConfig {
 /// without its user info.
 pub fn normalise_base_url(url: &str) -> Result<String, ClientError> {
     normalise_url("base_url", url, None)
-}
-
-/// The stable-egress URL of a base URL when none is set: `{base_url}/egress`.
-pub fn stable_egress_url_for(base_url: &str) -> String {
-    format!("{base_url}{STABLE_EGRESS_PATH}")
 }
 
 /// [`normalise_base_url`] for `field`; `origin` names the environment

@@ -16,7 +16,7 @@ use super::calls::{CallId, CallState, Kind, Wait};
 use super::config::ClientConfig;
 use super::deprecation::DeprecationTracker;
 use super::error::{ClientError, GiveUpReason};
-use super::event::{Event, LimitInfo};
+use super::event::{Event, LimitInfo, LimitOrigin};
 use super::http::Outcome;
 use super::notice::retrying_message;
 use super::random::{uniform_inclusive, Entropy, KeyStream};
@@ -25,7 +25,7 @@ use super::request::{build_request, ClientRequest, RequestSpec};
 use super::response::{check_body_size, interpret, ApiResponse};
 use super::retry::{RetryCause, RetryDecision, RetryPlanner};
 use super::server_wait::ServerWait;
-use super::throttle::{Plan, Throttle, WaitReason};
+use super::throttle::{LimitSource, Plan, Throttle, WaitReason};
 use crate::time::ceil_seconds;
 use crate::UnixMillis;
 use litemap::LiteMap;
@@ -172,10 +172,16 @@ impl Client {
 
     fn limit_info(&self, request: &ClientRequest, key: &str) -> Option<LimitInfo> {
         if let Some(model) = self.throttle.model(key) {
+            let origin = match (model.source, model.window_announced) {
+                (LimitSource::Assumed, _) => LimitOrigin::Assumed,
+                (_, true) => LimitOrigin::ServerWindow,
+                (_, false) => LimitOrigin::ServerCount,
+            };
             return Some(LimitInfo {
                 name: model.name.clone(),
                 requests: u64::from(model.limit),
                 window_seconds: ceil_seconds(model.window_ms),
+                origin,
             });
         }
         let reference = request.limits.iter().find(|limit| limit.key == key)?;
@@ -183,6 +189,7 @@ impl Client {
             name: reference.name.clone(),
             requests: u64::from(reference.quota.requests),
             window_seconds: ceil_seconds(reference.quota.window()),
+            origin: LimitOrigin::Assumed,
         })
     }
 

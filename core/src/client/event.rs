@@ -28,6 +28,24 @@ pub struct LimitInfo {
     pub requests: u64,
     /// The window, in whole seconds (rounded up).
     pub window_seconds: Seconds,
+    /// Whether the server announced these numbers (not in the JSON: the
+    /// wait's `message` says it).
+    #[serde(skip)]
+    pub origin: LimitOrigin,
+}
+
+/// Where a waited-for limit's numbers come from, as a wait's sentence
+/// names them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum LimitOrigin {
+    /// The catalogue or the configuration: nothing from the server.
+    #[default]
+    Assumed,
+    /// The server's headers gave the count, not the window's length (the
+    /// window shown is the assumed one).
+    ServerCount,
+    /// The server gave count and window (its headers or its index).
+    ServerWindow,
 }
 
 /// Something that happened to one call. Its JSON (`Serialize`) is the

@@ -77,7 +77,7 @@ pub use deprecation::{parse_deprecation, Deprecated, DeprecationTracker, Depreca
 pub use driver::{Client, Transmit};
 pub use error::{ClientError, GiveUpReason};
 pub use error_members::ExtraMembers;
-pub use event::{Event, LimitInfo};
+pub use event::{Event, LimitInfo, LimitOrigin};
 pub use http::{HttpResponse, Outcome, TransportFailure};
 pub use member::string_member;
 pub use paging::{ConnectionPagerOptions, PagingMode, TablePagerOptions};

@@ -4,7 +4,7 @@
 //! dates written out (ISO 8601, UTC) — the text every language logs as is.
 
 use super::deprecation::{Deprecated, DeprecationWarning};
-use super::event::LimitInfo;
+use super::event::{LimitInfo, LimitOrigin};
 use super::http::TransportFailure;
 use super::throttle::WaitReason;
 use crate::UnixMillis;
@@ -32,13 +32,21 @@ pub(crate) fn iso_date(unix_seconds: u64) -> String {
     date.unwrap_or_else(|| format!("{unix_seconds} (Unix seconds)"))
 }
 
+/// ` for limit NAME (N per W s)`, saying when the server announced the
+/// numbers, and `per window` when it gave the count but not the window.
 fn limit_clause(limit: Option<&LimitInfo>) -> String {
-    match limit {
-        Some(limit) => format!(
-            " for limit {} ({} per {} s)",
-            limit.name, limit.requests, limit.window_seconds
-        ),
-        None => String::new(),
+    let Some(limit) = limit else {
+        return String::new();
+    };
+    let (name, requests, window) = (&limit.name, limit.requests, limit.window_seconds);
+    match limit.origin {
+        LimitOrigin::Assumed => format!(" for limit {name} ({requests} per {window} s)"),
+        LimitOrigin::ServerCount => {
+            format!(" for limit {name} ({requests} per window, as the server announced)")
+        }
+        LimitOrigin::ServerWindow => {
+            format!(" for limit {name} ({requests} per {window} s, as the server announced)")
+        }
     }
 }
 
@@ -151,6 +159,39 @@ mod tests {
         assert_eq!(seconds_text(1), "0.1 s");
         assert_eq!(seconds_text(0), "0.0 s");
         assert_eq!(seconds_text(61_250), "61.3 s");
+    }
+
+    #[test]
+    fn a_quota_wait_says_whether_the_server_announced_the_limit() {
+        let wait = |origin| {
+            let limit = LimitInfo {
+                name: "user_table_reads".into(),
+                requests: 5,
+                window_seconds: crate::time::Seconds::new(60),
+                origin,
+            };
+            waiting_message(
+                "listTableRecords",
+                UnixMillis::new(1_000),
+                UnixMillis::new(3_800),
+                Some(&limit),
+                WaitReason::Quota,
+            )
+        };
+        assert_eq!(
+            wait(LimitOrigin::Assumed),
+            "listTableRecords: waiting 2.8 s for limit user_table_reads (5 per 60 s)"
+        );
+        assert_eq!(
+            wait(LimitOrigin::ServerCount),
+            "listTableRecords: waiting 2.8 s for limit user_table_reads \
+             (5 per window, as the server announced)"
+        );
+        assert_eq!(
+            wait(LimitOrigin::ServerWindow),
+            "listTableRecords: waiting 2.8 s for limit user_table_reads \
+             (5 per 60 s, as the server announced)"
+        );
     }
 
     #[test]

@@ -73,6 +73,11 @@ pub struct LimitModel {
     pub in_flight: u32,
     /// Where `limit` and `window_ms` come from.
     pub source: LimitSource,
+    /// Whether the server gave `window_ms` (the index, or a header's
+    /// window such as the policy's `w=`); headers that give only the count
+    /// leave the assumed window in place.
+    #[serde(default)]
+    pub window_announced: bool,
     /// The server's own time for this limit (a reset, or a 429's retry
     /// time) when it lay further ahead than the throttle's bound. The model
     /// keeps the bound instead; a call that would wait for this limit ends
@@ -93,6 +98,7 @@ impl LimitModel {
             blocked_until: UnixMillis::ZERO,
             in_flight: 0,
             source,
+            window_announced: source == LimitSource::Index,
             server_until: None,
         }
     }
@@ -259,6 +265,7 @@ impl Throttle {
                 model.window_ms = quota.window();
                 model.remaining = quota.requests.saturating_sub(used);
                 model.source = LimitSource::Index;
+                model.window_announced = true;
             }
         }
         self.learned.insert(name, quota);
@@ -358,6 +365,7 @@ impl Throttle {
             }
             if let Some(window_ms) = observation.window_ms {
                 model.window_ms = bound_window_ms(window_ms, max_wait_ms);
+                model.window_announced = true;
             }
             model.remaining = observation.remaining.saturating_sub(model.in_flight);
             model.window_end = Some(bounded(observation.reset_at));

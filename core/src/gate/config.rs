@@ -9,7 +9,7 @@ use crate::model::index::{
 };
 use crate::model::limits::{check_quota, LimitSettings, CREDENTIAL_LIMIT_NAME};
 use crate::model::operation::DeprecationNotice;
-use crate::model::url::HttpUrl;
+use crate::model::url::{stable_egress_url_for, HttpUrl};
 use crate::model::{Catalogue, IndexError};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -45,10 +45,11 @@ pub struct GateConfig {
 
 impl Default for GateConfig {
     fn default() -> Self {
+        let base_url = "http://127.0.0.1:8080";
         Self {
             version: "v1".into(),
-            base_url: "http://127.0.0.1:8080".into(),
-            stable_egress_url: Some("http://127.0.0.1:8080/egress".into()),
+            base_url: base_url.into(),
+            stable_egress_url: Some(stable_egress_url_for(base_url)),
             api_key_prefix: "acd_live_".into(),
             oauth_token_prefix: "acd_oat_".into(),
             stable_egress_header: header_names::X_STABLE_EGRESS.into(),

@@ -18,12 +18,15 @@
 //! * the spec's limits, quota bounds, which limits apply to a request and
 //!   the tightest-limit order ([`LimitSettings`], [`RequestFacts`],
 //!   [`tightness`]);
-//! * URL parsing ([`HttpUrl`]);
-//! * header names, written once, in the [`header_names`] namespace.
+//! * URL parsing ([`HttpUrl`]) and the stable-egress URL a base URL
+//!   implies ([`stable_egress_url_for`]);
+//! * header names, written once, in the [`header_names`] namespace, and
+//!   the one header-block reader ([`parse_header_block`]).
 
 pub(crate) mod catalogue;
 pub(crate) mod credential;
 pub(crate) mod error_body;
+pub(crate) mod header_block;
 pub mod header_names;
 pub(crate) mod index;
 mod index_check;
@@ -46,6 +49,7 @@ pub use credential::{
     REDACTED, SECRET_MAX_BYTES, SECRET_SHAPE,
 };
 pub use error_body::{invalid_params_summary, ErrorBody, SHOWN_PROBLEMS};
+pub use header_block::{parse_header_block, HeaderBlockError};
 pub use index::{
     AccountAccess, ApiIndex, AuthMethod, Authentication, Clients, CredentialCreation, IndexError,
     MethodType, Onboarding, RateLimits, Trial, Versioning, VersioningStrategy,
@@ -66,4 +70,4 @@ pub use query::{
     decode_component, encode_component, parse_query, validate_pairs, MAX_REPORTED_PROBLEMS,
 };
 pub use quota::{LimitCheck, Quota};
-pub use url::{is_absolute_uri, HttpUrl, UrlError};
+pub use url::{is_absolute_uri, stable_egress_url_for, HttpUrl, UrlError, STABLE_EGRESS_PATH};

@@ -4,6 +4,16 @@
 
 use iri_string::types::UriStr;
 
+/// The path the stable-egress URL takes under the base URL when it is not
+/// set: `{base_url}/egress`. The one rule of the client's configuration,
+/// the gate's default and the sandbox (which serves it there too).
+pub const STABLE_EGRESS_PATH: &str = "/egress";
+
+/// The stable-egress URL of a base URL when none is set: `{base_url}/egress`.
+pub fn stable_egress_url_for(base_url: &str) -> String {
+    format!("{base_url}{STABLE_EGRESS_PATH}")
+}
+
 /// Why a URL was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{url:?} {problem}")]

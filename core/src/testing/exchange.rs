@@ -5,6 +5,7 @@
 use super::TestServerError;
 use crate::client::TransportFailure;
 use crate::gate::GateRequest;
+use crate::model;
 use crate::UnixMillis;
 use iri_string::types::UriReferenceStr;
 use serde::Serialize;
@@ -124,35 +125,16 @@ pub(crate) fn target_of(url: &str) -> Result<String, TestServerError> {
     })
 }
 
-/// The headers of a header block: one `name: value` per line (`\n` or
-/// `\r\n`), empty lines skipped, values trimmed of surrounding spaces.
+/// The headers of a request's header block (read by the one reader,
+/// [`model::parse_header_block`]), values as bytes for the gate.
 pub(crate) fn parse_header_block(block: &str) -> Result<Vec<(String, Vec<u8>)>, TestServerError> {
-    let mut headers = Vec::new();
-    for (number, line) in block.lines().enumerate() {
-        let line = line.trim_end_matches('\r');
-        if line.trim().is_empty() {
-            continue;
-        }
-        let Some((name, value)) = line.split_once(':') else {
-            return Err(TestServerError::Request {
-                problem: format!(
-                    "header line {} has no ':'; write each header as `Name: value` on its own line",
-                    number.saturating_add(1)
-                ),
-            });
-        };
-        let name = name.trim();
-        if name.is_empty() || name.contains(char::is_whitespace) {
-            return Err(TestServerError::Request {
-                problem: format!(
-                    "header line {} has no valid name before ':'",
-                    number.saturating_add(1)
-                ),
-            });
-        }
-        headers.push((name.to_owned(), value.trim().as_bytes().to_vec()));
-    }
-    Ok(headers)
+    let headers = model::parse_header_block(block).map_err(|problem| TestServerError::Request {
+        problem: problem.to_string(),
+    })?;
+    Ok(headers
+        .into_iter()
+        .map(|(name, value)| (name, value.into_bytes()))
+        .collect())
 }
 
 /// A gate request from a host's pieces.

@@ -9,39 +9,12 @@ use crate::client::driver::Client;
 use crate::client::error::ClientError;
 use crate::client::http::{HttpResponse, Outcome, TransportFailure};
 use crate::client::random::Entropy;
+use crate::model::parse_header_block;
 use crate::time::ceil_seconds;
 use crate::UnixMillis;
 use serde::Serialize;
 
 use super::spec::CallSpec;
-
-/// Splits a response's header block (one `name: value` per line, `\n` or
-/// `\r\n`; blank lines ignored) into pairs, values trimmed of surrounding
-/// whitespace.
-pub fn parse_header_block(block: &str) -> Result<Vec<(String, String)>, ClientError> {
-    let mut headers = Vec::new();
-    for line in block.split('\n') {
-        let line = line.strip_suffix('\r').unwrap_or(line);
-        if line.trim().is_empty() {
-            continue;
-        }
-        let Some((name, value)) = line.split_once(':') else {
-            return Err(ClientError::InvalidInput {
-                input: "response header block".into(),
-                problem: format!("the line {line:?} has no `:`; write one `name: value` per line"),
-            });
-        };
-        let name = name.trim();
-        if name.is_empty() {
-            return Err(ClientError::InvalidInput {
-                input: "response header block".into(),
-                problem: format!("the line {line:?} has no header name before its `:`"),
-            });
-        }
-        headers.push((name.to_owned(), value.trim().to_owned()));
-    }
-    Ok(headers)
-}
 
 /// A transport failure by its protocol name: `connect`, `timeout` or
 /// `interrupted`.
@@ -99,7 +72,7 @@ impl Client {
     }
 
     /// The answer to `call`'s request in flight: its status, its header
-    /// block (see [`parse_header_block`]) and its body bytes.
+    /// block (read by [`parse_header_block`]) and its body bytes.
     pub fn respond(
         &mut self,
         call: CallId,
@@ -108,7 +81,11 @@ impl Client {
         body: Vec<u8>,
         now: impl Into<UnixMillis>,
     ) -> Result<(), ClientError> {
-        let headers = parse_header_block(header_block)?;
+        let headers =
+            parse_header_block(header_block).map_err(|problem| ClientError::InvalidInput {
+                input: "response header block".into(),
+                problem: problem.to_string(),
+            })?;
         let response = HttpResponse {
             status,
             headers,

@@ -17,7 +17,7 @@ pub mod options;
 pub mod spec;
 
 pub use batch::Batch;
-pub use bytes::{millis_from_signed, parse_failure, parse_header_block, whole_from_f64, LimitView};
+pub use bytes::{millis_from_signed, parse_failure, whole_from_f64, LimitView};
 pub use events::{error_status, ErrorJson};
 pub use options::CallOptions;
 pub use spec::{CallSpec, ConnectionPagesCall, RequestCall, RunPollCall, TablePagesCall};
