@@ -7,8 +7,8 @@
 use super::calls::{CallId, CallState, Kind};
 use super::driver::Client;
 use super::error::ClientError;
-use super::paging::{ConnectionPagerOptions, PagerState, TablePagerOptions};
-use super::polling::{PollOptions, PollerState};
+use super::paging::PagerState;
+use super::polling::PollerState;
 use super::request::{ClientRequest, RequestSpec};
 use super::wire::CallSpec;
 use crate::model::ids::GET_RUN;
@@ -83,36 +83,5 @@ impl Client {
         self.calls
             .insert(id, CallState::new(kind, request, options));
         Ok(id)
-    }
-
-    #[doc(hidden)]
-    /// `start(CallSpec::table_pages(table, options))`.
-    pub fn start_table_pager(
-        &mut self,
-        table: &str,
-        options: TablePagerOptions,
-    ) -> Result<CallId, ClientError> {
-        self.start(CallSpec::table_pages(table, options))
-    }
-
-    #[doc(hidden)]
-    /// `start(CallSpec::connection_pages(connection, entity, options))`.
-    pub fn start_connection_pager(
-        &mut self,
-        connection: &str,
-        entity: &str,
-        options: ConnectionPagerOptions,
-    ) -> Result<CallId, ClientError> {
-        self.start(CallSpec::connection_pages(connection, entity, options))
-    }
-
-    #[doc(hidden)]
-    /// `start(CallSpec::run_poll(run_id, options))`.
-    pub fn start_run_poller(
-        &mut self,
-        run_id: &str,
-        options: PollOptions,
-    ) -> Result<CallId, ClientError> {
-        self.start(CallSpec::run_poll(run_id, options))
     }
 }

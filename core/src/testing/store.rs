@@ -165,21 +165,3 @@ fn run_json(run_id: &str, run: &RunEntry, start: UnixMillis, now: UnixMillis) ->
         None => json!({"id": run_id, "status": status}),
     }
 }
-
-impl Dataset {
-    /// The answer to an admitted request at `now` (`start`: when the
-    /// dataset's runs started). Each call serves from a fresh copy of the
-    /// dataset, so runs created here are not kept: a [`super::TestServer`]
-    /// keeps them, and serves without copying.
-    pub fn answer(
-        &self,
-        admitted: &Admitted,
-        start: UnixMillis,
-        now: UnixMillis,
-    ) -> ResourceAnswer {
-        match Store::new(self.clone(), RunScript::default()).answer(admitted, start, now) {
-            Answer::Resource(answer) => answer,
-            Answer::Unavailable(_) => ResourceAnswer::NotFound,
-        }
-    }
-}
