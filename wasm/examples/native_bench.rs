@@ -123,7 +123,10 @@ fn main() {
                 .unwrap();
             let mut seen = 0u16;
             for (_, event) in client.poll(now).events {
-                if let Event::Response { response: result, .. } = event {
+                if let Event::Response {
+                    response: result, ..
+                } = event
+                {
                     for record in result.records().unwrap_or_default() {
                         let value: serde_json::Value = serde_json::from_str(record.get()).unwrap();
                         seen += u16::from(!black_box(value).is_null());
