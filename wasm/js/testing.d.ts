@@ -67,3 +67,40 @@ export declare class TestServer {
 
 /** `new TestServer(options).transport(options.clock)`. */
 export declare function gateTransport(options?: TestServerOptions & { clock?: { now(): number } & Partial<Timers> }): TestTransport;
+
+/** Options of `SandboxClock.connect`. */
+export interface SandboxClockOptions {
+  /** The sandbox's `--admin-token`, for a sandbox that is not on loopback. */
+  adminToken?: string | undefined;
+}
+
+/**
+ * The manual clock of an acd-sandbox (`--clock manual`) over HTTP, as an
+ * AcdClient's `clock` and `timers`: waits move the sandbox's clock.
+ */
+export declare class SandboxClock implements Timers {
+  /** Use `SandboxClock.connect`. */
+  constructor(baseUrl: string, nowMs: number, options?: SandboxClockOptions);
+  /** The clock of the sandbox at `baseUrl`. */
+  static connect(baseUrl: string, options?: SandboxClockOptions): Promise<SandboxClock>;
+  /** The sandbox's clock's URL. */
+  readonly url: string;
+  /** Every wait the clock was moved for, in ms, in order. */
+  readonly sleeps: number[];
+  /** The last failure to move the sandbox's clock, or null. */
+  readonly lastError: unknown;
+  /** Reads the sandbox's clock again. */
+  sync(): Promise<number>;
+  /** Moves the sandbox's clock `ms` forward. */
+  advance(ms: number): Promise<number>;
+  /** Sets the sandbox's clock. */
+  set(nowMs: number): Promise<number>;
+  /** The sandbox's now, in Unix ms, as last read or moved. */
+  now(): number;
+  /** Calls `callback` once the sandbox's clock has moved `ms` further. */
+  setTimeout(callback: () => void, ms: number): number;
+  /** Cancels a timer. */
+  clearTimeout(handle: unknown): void;
+  /** How many timers are set. */
+  readonly pendingTimers: number;
+}

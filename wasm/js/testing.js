@@ -1,7 +1,9 @@
 // Testing helpers (import from "acd/testing"): a virtual clock that is also
 // a timer source, and the core's test server (TestServer) as a transport,
 // so an AcdClient runs against the real gate rules and a dataset in virtual
-// time: no sockets, no sleeping, the same result on every run.
+// time: no sockets, no sleeping, the same result on every run. And
+// SandboxClock: the manual clock of a real acd-sandbox as the client's clock
+// and timers, so a test against the sandbox waits in the sandbox's time.
 import { TestServer as Core } from '../pkg/acd_wasm.js';
 import { snakeKeys } from './json.js';
 
@@ -150,4 +152,116 @@ export class TestServer {
 /** `new TestServer(options).transport(options.clock)`: `{clock, tables, limits, ...}`. */
 export function gateTransport({ clock, ...options } = {}) {
   return new TestServer(options).transport(clock);
+}
+
+/**
+ * The manual clock of an acd-sandbox started with `--clock manual`, read
+ * (`GET /_sandbox/clock`) and moved (`POST /_sandbox/clock`) over HTTP. Pass
+ * it as AcdClient's `clock` and `timers`, with a transport on real timers
+ * (e.g. `fetchTransport()`): each wait the client asks for moves the
+ * sandbox's clock to its end, after one real tick, instead of passing real
+ * time. Make one with `await SandboxClock.connect(baseUrl)`.
+ */
+export class SandboxClock {
+  #baseUrl; #headers; #now; #timers = new Map(); #nextHandle = 1; #pumping = false;
+  /** Every wait the sandbox's clock was moved for, in milliseconds, in order. */
+  sleeps = [];
+  /** The last failure to move the sandbox's clock (the timer fired anyway), or null. */
+  lastError = null;
+
+  /** Use `SandboxClock.connect`. */
+  constructor(baseUrl, nowMs, options = {}) {
+    this.#baseUrl = String(baseUrl).replace(/\/+$/, '');
+    this.#headers = { 'Content-Type': 'application/json' };
+    if (options.adminToken !== undefined) this.#headers.Authorization = `Bearer ${options.adminToken}`;
+    this.#now = nowMs;
+  }
+
+  /**
+   * The clock of the sandbox at `baseUrl` (e.g. "http://127.0.0.1:8080");
+   * `options.adminToken` is its `--admin-token`, for a sandbox that is not
+   * on loopback. Rejects when the sandbox cannot be reached or runs on the
+   * system clock.
+   */
+  static async connect(baseUrl, options = {}) {
+    const clock = new SandboxClock(baseUrl, 0, options);
+    await clock.sync();
+    return clock;
+  }
+
+  /** The sandbox's clock's URL. */
+  get url() { return `${this.#baseUrl}/_sandbox/clock`; }
+
+  async #call(body) {
+    const response = await fetch(this.url, body === undefined
+      ? { headers: this.#headers }
+      : { method: 'POST', headers: this.#headers, body: JSON.stringify(body) });
+    const text = await response.text();
+    if (!response.ok) {
+      const hint = response.status === 404 || response.status === 409 ? ' (start the sandbox with --clock manual)' : '';
+      throw new Error(`the sandbox at ${this.#baseUrl} refused its clock: ${response.status} ${text}${hint}`);
+    }
+    const answer = JSON.parse(text);
+    if (answer.clock !== 'manual') {
+      throw new Error(`the sandbox at ${this.#baseUrl} runs on the system clock; start it with --clock manual`);
+    }
+    this.#now = answer.now_ms;
+    return this.#now;
+  }
+
+  /** Reads the sandbox's clock again (after something else moved it). */
+  sync() { return this.#call(undefined); }
+  /** Moves the sandbox's clock `ms` forward; resolves with the new instant. */
+  advance(ms) {
+    if (!(ms >= 0)) return Promise.reject(new RangeError(`the sandbox clock is moved forward only here; got ${ms} ms`));
+    return this.#call({ advance_ms: Math.ceil(ms) });
+  }
+
+  /** Sets the sandbox's clock to `nowMs`; resolves with it. */
+  set(nowMs) { return this.#call({ now_ms: nowMs }); }
+  /** The sandbox's now, in Unix milliseconds, as last read or moved. */
+  now() { return this.#now; }
+  /** Calls `callback` once the sandbox's clock has been moved `ms` further. */
+  setTimeout(callback, ms) {
+    const handle = this.#nextHandle;
+    this.#nextHandle += 1;
+    this.#timers.set(handle, { at: this.#now + Math.max(0, ms), callback });
+    this.#pump();
+    return handle;
+  }
+
+  /** Cancels a timer from `setTimeout` (before the clock moves for it). */
+  clearTimeout(handle) { this.#timers.delete(handle); }
+  /** How many timers are set. */
+  get pendingTimers() { return this.#timers.size; }
+
+  /** After one real tick, moves the sandbox to each timer in turn and fires it. */
+  #pump() {
+    if (this.#pumping) return;
+    this.#pumping = true;
+    globalThis.setTimeout(async () => {
+      try {
+        for (;;) {
+          let due;
+          for (const entry of this.#timers) if (due === undefined || entry[1].at < due[1].at) due = entry;
+          if (due === undefined) break;
+          const wait = due[1].at - this.#now;
+          if (wait > 0) {
+            try {
+              await this.advance(wait);
+              this.sleeps.push(wait);
+            } catch (error) {
+              this.lastError = error;
+            }
+          }
+          if (this.#timers.get(due[0]) === due[1]) {
+            this.#timers.delete(due[0]);
+            due[1].callback();
+          }
+        }
+      } finally {
+        this.#pumping = false;
+      }
+    }, 0);
+  }
 }

@@ -13,7 +13,7 @@ use crate::client::response::ApiResponse;
 use crate::client::throttle::WaitReason;
 use crate::model::ApiIndex;
 use crate::UnixMillis;
-use serde::ser::{Error as _, SerializeMap};
+use serde::ser::Error as _;
 use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
 
@@ -147,16 +147,23 @@ impl Serialize for Event {
     }
 }
 
-/// The HTTP status behind `error`, when an answer caused it.
-pub fn error_status(error: &ClientError) -> Option<u16> {
+/// The HTTP status an error carries as its own `status` member.
+fn own_status(error: &ClientError) -> Option<u16> {
     match error {
         ClientError::Api { status, .. }
         | ClientError::Protocol { status, .. }
         | ClientError::Redirect { status, .. }
         | ClientError::BodyTooLarge { status, .. }
         | ClientError::RateLimitedTooLong { status, .. } => Some(*status),
-        ClientError::GaveUp { last, .. } => error_status(last),
         _ => None,
+    }
+}
+
+/// The HTTP status behind `error`, when an answer caused it.
+pub fn error_status(error: &ClientError) -> Option<u16> {
+    match error {
+        ClientError::GaveUp { last, .. } => error_status(last),
+        _ => own_status(error),
     }
 }
 
@@ -167,29 +174,92 @@ pub fn error_status(error: &ClientError) -> Option<u16> {
 pub struct ErrorJson<'a>(pub &'a ClientError);
 
 impl ErrorJson<'_> {
-    /// The object as JSON text.
+    /// The object as JSON text: the error's own object (written by its
+    /// typed `Serialize`, no `serde_json::Value` in between) with the
+    /// protocol's members appended.
     pub fn to_json(&self) -> String {
-        serde_json::to_string(self).unwrap_or_default()
+        let error = self.0;
+        // A client error always serialises as an object holding `type`.
+        let mut text = serde_json::to_string(error).unwrap_or_default();
+        if text.pop() != Some('}') {
+            text = String::from("{");
+        }
+        if text.len() > 1 {
+            text.push(',');
+        }
+        text.push_str("\"category\":\"");
+        text.push_str(error.category().as_str());
+        text.push_str("\",\"message\":");
+        text.push_str(&serde_json::to_string(&error.to_string()).unwrap_or_default());
+        if own_status(error).is_none() {
+            if let Some(status) = error_status(error) {
+                text.push_str(",\"status\":");
+                text.push_str(&status.to_string());
+            }
+        }
+        text.push('}');
+        text
     }
 }
 
 impl Serialize for ErrorJson<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let error = self.0;
-        let serde_json::Value::Object(mut members) =
-            serde_json::to_value(error).map_err(S::Error::custom)?
-        else {
-            return Err(S::Error::custom("a client error serialises as an object"));
+        RawValue::from_string(self.to_json())
+            .map_err(S::Error::custom)?
+            .serialize(serializer)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::client::error::GiveUpReason;
+    use crate::client::error_members::ExtraMembers;
+    use serde_json::{json, Value};
+
+    fn parsed(error: &ClientError) -> Value {
+        serde_json::from_str(&ErrorJson(error).to_json()).unwrap()
+    }
+
+    #[test]
+    fn error_objects_hold_their_members_and_the_protocols_once() {
+        let api = ClientError::Api {
+            status: 404,
+            detail: "No table orders.".into(),
+            extra: ExtraMembers::empty(),
         };
-        members.insert("category".into(), error.category().as_str().into());
-        members.insert("message".into(), error.to_string().into());
-        if let Some(status) = error_status(error) {
-            members.insert("status".into(), status.into());
-        }
-        let mut map = serializer.serialize_map(Some(members.len()))?;
-        for (name, value) in &members {
-            map.serialize_entry(name, value)?;
-        }
-        map.end()
+        let text = ErrorJson(&api).to_json();
+        assert_eq!(text.matches("\"status\"").count(), 1, "{text}");
+        assert_eq!(
+            parsed(&api),
+            json!({"type": "api", "status": 404, "detail": "No table orders.", "extra": {},
+                   "category": "not_found", "message": "the API answered 404: No table orders."})
+        );
+        let gave_up = ClientError::GaveUp {
+            reason: GiveUpReason::MaxAttempts { attempts: 2 },
+            attempts: 2,
+            last: Box::new(ClientError::Protocol {
+                status: 502,
+                problem: "no JSON".into(),
+            }),
+        };
+        let object = parsed(&gave_up);
+        assert_eq!(object["status"], 502);
+        assert_eq!(object["category"], "protocol");
+        assert_eq!(object["last"]["status"], 502);
+        assert_eq!(
+            object["reason"],
+            json!({"type": "max_attempts", "attempts": 2})
+        );
+        let timed_out = ClientError::CallTimedOut { timeout_ms: 50 };
+        assert_eq!(
+            parsed(&timed_out),
+            json!({"type": "call_timed_out", "timeout_ms": 50, "category": "timeout",
+                   "message": "the call did not finish within its timeout of 50 ms from its first send \
+                               (waits and retries included); raise the call's timeout_ms to wait longer"})
+        );
+        // Inside an event, the same object.
+        let event = serde_json::to_value(Event::Failed(timed_out.clone())).unwrap();
+        assert_eq!(event["error"], parsed(&timed_out));
     }
 }

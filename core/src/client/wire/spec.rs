@@ -10,6 +10,7 @@ use crate::client::paging::{ConnectionPagerOptions, TablePagerOptions};
 use crate::client::polling::PollOptions;
 use crate::client::request::{EgressMode, RequestSpec};
 use crate::model::ParamRole;
+use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -147,8 +148,22 @@ impl CallSpec {
     }
 
     /// Reads a call spec's JSON; a malformed one is a `request` error.
+    ///
+    /// Two passes over the bytes: the `type` member alone, then the whole
+    /// object as that kind's members. The same rules as the derived
+    /// `Deserialize`, without buffering the object first (serde's path for
+    /// a tagged enum, which more than doubled the parser's code).
     pub fn from_json(json: &[u8]) -> Result<Self, ClientError> {
-        serde_json::from_slice(json).map_err(|error| ClientError::InvalidInput {
+        let read = || -> Result<Self, serde_json::Error> {
+            let Tag { kind } = serde_json::from_slice(json)?;
+            Ok(match kind {
+                Kind::Request => CallSpec::Request(serde_json::from_slice(json)?),
+                Kind::TablePages => CallSpec::TablePages(serde_json::from_slice(json)?),
+                Kind::ConnectionPages => CallSpec::ConnectionPages(serde_json::from_slice(json)?),
+                Kind::RunPoll => CallSpec::RunPoll(serde_json::from_slice(json)?),
+            })
+        };
+        read().map_err(|error| ClientError::InvalidInput {
             input: "call spec".into(),
             problem: error.to_string(),
         })
@@ -160,6 +175,23 @@ impl CallSpec {
     }
 }
 
+/// A call spec's `type` member alone (every other member skipped).
+#[derive(Deserialize)]
+struct Tag {
+    #[serde(rename = "type")]
+    kind: Kind,
+}
+
+/// The kinds of [`CallSpec`], by their `type` names.
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Kind {
+    Request,
+    TablePages,
+    ConnectionPages,
+    RunPoll,
+}
+
 impl From<RequestSpec> for CallSpec {
     fn from(spec: RequestSpec) -> Self {
         CallSpec::request(spec)
@@ -169,6 +201,10 @@ impl From<RequestSpec> for CallSpec {
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RequestWire {
+    /// The spec's `type`, present when [`CallSpec::from_json`] reads the
+    /// whole object as this kind (never written: the enum writes it).
+    #[serde(rename = "type", default, skip_serializing)]
+    _kind: Option<IgnoredAny>,
     operation: String,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     path: BTreeMap<String, String>,
@@ -233,6 +269,7 @@ impl From<RequestCall> for RequestWire {
             })
         });
         RequestWire {
+            _kind: None,
             operation: spec.operation,
             path: spec.path.into_iter().collect(),
             query: spec.query,
@@ -248,6 +285,10 @@ impl From<RequestCall> for RequestWire {
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct TablePagesWire {
+    /// The spec's `type`, present when [`CallSpec::from_json`] reads the
+    /// whole object as this kind (never written: the enum writes it).
+    #[serde(rename = "type", default, skip_serializing)]
+    _kind: Option<IgnoredAny>,
     table: String,
     #[serde(default)]
     page_size: Option<u64>,
@@ -283,6 +324,7 @@ impl From<TablePagesWire> for TablePagesCall {
 impl From<TablePagesCall> for TablePagesWire {
     fn from(call: TablePagesCall) -> Self {
         TablePagesWire {
+            _kind: None,
             table: call.table,
             page_size: Some(call.pager.page_size),
             order_by: call.pager.order_by,
@@ -297,6 +339,10 @@ impl From<TablePagesCall> for TablePagesWire {
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ConnectionPagesWire {
+    /// The spec's `type`, present when [`CallSpec::from_json`] reads the
+    /// whole object as this kind (never written: the enum writes it).
+    #[serde(rename = "type", default, skip_serializing)]
+    _kind: Option<IgnoredAny>,
     connection: String,
     entity: String,
     #[serde(default)]
@@ -331,6 +377,7 @@ impl From<ConnectionPagesWire> for ConnectionPagesCall {
 impl From<ConnectionPagesCall> for ConnectionPagesWire {
     fn from(call: ConnectionPagesCall) -> Self {
         ConnectionPagesWire {
+            _kind: None,
             connection: call.connection,
             entity: call.entity,
             page_size: Some(call.pager.page_size),
@@ -345,6 +392,10 @@ impl From<ConnectionPagesCall> for ConnectionPagesWire {
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RunPollWire {
+    /// The spec's `type`, present when [`CallSpec::from_json`] reads the
+    /// whole object as this kind (never written: the enum writes it).
+    #[serde(rename = "type", default, skip_serializing)]
+    _kind: Option<IgnoredAny>,
     run_id: String,
     #[serde(default)]
     interval_ms: Option<u64>,
@@ -386,6 +437,7 @@ impl From<RunPollWire> for RunPollCall {
 impl From<RunPollCall> for RunPollWire {
     fn from(call: RunPollCall) -> Self {
         RunPollWire {
+            _kind: None,
             run_id: call.run_id,
             interval_ms: Some(call.poll.interval_ms),
             deadline_ms: Some(call.poll.deadline_ms),

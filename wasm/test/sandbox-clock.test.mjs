@@ -1,0 +1,95 @@
+// SandboxClock against a real acd-sandbox on its manual clock: the client
+// pages 23 rows past the 5-per-60 s table-read window with no 429, and the
+// waits move the sandbox's clock instead of passing real time. Needs the
+// sandbox binary (target/release/acd-sandbox, or $ACD_SANDBOX_BIN).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { AcdClient, fetchTransport } from 'acd';
+import { SandboxClock } from 'acd/testing';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const bin = process.env.ACD_SANDBOX_BIN || path.join(root, 'target/release/acd-sandbox');
+const skip = existsSync(bin) ? false : `missing the sandbox binary ${bin}`;
+const rows = Array.from({ length: 23 }, (_, i) => ({ id: i + 1 }));
+
+/** Starts the sandbox with `args`; resolves with `{ url, stop }`. */
+function start(args) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'acd-sandbox-clock-'));
+  const config = path.join(dir, 'sandbox.json');
+  writeFileSync(config, JSON.stringify({ tables: [{ id: 'orders', owner: 'ada', records: rows }] }));
+  const child = spawn(bin, ['--listen', '127.0.0.1:0', '--log', 'off', '--config', config, ...args],
+    { stdio: ['ignore', 'pipe', 'inherit'] });
+  const stop = () => { child.kill('SIGTERM'); rmSync(dir, { recursive: true, force: true }); };
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`acd-sandbox exited with ${code}`)));
+    createInterface({ input: child.stdout }).once('line', (line) => {
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(line);
+      if (match) resolve({ url: match[1], stop });
+      else { stop(); reject(new Error(`unexpected first line from acd-sandbox: ${line}`)); }
+    });
+  });
+}
+
+test('a client pages past the window in the sandbox\'s time', { skip }, async () => {
+  const sandbox = await start(['--clock', 'manual']);
+  try {
+    const clock = await SandboxClock.connect(sandbox.url);
+    const start0 = clock.now();
+    const inner = fetchTransport({ timeoutMs: 10_000 });
+    const statuses = [];
+    const transport = {
+      async send(request, signal, limits) {
+        const response = await inner.send(request, signal, limits);
+        statuses.push(response.status);
+        return response;
+      },
+    };
+    const api = new AcdClient({ baseUrl: sandbox.url, apiKey: 'acd_live_demo_ada', clock, timers: clock, transport });
+    const started = performance.now();
+    const got = [];
+    for await (const row of api.tables.iter('orders', { pageSize: 2 })) got.push(row);
+    const realMs = performance.now() - started;
+    assert.deepEqual(got, rows);
+    // 12 reads at 5 per 60 s: waits for two new windows, never a 429.
+    assert.deepEqual(statuses, Array(12).fill(200));
+    assert.ok(clock.sleeps.length >= 2, `${clock.sleeps}`);
+    assert.equal(await clock.sync(), clock.now());
+    assert.ok(clock.now() - start0 >= 60_000, `${clock.now() - start0}`);
+    assert.equal(clock.lastError, null);
+    // Waiting for real would take two minutes.
+    assert.ok(realMs < 30_000, `${realMs} ms`);
+  } finally {
+    sandbox.stop();
+  }
+});
+
+test('the clock moves only when told, and a system clock is named', { skip }, async () => {
+  const manual = await start(['--clock', 'manual']);
+  try {
+    const clock = await SandboxClock.connect(manual.url);
+    const now = clock.now();
+    assert.equal(await clock.advance(1_500), now + 1_500);
+    assert.equal(await clock.set(1_700_000_000_000), 1_700_000_000_000);
+    await new Promise((resolve) => { clock.setTimeout(resolve, 250); });
+    assert.equal(clock.now(), 1_700_000_000_250);
+    assert.equal(await clock.sync(), 1_700_000_000_250);
+    const cancelled = clock.setTimeout(() => assert.fail('a cleared timer fired'), 10);
+    clock.clearTimeout(cancelled);
+    await new Promise((resolve) => { setTimeout(resolve, 20); });
+    assert.equal(await clock.sync(), 1_700_000_000_250);
+  } finally {
+    manual.stop();
+  }
+  const system = await start(['--admin']);
+  try {
+    await assert.rejects(SandboxClock.connect(system.url), /--clock manual/);
+  } finally {
+    system.stop();
+  }
+});
