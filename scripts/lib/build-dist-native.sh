@@ -11,8 +11,10 @@
 # (maturin links with a zig wrapper of its own, so the crates both builds
 # share are compiled once for each; building acd-ffi only through maturin
 # keeps that to acd-core and its dependencies).
-# Needs scripts/lib/install-dist-tools.sh first. Used by scripts/dist, and
-# ahead of time by scripts/lib/prebuild.sh.
+# Needs scripts/lib/install-dist-tools.sh first. Used by scripts/dist, by
+# scripts/lib/build-ffi.sh, by scripts/lib/sandbox.sh (`bins`: the two
+# binaries only), and ahead of time by scripts/lib/prebuild.sh.
+# Usage: build-dist-native.sh [all|bins]
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$ROOT"
@@ -35,8 +37,15 @@ with_lock build-dist-native
 log "dist: cargo zigbuild --release --target x86_64-unknown-linux-gnu.2.17 -p acd-cli -p acd-sandbox"
 cargo zigbuild --release --locked --quiet --target x86_64-unknown-linux-gnu.2.17 \
   -p acd-cli -p acd-sandbox
+[ "${1:-all}" = bins ] && { log "ok: glibc-2.17 binaries in ${CARGO_TARGET_DIR#"$ROOT"/}"; exit 0; }
 log "dist: maturin build --zig --compatibility manylinux2014 (the Python wheel)"
-rm -rf "$CARGO_TARGET_DIR/wheels"
-maturin build --release --locked --quiet --zig --compatibility manylinux2014 \
-  -m bindings/Cargo.toml --out "$CARGO_TARGET_DIR/wheels"
+# In a target dir of its own: maturin's zig linker wrapper differs from
+# cargo-zigbuild's, and in one target dir each build found the other's
+# host crates (proc-macros, build scripts) stale and rebuilt everything
+# above them, every time either ran.
+WHEELS="$CARGO_TARGET_DIR/wheels"
+rm -rf "$WHEELS"
+CARGO_TARGET_DIR="$TARGET_DIR/dist-wheel" \
+  maturin build --release --locked --quiet --zig --compatibility manylinux2014 \
+  -m bindings/Cargo.toml --out "$WHEELS"
 log "ok: glibc-2.17 builds in ${CARGO_TARGET_DIR#"$ROOT"/}"

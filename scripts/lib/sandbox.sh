@@ -20,7 +20,7 @@ stop_sandbox() {
 
 sandbox_bin() {
   bash "$ROOT/scripts/lib/install-dist-tools.sh" >/dev/null &&
-    bash "$ROOT/scripts/lib/build-dist-native.sh" >/dev/null &&
+    bash "$ROOT/scripts/lib/build-dist-native.sh" bins >/dev/null &&
     printf '%s\n' "${CARGO_TARGET_DIR:-$ROOT/target}/dist/x86_64-unknown-linux-gnu/release/acd-sandbox"
 }
 
