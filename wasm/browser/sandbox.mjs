@@ -3,7 +3,8 @@
 // launches Debian's Chromium through playwright-core. Says what is missing
 // instead of failing when the sandbox, Chromium or the package is absent.
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -27,18 +28,36 @@ export function missingPieces() {
   return missing.length ? `missing ${missing.join(', ')}` : false;
 }
 
-/** Starts acd-sandbox; resolves with `{ url, stop }`. */
-export function startSandbox(config, site) {
-  const child = spawn(sandboxBin, ['--listen', '127.0.0.1:0', '--config', config, '--static', site],
+/** Starts acd-sandbox with `args` (a free loopback port is added);
+ * resolves with `{ url, stop }` once it prints its address. */
+export function spawnSandbox(args, onStop = () => {}) {
+  const child = spawn(sandboxBin, ['--listen', '127.0.0.1:0', ...args],
     { stdio: ['ignore', 'pipe', 'inherit'] });
+  const stop = () => { child.kill('SIGTERM'); onStop(); };
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`acd-sandbox exited with ${code}`)));
     createInterface({ input: child.stdout }).once('line', (line) => {
       const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(line);
-      if (match) resolve({ url: match[1], stop: () => child.kill('SIGTERM') });
-      else reject(new Error(`unexpected first line from acd-sandbox: ${line}`));
+      if (match) resolve({ url: match[1], stop });
+      else { stop(); reject(new Error(`unexpected first line from acd-sandbox: ${line}`)); }
     });
   });
+}
+
+/** Starts acd-sandbox with the configuration file `config` and a static
+ * site; resolves with `{ url, stop }`. */
+export function startSandbox(config, site) {
+  return spawnSandbox(['--config', config, '--static', site]);
+}
+
+/** Starts acd-sandbox (no request log) with `config` (an object, written
+ * to a scratch file removed on stop) and extra `args`. */
+export function startSandboxWith(config, args = []) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'acd-sandbox-'));
+  const file = path.join(dir, 'sandbox.json');
+  writeFileSync(file, JSON.stringify(config));
+  return spawnSandbox(['--log', 'off', '--config', file, ...args],
+    () => rmSync(dir, { recursive: true, force: true }));
 }
 
 /** Launches headless Chromium. */

@@ -6,18 +6,12 @@
 // without it. Expected values are written by hand from the configuration.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { sandboxBin as bin, startSandboxWith as startSandbox } from '../browser/sandbox.mjs';
+import { existsSync } from 'node:fs';
 import {
   AcdClient, AcdConfigError, BadRequestError, NotFoundError, TimeoutError,
 } from 'acd';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const bin = process.env.ACD_SANDBOX_BIN || path.join(root, 'target/release/acd-sandbox');
 const skip = existsSync(bin) ? false : `missing the sandbox binary ${bin}`;
 const KEY = 'acd_live_demo_ada';
 const orders = Array.from({ length: 7 }, (_, i) => ({ id: i + 1, sku: `sku-${i + 1}` }));
@@ -25,24 +19,6 @@ const contacts = Array.from({ length: 5 }, (_, i) => ({ id: i + 1, email: `c${i 
 // Deprecated since 2024-01-01T00:00:00Z, sunset 2030-01-01T00:00:00Z.
 const DEPRECATED_AT = 1_704_067_200;
 const SUNSET_AT = 1_893_456_000;
-
-/** Starts acd-sandbox with `config`; resolves with `{url, stop}`. */
-function startSandbox(config, args = []) {
-  const dir = mkdtempSync(path.join(tmpdir(), 'acd-parity-'));
-  const file = path.join(dir, 'sandbox.json');
-  writeFileSync(file, JSON.stringify(config));
-  const child = spawn(bin, ['--listen', '127.0.0.1:0', '--log', 'off', '--config', file, ...args],
-    { stdio: ['ignore', 'pipe', 'inherit'] });
-  const stop = () => { child.kill('SIGTERM'); rmSync(dir, { recursive: true, force: true }); };
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`acd-sandbox exited with ${code}`)));
-    createInterface({ input: child.stdout }).once('line', (line) => {
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(line);
-      if (match) resolve({ url: match[1], stop });
-      else { stop(); reject(new Error(`unexpected first line from acd-sandbox: ${line}`)); }
-    });
-  });
-}
 
 const dataset = {
   tables: [{ id: 'orders', owner: 'ada', records: orders }],

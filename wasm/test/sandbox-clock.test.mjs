@@ -4,37 +4,14 @@
 // sandbox binary (target/release/acd-sandbox, or $ACD_SANDBOX_BIN).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { existsSync } from 'node:fs';
+import { sandboxBin as bin, startSandboxWith } from '../browser/sandbox.mjs';
 import { AcdClient, fetchTransport } from 'acd';
 import { SandboxClock } from 'acd/testing';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const bin = process.env.ACD_SANDBOX_BIN || path.join(root, 'target/release/acd-sandbox');
 const skip = existsSync(bin) ? false : `missing the sandbox binary ${bin}`;
 const rows = Array.from({ length: 23 }, (_, i) => ({ id: i + 1 }));
-
-/** Starts the sandbox with `args`; resolves with `{ url, stop }`. */
-function start(args) {
-  const dir = mkdtempSync(path.join(tmpdir(), 'acd-sandbox-clock-'));
-  const config = path.join(dir, 'sandbox.json');
-  writeFileSync(config, JSON.stringify({ tables: [{ id: 'orders', owner: 'ada', records: rows }] }));
-  const child = spawn(bin, ['--listen', '127.0.0.1:0', '--log', 'off', '--config', config, ...args],
-    { stdio: ['ignore', 'pipe', 'inherit'] });
-  const stop = () => { child.kill('SIGTERM'); rmSync(dir, { recursive: true, force: true }); };
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`acd-sandbox exited with ${code}`)));
-    createInterface({ input: child.stdout }).once('line', (line) => {
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(line);
-      if (match) resolve({ url: match[1], stop });
-      else { stop(); reject(new Error(`unexpected first line from acd-sandbox: ${line}`)); }
-    });
-  });
-}
+const start = (args) => startSandboxWith({ tables: [{ id: 'orders', owner: 'ada', records: rows }] }, args);
 
 test('a client pages past the window in the sandbox\'s time', { skip }, async () => {
   const sandbox = await start(['--clock', 'manual']);
