@@ -69,7 +69,6 @@ pub fn acd_command() -> Command {
     command
 }
 
-/// Runs `acd args...` to its end.
 /// `acd tables read t` against `server` with ada's key, then `extra`.
 pub fn read_table_t(server: &FaultServer, extra: &[&str]) -> Run {
     let mut args = vec![
@@ -85,6 +84,7 @@ pub fn read_table_t(server: &FaultServer, extra: &[&str]) -> Run {
     acd(&args)
 }
 
+/// Runs `acd args...` to its end.
 pub fn acd(args: &[&str]) -> Run {
     acd_env(args, &[])
 }
