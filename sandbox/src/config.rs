@@ -11,6 +11,7 @@
 //! `faults`. `sandbox/config.schema.json` is the JSON Schema of the whole.
 
 mod data;
+mod strict;
 
 use crate::demo;
 use crate::faults::FaultsConfig;
@@ -95,12 +96,33 @@ fn shown_path(path: String) -> String {
     }
 }
 
-/// Reads and parses `file`.
+/// Largest configuration file, in bytes (16 MiB); a larger one (or an
+/// endless one such as `/dev/zero`) is refused before it is parsed.
+pub const MAX_CONFIG_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Reads and parses `file` (at most [`MAX_CONFIG_BYTES`]).
 pub fn read(file: &Path) -> Result<FileConfig, ConfigError> {
-    let bytes = std::fs::read(file).map_err(|error| ConfigError {
+    use std::io::Read;
+    let cannot = |error: std::io::Error| ConfigError {
         path: "(file)".into(),
         problem: format!("cannot read {}: {error}", file.display()),
-    })?;
+    };
+    let mut bytes = Vec::new();
+    std::fs::File::open(file)
+        .map_err(cannot)?
+        .take(MAX_CONFIG_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(cannot)?;
+    if u64::try_from(bytes.len()).unwrap_or(u64::MAX) > MAX_CONFIG_BYTES {
+        return fail(
+            "(file)",
+            format!(
+                "{} is larger than {MAX_CONFIG_BYTES} bytes (16 MiB), the largest configuration \
+                 file the sandbox reads",
+                file.display()
+            ),
+        );
+    }
     parse(&bytes)
 }
 
@@ -133,7 +155,7 @@ fn from_members<T: serde::de::DeserializeOwned>(
 /// Parses a configuration document.
 pub fn parse(bytes: &[u8]) -> Result<FileConfig, ConfigError> {
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-    let document: Value =
+    let strict::StrictValue(document) =
         serde_path_to_error::deserialize(&mut deserializer).map_err(path_error)?;
     deserializer.end().map_err(|error| ConfigError {
         path: "(document)".into(),

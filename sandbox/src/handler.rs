@@ -274,7 +274,7 @@ pub async fn api(State(app): State<Arc<App>>, request: Request) -> Response {
     let client_ip = request
         .extensions()
         .get::<ClientAddr>()
-        .map(|addr| addr.0.ip().to_string())
+        .map(|addr| addr.0.ip().to_canonical().to_string())
         .unwrap_or_default();
     let (parts, _unread_body) = request.into_parts();
     let target = parts

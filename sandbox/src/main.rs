@@ -16,7 +16,7 @@ const FAILURE: u8 = 1;
 
 fn main() -> ExitCode {
     let args = cli::Args::parse();
-    if !args.listen.ip().is_loopback() && !args.allow_remote {
+    if !args.listen.ip().to_canonical().is_loopback() && !args.allow_remote {
         eprintln!(
             "acd-sandbox: --listen {} is not a loopback address; the sandbox serves published \
              demo credentials and listens on loopback only (e.g. 127.0.0.1:8080 or [::1]:8080) \
@@ -231,7 +231,7 @@ async fn run(
         manual_clock: clock.is_manual(),
         admin: args.admin_routes(),
         admin_token: args.admin_token.is_some(),
-        remote: !local.ip().is_loopback(),
+        remote: !local.ip().to_canonical().is_loopback(),
         dashboard: static_roots
             .as_ref()
             .is_some_and(|roots| roots.pkg.is_some()),
