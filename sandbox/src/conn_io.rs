@@ -186,8 +186,7 @@ impl AsyncRead for TimedIo {
         let before = buf.filled().len();
         match Pin::new(&mut this.stream).poll_read(cx, buf) {
             Poll::Ready(Ok(())) => {
-                if buf.filled().len() > before && matches!(this.phase, Phase::Idle | Phase::Fresh)
-                {
+                if buf.filled().len() > before && matches!(this.phase, Phase::Idle | Phase::Fresh) {
                     this.phase = Phase::Head;
                     this.phase_start = Instant::now();
                 }

@@ -13,6 +13,7 @@
 //! that no page can read them or send them a request a form could not.
 
 use crate::handler::App;
+use acd_core::model::header_names::{CORS_EXPOSED_HEADERS, CORS_REQUEST_HEADERS};
 use axum::http::header::{
     ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS, ACCESS_CONTROL_ALLOW_ORIGIN,
     ACCESS_CONTROL_EXPOSE_HEADERS, ACCESS_CONTROL_MAX_AGE, ACCESS_CONTROL_REQUEST_METHOD, ORIGIN,
@@ -20,7 +21,6 @@ use axum::http::header::{
 use axum::http::Request;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::Response;
-use acd_core::model::header_names::{CORS_EXPOSED_HEADERS, CORS_REQUEST_HEADERS};
 use std::sync::LazyLock;
 
 /// [`exposed_headers`], made once.
@@ -95,8 +95,5 @@ pub fn preflight_refused() -> Response {
 /// faults included).
 pub fn decorate(headers: &mut HeaderMap) {
     allow_any_origin(headers);
-    headers.insert(
-        ACCESS_CONTROL_EXPOSE_HEADERS,
-        EXPOSED.clone(),
-    );
+    headers.insert(ACCESS_CONTROL_EXPOSE_HEADERS, EXPOSED.clone());
 }

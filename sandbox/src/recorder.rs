@@ -312,12 +312,7 @@ impl Recorder {
     /// matches `path` (a pattern: `*` within a segment, `**` across), the
     /// first `limit` of them. The lock is held only to copy the ring's
     /// pointers; the pattern runs outside it.
-    pub fn list(
-        &self,
-        since: u64,
-        path: Option<&crate::faults::Pattern>,
-        limit: usize,
-    ) -> Listing {
+    pub fn list(&self, since: u64, path: Option<&crate::faults::Pattern>, limit: usize) -> Listing {
         let (snapshot, next, evicted) = {
             let ring = self.ring();
             let start = ring.entries.partition_point(|entry| entry.index < since);

@@ -8,7 +8,9 @@
 //! its creation: by default `queued` (1 s) → `running` (2 s) → `succeeded`,
 //! and for the agent `failing-agent` → `failed`. A run is visible to the
 //! user who created it only; others get the same 404 as for an unknown run.
-//! At most [`MAX_RUNS`] runs are kept; the oldest is forgotten first.
+//! At most [`MAX_RUNS`] runs are kept; the oldest is forgotten first. An
+//! agent id longer than [`MAX_AGENT_ID_BYTES`] is refused with a 400, so
+//! that the runs kept hold at most about `MAX_RUNS × MAX_AGENT_ID_BYTES`.
 
 use crate::config::{fail, ConfigError};
 use acd_core::gate::{Admitted, GateResponse, ResourceAnswer};
@@ -20,6 +22,9 @@ use std::sync::Mutex;
 
 /// Runs kept at most; creating one more forgets the oldest.
 pub const MAX_RUNS: usize = 10_000;
+/// Longest agent id (decoded, in bytes) a run may be created for; a longer
+/// one is answered 400 with the gate's problem list, `agent_id` named.
+pub const MAX_AGENT_ID_BYTES: usize = 256;
 /// The agent whose runs fail in the default configuration.
 pub const FAILING_AGENT: &str = "failing-agent";
 /// Path parameter of run creation.
@@ -222,6 +227,16 @@ impl Runs {
         else {
             return admitted.respond(ResourceAnswer::NotFound);
         };
+        if agent_id.len() > MAX_AGENT_ID_BYTES {
+            let problem = acd_core::model::ParamProblem::new(
+                AGENT_ID,
+                format!(
+                    "is {} bytes long; an agent id is at most {MAX_AGENT_ID_BYTES} bytes",
+                    agent_id.len()
+                ),
+            );
+            return admitted.respond(ResourceAnswer::Invalid(vec![problem]));
+        }
         let run = Run {
             agent_id: agent_id.to_owned(),
             user: user.to_owned(),

@@ -7,18 +7,27 @@
 //! starts with `.` (so `..` and hidden files), or holds `/`, `\` or NUL is
 //! refused, and the resolved file must still lie inside DIR once symbolic
 //! links are followed. A directory serves its `index.html`. Anything else is
-//! a JSON 404.
+//! a JSON 404. Files are streamed in chunks of [`STREAM_CHUNK_BYTES`], so a
+//! response holds at most one chunk of its file in memory however slowly it
+//! is read; files above [`MAX_FILE_BYTES`] are not served.
 
 use crate::handler::App;
+use axum::body::Body;
 use axum::extract::State;
-use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE, LOCATION, X_CONTENT_TYPE_OPTIONS};
+use axum::http::header::{
+    CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, LOCATION, X_CONTENT_TYPE_OPTIONS,
+};
 use axum::http::{HeaderValue, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use tokio_util::io::ReaderStream;
 
 /// Largest file served, in bytes.
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+/// Bytes read from a file at a time: a response holds at most this much of
+/// its file in memory (files are streamed, never read whole).
+pub const STREAM_CHUNK_BYTES: usize = 64 * 1024;
 
 /// What is served under `/demo/`.
 #[derive(Debug, Clone)]
@@ -136,7 +145,7 @@ fn content_type(path: &Path) -> &'static str {
     }
 }
 
-async fn read(roots: &StaticRoots, uri: &Uri) -> Option<(PathBuf, Vec<u8>)> {
+async fn open(roots: &StaticRoots, uri: &Uri) -> Option<(PathBuf, u64, tokio::fs::File)> {
     let (root, request_path) = match (&roots.pkg, uri.path().strip_prefix("/demo/pkg/")) {
         (Some(pkg), Some(rest)) => (pkg, format!("/demo/{rest}")),
         _ => (&roots.demo, uri.path().to_owned()),
@@ -149,12 +158,12 @@ async fn read(roots: &StaticRoots, uri: &Uri) -> Option<(PathBuf, Vec<u8>)> {
     if !path.starts_with(root) {
         return None;
     }
-    let metadata = tokio::fs::metadata(&path).await.ok()?;
+    let file = tokio::fs::File::open(&path).await.ok()?;
+    let metadata = file.metadata().await.ok()?;
     if !metadata.is_file() || metadata.len() > MAX_FILE_BYTES {
         return None;
     }
-    let bytes = tokio::fs::read(&path).await.ok()?;
-    Some((path, bytes))
+    Some((path, metadata.len(), file))
 }
 
 /// `GET /demo/...`.
@@ -162,16 +171,22 @@ pub async fn serve(State(app): State<Arc<App>>, uri: Uri) -> Response {
     let Some(roots) = app.static_roots() else {
         return not_found();
     };
-    match read(roots, &uri).await {
-        Some((path, bytes)) => (
-            [
-                (CONTENT_TYPE, HeaderValue::from_static(content_type(&path))),
-                (CACHE_CONTROL, HeaderValue::from_static("no-cache")),
-                (X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")),
-            ],
-            bytes,
-        )
-            .into_response(),
+    match open(roots, &uri).await {
+        Some((path, length, file)) => {
+            // At most `length` bytes, should the file grow while it is sent.
+            let reader = tokio::io::AsyncReadExt::take(file, length);
+            let stream = ReaderStream::with_capacity(reader, STREAM_CHUNK_BYTES);
+            (
+                [
+                    (CONTENT_TYPE, HeaderValue::from_static(content_type(&path))),
+                    (CACHE_CONTROL, HeaderValue::from_static("no-cache")),
+                    (X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")),
+                    (CONTENT_LENGTH, HeaderValue::from(length)),
+                ],
+                Body::from_stream(stream),
+            )
+                .into_response()
+        }
         None => not_found(),
     }
 }

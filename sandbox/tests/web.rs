@@ -29,7 +29,7 @@ fn preflights_are_answered_and_never_counted() {
     );
     assert_eq!(
         preflight.header("Access-Control-Allow-Headers"),
-        Some("X-API-Key, Authorization, X-Stable-Egress, Prefer")
+        Some("Content-Type, Idempotency-Key, X-API-Key, Authorization, Prefer, X-Stable-Egress")
     );
     assert_eq!(preflight.header("Access-Control-Max-Age"), Some("600"));
     assert_eq!(preflight.header("RateLimit-Limit"), None);
@@ -43,7 +43,7 @@ fn every_answer_exposes_the_rate_limit_headers() {
     let sandbox = Sandbox::start();
     let exposed = "RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, \
                    x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset, \
-                   WWW-Authenticate, Allow, Deprecation, Sunset";
+                   WWW-Authenticate, Allow, Deprecation, Sunset, Link";
     for (target, key, status) in [
         ("/api/v1", None, 200),
         ("/api/v1/tables/orders", None, 401),

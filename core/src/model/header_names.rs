@@ -66,8 +66,13 @@ pub const PREFER: &str = "Prefer";
 /// Every request header a client may send across origins, besides the
 /// configured stable-egress header: what a CORS preflight must allow
 /// (`Access-Control-Allow-Headers`).
-pub const CORS_REQUEST_HEADERS: [&str; 5] =
-    [CONTENT_TYPE, IDEMPOTENCY_KEY, X_API_KEY, AUTHORIZATION, PREFER];
+pub const CORS_REQUEST_HEADERS: [&str; 5] = [
+    CONTENT_TYPE,
+    IDEMPOTENCY_KEY,
+    X_API_KEY,
+    AUTHORIZATION,
+    PREFER,
+];
 
 /// Every response header a client reads besides the CORS-safelisted ones:
 /// what a cross-origin response must expose (`Access-Control-Expose-Headers`).
@@ -79,11 +84,11 @@ pub const CORS_EXPOSED_HEADERS: [&str; 12] = [
     X_RATELIMIT_LIMIT,
     X_RATELIMIT_REMAINING,
     X_RATELIMIT_RESET,
+    WWW_AUTHENTICATE,
+    ALLOW,
     DEPRECATION,
     SUNSET,
     LINK,
-    WWW_AUTHENTICATE,
-    ALLOW,
 ];
 
 /// Whether `name` is a valid HTTP header name: one or more RFC 9110 token

@@ -63,6 +63,8 @@ impl Pattern {
 
     /// Whether `path` matches the whole pattern.
     pub fn matches(&self, path: &str) -> bool {
-        self.regex.as_ref().is_some_and(|regex| regex.is_match(path))
+        self.regex
+            .as_ref()
+            .is_some_and(|regex| regex.is_match(path))
     }
 }

@@ -96,16 +96,19 @@ fn the_ring_keeps_the_last_n_and_indexes_go_on() {
 fn the_ring_is_bounded_by_bytes_oldest_first() {
     // GET /xxxx (4-byte path, no header): 160 + 3 + 5 = 168 bytes each.
     let one = arrival("/aaaa", &[]);
-    assert_eq!(Recorded {
-        index: 0,
-        method: one.method.clone(),
-        path: one.path.clone(),
-        query: None,
-        headers: Vec::new(),
-        status: None,
-        time_ms: 0,
-    }
-    .weight(), 168);
+    assert_eq!(
+        Recorded {
+            index: 0,
+            method: one.method.clone(),
+            path: one.path.clone(),
+            query: None,
+            headers: Vec::new(),
+            status: None,
+            time_ms: 0,
+        }
+        .weight(),
+        168
+    );
     let recorder = Recorder::with_budget(100, 3 * 168);
     for _ in 0..5 {
         recorder.record(arrival("/aaaa", &[]), Some(200));
