@@ -379,20 +379,32 @@ fn requests_filters(query: Option<&str>) -> Result<Filters, String> {
     Ok(Filters { since, path, limit })
 }
 
-/// The listing of `filters` as JSON, written on a blocking thread (the
-/// pattern and the writing may take a while; no worker waits for them).
+/// Requests matched between two yields to the other tasks.
+const MATCHES_PER_YIELD: usize = 16;
+
+/// The listing of `filters` as JSON: matched outside the ring's lock, in
+/// steps that let the worker serve other requests in between.
 async fn listing_json(app: &Arc<App>, filters: Filters) -> Result<Vec<u8>, String> {
     let _turn = app.recorder().listing_turn().await;
-    let app = app.clone();
-    tokio::task::spawn_blocking(move || {
-        let listing = app
-            .recorder()
-            .list(filters.since, filters.path.as_ref(), filters.limit);
-        serde_json::to_vec(&listing)
-            .map_err(|error| format!("The recorded requests cannot be written as JSON: {error}."))
-    })
-    .await
-    .map_err(|error| format!("The listing was interrupted: {error}."))?
+    let mut listing = app.recorder().snapshot(filters.since);
+    if let Some(pattern) = &filters.path {
+        let candidates = std::mem::take(&mut listing.requests);
+        for chunk in candidates.chunks(MATCHES_PER_YIELD) {
+            if listing.requests.len() >= filters.limit {
+                break;
+            }
+            listing.requests.extend(
+                chunk
+                    .iter()
+                    .filter(|entry| pattern.matches(&entry.path))
+                    .cloned(),
+            );
+            tokio::task::yield_now().await;
+        }
+    }
+    listing.requests.truncate(filters.limit);
+    serde_json::to_vec(&listing)
+        .map_err(|error| format!("The recorded requests cannot be written as JSON: {error}."))
 }
 
 /// `GET`/`DELETE /_sandbox/requests`.

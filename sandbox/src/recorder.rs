@@ -13,8 +13,9 @@
 //! a fixed overhead per request and per header); the oldest requests are
 //! forgotten first. A listing takes a snapshot of the ring under a short
 //! lock (each request is shared, not copied), then filters and writes the
-//! JSON outside it, on a blocking thread, so that no API request waits for
-//! it; at most [`MAX_LISTINGS`] listings are written at once.
+//! JSON outside it, yielding to other tasks as it goes, so that no API
+//! request waits for it; at most [`MAX_LISTINGS`] listings are written at
+//! once.
 //!
 //! No secret is kept: a credential header (`X-API-Key`, `Authorization`,
 //! `Proxy-Authorization`, `Cookie`) and any other header value holding a
@@ -308,27 +309,35 @@ impl Recorder {
         self.ring().bytes
     }
 
+    /// The requests kept whose index is at least `since`, shared (not
+    /// copied), with the ring's counters: the lock is held only for this.
+    pub fn snapshot(&self, since: u64) -> Listing {
+        let ring = self.ring();
+        let start = ring.entries.partition_point(|entry| entry.index < since);
+        Listing {
+            requests: ring.entries.range(start..).cloned().collect(),
+            next: ring.next,
+            capacity: self.capacity,
+            evicted: ring.evicted,
+        }
+    }
+
     /// The requests kept whose index is at least `since` and whose path
     /// matches `path` (a pattern: `*` within a segment, `**` across), the
-    /// first `limit` of them. The lock is held only to copy the ring's
-    /// pointers; the pattern runs outside it.
-    pub fn list(&self, since: u64, path: Option<&crate::faults::Pattern>, limit: usize) -> Listing {
-        let (snapshot, next, evicted) = {
-            let ring = self.ring();
-            let start = ring.entries.partition_point(|entry| entry.index < since);
-            let snapshot: Vec<Arc<Recorded>> = ring.entries.range(start..).cloned().collect();
-            (snapshot, ring.next, ring.evicted)
-        };
-        Listing {
-            requests: snapshot
-                .into_iter()
-                .filter(|entry| path.is_none_or(|pattern| pattern.matches(&entry.path)))
-                .take(limit)
-                .collect(),
-            next,
-            capacity: self.capacity,
-            evicted,
-        }
+    /// first `limit` of them. The pattern runs outside the lock.
+    pub fn list(
+        &self,
+        since: u64,
+        path: Option<&crate::faults::Pattern>,
+        limit: usize,
+    ) -> Listing {
+        let mut listing = self.snapshot(since);
+        listing.requests = std::mem::take(&mut listing.requests)
+            .into_iter()
+            .filter(|entry| path.is_none_or(|pattern| pattern.matches(&entry.path)))
+            .take(limit)
+            .collect();
+        listing
     }
 
     /// Forgets every request kept; returns how many there were. Indexes go
