@@ -325,12 +325,7 @@ impl Recorder {
     /// The requests kept whose index is at least `since` and whose path
     /// matches `path` (a pattern: `*` within a segment, `**` across), the
     /// first `limit` of them. The pattern runs outside the lock.
-    pub fn list(
-        &self,
-        since: u64,
-        path: Option<&crate::faults::Pattern>,
-        limit: usize,
-    ) -> Listing {
+    pub fn list(&self, since: u64, path: Option<&crate::faults::Pattern>, limit: usize) -> Listing {
         let mut listing = self.snapshot(since);
         listing.requests = std::mem::take(&mut listing.requests)
             .into_iter()

@@ -93,6 +93,14 @@ pub const CORS_EXPOSED_HEADERS: [&str; 12] = [
 
 /// Whether `name` is a valid HTTP header name: one or more RFC 9110 token
 /// characters (letters, digits, ``!#$%&'*+-.^_`|~``).
+///
+/// ```
+/// use acd_core::model::header_names::is_header_name;
+/// assert!(is_header_name("X-Stable-Egress"));
+/// assert!(!is_header_name("X Stable"));
+/// assert!(!is_header_name("X-Egress:"));
+/// assert!(!is_header_name(""));
+/// ```
 pub fn is_header_name(name: &str) -> bool {
     !name.is_empty()
         && name
