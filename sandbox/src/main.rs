@@ -110,6 +110,10 @@ async fn limiter(args: &cli::Args) -> Result<(Arc<dyn RateLimiter>, handler::Lim
     Ok((in_memory_limiter(), handler::Limits::InMemory))
 }
 
+/// The TTL grace of Redis keys under `--clock manual`: a day (see
+/// sandbox/README.md).
+const MANUAL_CLOCK_TTL_GRACE: std::time::Duration = std::time::Duration::from_secs(86_400);
+
 /// The Redis-backed store of `--redis`, if given. A bad URL or namespace
 /// is a usage error; an unreachable Redis is not (the fault policy answers
 /// until it is reachable), but it is reported.
@@ -131,6 +135,17 @@ async fn shared_limiter(
             acd_redis::FaultPolicy::FailOpen
         },
         ..acd_redis::RedisConfig::new(url.clone())
+    };
+    // With the manual clock, Redis's real-time TTLs only collect garbage:
+    // a day past each window's end (in sandbox time), so a frozen window
+    // keeps its counts however long the test takes, as in memory.
+    let config = if args.clock == cli::ClockMode::Manual {
+        acd_redis::RedisConfig {
+            ttl_grace: MANUAL_CLOCK_TTL_GRACE,
+            ..config
+        }
+    } else {
+        config
     };
     let store = match acd_redis::AsyncRedisLimiter::new(config) {
         Ok(store) => store,

@@ -206,7 +206,10 @@ fn restarted_redis_fail_closed_answers_again_within_a_second() {
     let mut statuses = Vec::new();
     while read_contacts(&sandbox) == 503 {
         statuses.push(503);
-        assert!(back.elapsed() < Duration::from_secs(60), "never answered again");
+        assert!(
+            back.elapsed() < Duration::from_secs(60),
+            "never answered again"
+        );
         std::thread::sleep(Duration::from_millis(10));
     }
     let took = back.elapsed();
@@ -282,12 +285,20 @@ fn frozen_manual_clock_on_redis_keeps_its_counts_in_one_window() {
     let (url, _server) = redis_support::shared();
     let namespace = redis_support::unique_namespace("sandbox-manual");
     let window_end: u64 = 1_800_000_000_000; // a multiple of 60 000
-    let sandboxes = [&[][..], &["--redis", url.as_str(), "--redis-namespace", namespace.as_str()][..]]
-        .map(|redis| {
-            let mut args = vec!["--clock", "manual"];
-            args.extend_from_slice(redis);
-            Sandbox::start_with(None, &args)
-        });
+    let sandboxes = [
+        &[][..],
+        &[
+            "--redis",
+            url.as_str(),
+            "--redis-namespace",
+            namespace.as_str(),
+        ][..],
+    ]
+    .map(|redis| {
+        let mut args = vec!["--clock", "manual"];
+        args.extend_from_slice(redis);
+        Sandbox::start_with(None, &args)
+    });
     for sandbox in &sandboxes {
         let body = format!("{{\"now_ms\": {}}}", window_end - 50);
         assert_eq!(sandbox.post_json("/_sandbox/clock", &body).status, 200);

@@ -90,7 +90,7 @@ impl Default for RedisConfig {
             ttl_grace: Duration::from_secs(2),
             fault_policy: FaultPolicy::FailOpen,
             backoff_min: Duration::from_millis(100),
-            backoff_max: Duration::from_secs(5),
+            backoff_max: Duration::from_millis(250),
             fallback: fallback_config(),
         }
     }

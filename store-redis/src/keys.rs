@@ -95,6 +95,15 @@ impl KeySpace {
         key
     }
 
+    /// The key holding the namespace's epoch (`{ns}:<algorithm>:epoch`,
+    /// no TTL): a random value set by the first instance that finds it
+    /// absent. A changed epoch tells an instance that Redis lost the counts
+    /// it had made (restarted empty, flushed). No limit key has this name:
+    /// theirs have a `:` after the prefix.
+    pub fn epoch_key(&self) -> Vec<u8> {
+        format!("{}epoch", self.prefix).into_bytes()
+    }
+
     /// The fixed-window key counting `subject` under `limit` in the window
     /// that ends at `window_end` (Unix ms): [`KeySpace::key`], `:` and the
     /// end in decimal. The end is the last part and has no `:`, so names
