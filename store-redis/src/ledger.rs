@@ -385,4 +385,45 @@ mod tests {
         );
         assert_eq!(merges[0].merge.args, [63_000, 5, 120_000, 2]);
     }
+
+    #[test]
+    fn counts_redis_lost_are_pending_again_and_a_failed_merge_is_kept() {
+        let space = KeySpace::new("t", LimitAlgorithm::FixedWindow).unwrap();
+        let ledger = Ledger::new(8);
+        let check = [LimitCheck {
+            name: "credential",
+            quota: Quota::per_seconds(10, 60),
+            subject: "a",
+        }];
+        let fw = LimitAlgorithm::FixedWindow;
+        for _ in 0..3 {
+            ledger.counted(&space, fw, &check, UnixMillis::new(61_000));
+        }
+        // Counted through Redis: nothing to merge while Redis keeps them.
+        assert!(!ledger.has_pending());
+        assert!(ledger.take(UnixMillis::new(62_000), 5).is_empty());
+        ledger.admitted(&space, fw, &check, UnixMillis::new(62_000));
+        assert!(ledger.has_pending());
+        // Redis lost its data: the 3 it counted join the fallback's 1.
+        ledger.lost();
+        let taken = ledger.take(UnixMillis::new(63_000), 5);
+        assert!(!ledger.has_pending());
+        assert_eq!(taken.len(), 1);
+        assert_eq!(taken[0].merge.args, [63_000, 5, 120_000, 4]);
+        // The merge failed: all 4 wait again, and a later note adds to them.
+        for t in taken {
+            ledger.restore(t);
+        }
+        ledger.admitted(&space, fw, &check, UnixMillis::new(63_500));
+        let taken = ledger.take(UnixMillis::new(64_000), 5);
+        assert_eq!(taken[0].merge.args, [64_000, 5, 120_000, 5]);
+        // Merged: counted there now, so a second loss brings all 5 back.
+        for t in taken {
+            ledger.merged(t);
+        }
+        assert!(ledger.take(UnixMillis::new(64_000), 5).is_empty());
+        ledger.lost();
+        let taken = ledger.take(UnixMillis::new(65_000), 5);
+        assert_eq!(taken[0].merge.args, [65_000, 5, 120_000, 5]);
+    }
 }

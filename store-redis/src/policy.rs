@@ -344,6 +344,7 @@ impl Policy {
         now: UnixMillis,
         error: StoreError,
     ) -> Result<StackDecision, LimiterUnavailable> {
+        let error_was_outage = error.is_outage();
         let retry_in = match &error {
             StoreError::BackingOff(ms) => *ms,
             _ if error.is_outage() => {
@@ -358,7 +359,11 @@ impl Policy {
             FaultPolicy::FailOpen => {
                 self.counters.fallback.fetch_add(1, Ordering::Relaxed);
                 let decision = self.fallback.acquire(checks, now);
-                if let StackDecision::Admitted { .. } = decision {
+                // Only an outage's admissions are added to Redis later: a
+                // request Redis refused to decide (a key holding garbage,
+                // a time out of range) charges nothing there.
+                let outage = error_was_outage;
+                if let (StackDecision::Admitted { .. }, true) = (&decision, outage) {
                     self.ledger
                         .admitted(&self.space, self.config.algorithm, checks, now);
                 }
