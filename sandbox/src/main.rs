@@ -36,7 +36,24 @@ fn main() -> ExitCode {
         None => config::FileConfig::default(),
     };
     let static_roots = match (&args.static_dir, &args.dashboard) {
-        (_, Some(wasm_dir)) => match static_files::dashboard(wasm_dir) {
+        (_, Some(None)) => {
+            match static_files::embedded_dashboard().or_else(|| {
+                static_files::dashboard(std::path::Path::new(acd_sandbox::cli::DEFAULT_WASM_DIR))
+                    .ok()
+            }) {
+                Some(roots) => Some(roots),
+                None => {
+                    eprintln!(
+                        "acd-sandbox: --dashboard: this acd-sandbox has no dashboard built in (it was \
+                         compiled without the `dashboard` feature, which scripts/dist enables); use \
+                         the acd-sandbox of a release, or give --dashboard WASM_DIR: a wasm/ \
+                         directory whose package scripts/lib/build-wasm.sh built"
+                    );
+                    return ExitCode::from(USAGE);
+                }
+            }
+        }
+        (_, Some(Some(wasm_dir))) => match static_files::dashboard(wasm_dir) {
             Ok(roots) => Some(roots),
             Err(problem) => {
                 eprintln!("acd-sandbox: --dashboard: {problem}");
@@ -47,6 +64,7 @@ fn main() -> ExitCode {
             Ok(dir) if dir.is_dir() => Some(static_files::StaticRoots {
                 demo: dir,
                 pkg: None,
+                embedded: false,
             }),
             Ok(_) => {
                 eprintln!("acd-sandbox: --static {}: not a directory", dir.display());
@@ -249,7 +267,7 @@ async fn run(
         remote: !local.ip().is_loopback(),
         dashboard: static_roots
             .as_ref()
-            .is_some_and(|roots| roots.pkg.is_some()),
+            .is_some_and(|roots| roots.pkg.is_some() || roots.embedded),
     };
     let options = handler::Options {
         static_roots,
