@@ -36,6 +36,17 @@ pub struct StaticRoots {
     pub demo: PathBuf,
     /// The directory served at `/demo/pkg/` instead of `demo/pkg`, if any.
     pub pkg: Option<PathBuf>,
+    /// Serve the dashboard built into the binary instead (`crate::embedded`).
+    pub embedded: bool,
+}
+
+/// The dashboard built into the binary, when it carries one.
+pub fn embedded_dashboard() -> Option<StaticRoots> {
+    crate::embedded::AVAILABLE.then(|| StaticRoots {
+        demo: PathBuf::new(),
+        pkg: None,
+        embedded: true,
+    })
 }
 
 /// The dashboard's directories in the source tree of `wasm_dir` (`demo/`
@@ -60,6 +71,7 @@ pub fn dashboard(wasm_dir: &Path) -> Result<StaticRoots, String> {
     Ok(StaticRoots {
         demo,
         pkg: Some(pkg),
+        embedded: false,
     })
 }
 
@@ -145,7 +157,30 @@ fn content_type(path: &Path) -> &'static str {
     }
 }
 
-async fn open(roots: &StaticRoots, uri: &Uri) -> Option<(PathBuf, u64, tokio::fs::File)> {
+/// Where a response's bytes come from.
+enum Source {
+    /// Embedded in the binary: served without a copy.
+    Embedded(&'static [u8]),
+    /// A file of that length, streamed.
+    File(u64, tokio::fs::File),
+}
+
+/// The embedded file a request path names (same segment rules as [`resolve`]).
+fn open_embedded(uri: &Uri) -> Option<(PathBuf, Source)> {
+    let relative = resolve(Path::new(""), uri.path())?;
+    let name = relative
+        .components()
+        .map(|part| part.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/");
+    let (path, bytes) = crate::embedded::file(&name)?;
+    Some((PathBuf::from(path), Source::Embedded(bytes)))
+}
+
+async fn open(roots: &StaticRoots, uri: &Uri) -> Option<(PathBuf, Source)> {
+    if roots.embedded {
+        return open_embedded(uri);
+    }
     let (root, request_path) = match (&roots.pkg, uri.path().strip_prefix("/demo/pkg/")) {
         (Some(pkg), Some(rest)) => (pkg, format!("/demo/{rest}")),
         _ => (&roots.demo, uri.path().to_owned()),
@@ -163,7 +198,7 @@ async fn open(roots: &StaticRoots, uri: &Uri) -> Option<(PathBuf, u64, tokio::fs
     if !metadata.is_file() || metadata.len() > MAX_FILE_BYTES {
         return None;
     }
-    Some((path, metadata.len(), file))
+    Some((path, Source::File(metadata.len(), file)))
 }
 
 /// `GET /demo/...`.
@@ -172,10 +207,19 @@ pub async fn serve(State(app): State<Arc<App>>, uri: Uri) -> Response {
         return not_found();
     };
     match open(roots, &uri).await {
-        Some((path, length, file)) => {
-            // At most `length` bytes, should the file grow while it is sent.
-            let reader = tokio::io::AsyncReadExt::take(file, length);
-            let stream = ReaderStream::with_capacity(reader, STREAM_CHUNK_BYTES);
+        Some((path, source)) => {
+            let (length, body) = match source {
+                Source::Embedded(bytes) => (
+                    u64::try_from(bytes.len()).unwrap_or(u64::MAX),
+                    Body::from(bytes::Bytes::from_static(bytes)),
+                ),
+                Source::File(length, file) => {
+                    // At most `length` bytes, should the file grow while it is sent.
+                    let reader = tokio::io::AsyncReadExt::take(file, length);
+                    let stream = ReaderStream::with_capacity(reader, STREAM_CHUNK_BYTES);
+                    (length, Body::from_stream(stream))
+                }
+            };
             (
                 [
                     (CONTENT_TYPE, HeaderValue::from_static(content_type(&path))),
@@ -183,7 +227,7 @@ pub async fn serve(State(app): State<Arc<App>>, uri: Uri) -> Response {
                     (X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")),
                     (CONTENT_LENGTH, HeaderValue::from(length)),
                 ],
-                Body::from_stream(stream),
+                body,
             )
                 .into_response()
         }
