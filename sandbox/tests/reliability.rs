@@ -162,18 +162,37 @@ fn agent_ids_are_capped_with_a_400_naming_the_parameter() {
     );
 }
 
-/// Runs the binary to its exit with `args`; returns the status and stderr.
+/// Runs the binary to its exit with `args` (killed after 30 s: a sandbox
+/// that accepted the file and serves is a failure, not a hang); returns the
+/// status and stderr.
 fn exit_of(args: &[&str]) -> (Option<i32>, String) {
-    let output = Command::new(BIN)
+    let mut child = Command::new(BIN)
         .args(["--listen", "127.0.0.1:0"])
         .args(args)
         .stdin(Stdio::null())
-        .output()
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
         .unwrap();
-    (
-        output.status.code(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
+    let mut stderr = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stderr.read_to_string(&mut text);
+        text
+    });
+    let started = Instant::now();
+    let code = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status.code();
+        }
+        if started.elapsed() > Duration::from_secs(30) {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    (code, reader.join().unwrap())
 }
 
 #[test]
