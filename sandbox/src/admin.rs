@@ -291,7 +291,13 @@ pub async fn clock(State(app): State<Arc<App>>, request: Request) -> Response {
         _ => return problem(StatusCode::BAD_REQUEST, format!("{CLOCK_BODY}, not both.")),
     };
     match moved {
-        Ok(_) => answer(StatusCode::OK, &clock_state(clock)),
+        Ok(now) => {
+            // Webhook attempts due by the new time are sent before the answer.
+            if let Some(hooks) = app.webhooks() {
+                hooks.catch_up(now).await;
+            }
+            answer(StatusCode::OK, &clock_state(clock))
+        }
         Err(error) => {
             let status = match error {
                 ClockError::NotManual => StatusCode::CONFLICT,

@@ -80,6 +80,21 @@ pub struct Args {
     #[arg(long)]
     pub faults: bool,
 
+    /// Send signed run lifecycle webhooks to URL (repeatable; an http://
+    /// URL). The secret is --webhook-secret, or one generated at start and
+    /// printed in the banner.
+    #[arg(long = "webhook", value_name = "URL")]
+    pub webhooks: Vec<String>,
+
+    /// The whsec_... secret that signs the deliveries to every --webhook URL.
+    #[arg(
+        long,
+        value_name = "WHSEC",
+        env = "ACD_SANDBOX_WEBHOOK_SECRET",
+        hide_env_values = true
+    )]
+    pub webhook_secret: Option<String>,
+
     /// Where time comes from: the system clock, or a manual clock moved only
     /// by POST /_sandbox/clock (turns the admin routes on).
     #[arg(long, value_enum, default_value_t = ClockMode::System)]

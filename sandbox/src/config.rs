@@ -7,8 +7,8 @@
 //! bindings read and write it, is a valid configuration as it is. The
 //! sandbox's own members come next to them: `credentials`, `tables`,
 //! `connections` (each falls back to the built-in demo data when absent),
-//! `extra_limits` (an operation limit's quota by limit name), `runs` and
-//! `faults`. `sandbox/config.schema.json` is the JSON Schema of the whole.
+//! `extra_limits` (an operation limit's quota by limit name), `runs`,
+//! `faults` and `webhooks`. `sandbox/config.schema.json` is the JSON Schema of the whole.
 
 mod data;
 mod strict;
@@ -17,6 +17,7 @@ use crate::demo;
 use crate::faults::FaultsConfig;
 use crate::runs::RunsConfig;
 use crate::store::Store;
+use crate::webhooks::config::WebhooksConfig;
 use acd_core::gate::{Gate, GateConfig, GateConfigError};
 use acd_core::limit::{Quota, RateLimiter};
 use acd_core::model::{stable_egress_url_for, Catalogue};
@@ -29,13 +30,14 @@ use std::sync::Arc;
 
 /// The sandbox's own top-level members; every other member must be a
 /// `GateConfig` member.
-pub const SANDBOX_MEMBERS: [&str; 6] = [
+pub const SANDBOX_MEMBERS: [&str; 7] = [
     "credentials",
     "tables",
     "connections",
     "extra_limits",
     "runs",
     "faults",
+    "webhooks",
 ];
 
 /// Longest window of any limit: 366 days.
@@ -51,6 +53,7 @@ struct Own {
     extra_limits: Option<BTreeMap<String, Quota>>,
     runs: Option<RunsConfig>,
     faults: Option<FaultsConfig>,
+    webhooks: Option<WebhooksConfig>,
 }
 
 /// The configuration file as written.
@@ -228,6 +231,8 @@ pub struct Built {
     pub runs: RunsConfig,
     /// The fault rules (applied only with `--faults`).
     pub faults: FaultsConfig,
+    /// The webhook endpoints and delivery faults (`webhooks`).
+    pub webhooks: WebhooksConfig,
 }
 
 impl FileConfig {
@@ -301,6 +306,8 @@ impl FileConfig {
         runs.check()?;
         let faults = own.faults.unwrap_or_default();
         faults.check()?;
+        let webhooks = own.webhooks.unwrap_or_default();
+        webhooks.endpoints(&[], None)?;
         // The gate checks what it relies on; report it at the member it came from.
         let gate = Gate::new(gate, Arc::new(credentials), limiter).map_err(gate_error)?;
         Ok(Built {
@@ -309,6 +316,7 @@ impl FileConfig {
             demo,
             runs,
             faults,
+            webhooks,
         })
     }
 }

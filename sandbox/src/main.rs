@@ -191,6 +191,21 @@ async fn shared_limiter(
     Ok(Some(store))
 }
 
+/// The webhook deliveries of the configuration and `--webhook`, if any.
+fn webhooks(
+    args: &cli::Args,
+    built: &config::Built,
+    faults: bool,
+) -> Result<Option<acd_sandbox::webhooks::Webhooks>, String> {
+    let endpoints = built
+        .webhooks
+        .endpoints(&args.webhooks, args.webhook_secret.as_deref())
+        .map_err(|error| error.to_string())?;
+    let delivery_faults = faults.then(|| built.webhooks.faults.clone().unwrap_or_default());
+    acd_sandbox::webhooks::Webhooks::new(endpoints, delivery_faults)
+        .map_err(|error| error.to_string())
+}
+
 /// Serves until a signal; returns the exit status and, once it served, the
 /// application (whose log is finished after the runtime is done).
 async fn run(
@@ -269,6 +284,13 @@ async fn run(
             .as_ref()
             .is_some_and(|roots| roots.pkg.is_some() || roots.embedded),
     };
+    let webhooks = match webhooks(&args, &built, faults.is_some()) {
+        Ok(webhooks) => webhooks,
+        Err(error) => {
+            eprintln!("acd-sandbox: config {config_name}: {error}");
+            return (ExitCode::from(USAGE), None);
+        }
+    };
     let options = handler::Options {
         static_roots,
         clock,
@@ -282,9 +304,17 @@ async fn run(
             0
         }),
         limits,
+        webhooks,
     };
     let app = Arc::new(handler::App::new(built, options));
-    banner::print(local, app.gate().config(), notes);
+    let webhook_lines = app
+        .webhooks()
+        .map(acd_sandbox::webhooks::Webhooks::banner_lines)
+        .unwrap_or_default();
+    banner::print_with(local, app.gate().config(), notes, &webhook_lines);
+    if app.webhooks().is_some() {
+        tokio::spawn(acd_sandbox::webhooks::dispatch::run(app.clone()));
+    }
     let router = handler::router(app.clone());
     server::serve(listener, app.clone(), router, args.timeouts(), signals).await;
     (ExitCode::SUCCESS, Some(app))

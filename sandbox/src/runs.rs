@@ -150,6 +150,18 @@ impl RunsConfig {
     fn lifecycle_of(&self, agent_id: &str) -> &[Step] {
         self.agents.get(agent_id).unwrap_or(&self.lifecycle)
     }
+
+    /// When each status of `agent_id`'s runs begins: (ms after the
+    /// run's creation, status), in order (what webhooks announce).
+    pub fn timeline(&self, agent_id: &str) -> Vec<(u64, String)> {
+        let mut began = 0u64;
+        let mut out = Vec::new();
+        for step in self.lifecycle_of(agent_id) {
+            out.push((began, step.status.clone()));
+            began = began.saturating_add(step.duration_ms.unwrap_or(0));
+        }
+        out
+    }
 }
 
 #[derive(Debug)]
@@ -174,6 +186,11 @@ pub struct Runs {
 }
 
 impl Runs {
+    /// The lifecycles.
+    pub fn config(&self) -> &RunsConfig {
+        &self.config
+    }
+
     /// No runs yet, under a checked `config`.
     pub fn new(config: RunsConfig) -> Self {
         Self {
