@@ -107,7 +107,7 @@ fn a_malformed_spec_is_refused_as_a_request_error_before_any_io() {
     let error = client
         .start_json(br#"{"type": "table_pages", "table": "orders", "pagesize": 10}"#)
         .unwrap_err();
-    assert_eq!(error.category(), ErrorCategory::Request);
+    assert_eq!(error.category(), ErrorCategory::InvalidRequest);
     assert!(
         error
             .to_string()

@@ -58,6 +58,7 @@ mod ratelimit_headers;
 mod request;
 mod response;
 mod retry;
+mod sentence;
 mod server_wait;
 mod start;
 mod structured;
@@ -97,6 +98,6 @@ pub use retry::{
 pub use server_wait::{bound_window_ms, ServerWait};
 pub use throttle::{LimitModel, LimitSource, Plan, Throttle, WaitReason, MAX_MODELS};
 pub use wire::{
-    Batch, CallOptions, CallSpec, ConnectionPagesCall, ErrorJson, LimitView, RequestCall,
-    RunPollCall, TablePagesCall,
+    run_body, Batch, CallOptions, CallSpec, ConnectionPagesCall, ConnectionRead, ErrorJson,
+    LimitView, RequestCall, RunPollCall, TablePagesCall, TableRead,
 };
