@@ -90,6 +90,13 @@ impl ClientCredential {
         Self::api_key(DEFAULT_CREDENTIAL_ID, secret, DEFAULT_CREDENTIAL_USER)
     }
 
+    /// The credential behind a bare OAuth token (a config document's
+    /// `token`): id [`DEFAULT_CREDENTIAL_ID`], user
+    /// [`DEFAULT_CREDENTIAL_USER`], sent as `Authorization: Bearer`.
+    pub fn default_oauth_token(secret: impl Into<String>) -> Self {
+        Self::oauth_token(DEFAULT_CREDENTIAL_ID, secret, DEFAULT_CREDENTIAL_USER)
+    }
+
     /// An API key of `user`.
     pub fn api_key(id: impl Into<String>, secret: impl Into<String>, user: &str) -> Self {
         Self {
