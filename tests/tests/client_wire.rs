@@ -38,7 +38,8 @@ fn a_request_goes_out_and_its_answer_comes_back_as_json() {
                 "call": 1, "method": "GET",
                 "url": "http://127.0.0.1:8080/api/v1/tables/orders?limit=2",
                 "headers": [["Accept", "application/json"], ["X-API-Key", "acd_live_demo_ada"]],
-                "body": null, "timeout_at": null
+                // The core's defaults: 30 s per exchange, a 32 MiB body.
+                "body": null, "timeout_at": NOW + 30_000, "max_body_bytes": 32 * 1024 * 1024
             }],
             "events": [],
             "timeout": null

@@ -118,6 +118,12 @@ impl ClientCredential {
     }
 }
 
+/// How long one exchange (send to the last byte of the body) may take when
+/// the call sets no shorter timeout: 30 s. Every transmit's `timeout_at`
+/// is at most this far after its send ([`super::Batch`]), so every
+/// transport reads the one default from the core.
+pub const DEFAULT_EXCHANGE_TIMEOUT_MS: u64 = 30_000;
+
 /// The default [`ClientConfig::max_body_bytes`]: 32 MiB.
 ///
 /// The largest legitimate answer is one page of 5,000 records (the spec's

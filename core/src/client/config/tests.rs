@@ -310,5 +310,8 @@ fn a_bare_token_is_the_default_oauth_credential_and_not_with_a_key() {
     let (field, problem) =
         refusal(r#"{"token": "acd_oauth_demo_token_1", "api_key": "acd_live_demo_ada"}"#);
     assert_eq!(field, "token");
-    assert!(problem.contains("an API key or an OAuth token, not both"), "{problem}");
+    assert!(
+        problem.contains("an API key or an OAuth token, not both"),
+        "{problem}"
+    );
 }
