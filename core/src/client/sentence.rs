@@ -21,17 +21,35 @@ pub fn date_text(at: UnixMillis) -> String {
     format!("{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}{fraction}Z")
 }
 
-/// The civil date of `days` after 1970-01-01 (H. Hinnant's algorithm).
+/// The civil date of `days` after 1970-01-01 (H. Hinnant's algorithm; every
+/// step stays in range, the saturating forms only satisfy the lint).
 fn civil_from_days(days: u64) -> (u64, u64, u64) {
     let z = days.saturating_add(719_468);
     let era = z / 146_097;
     let doe = z % 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + u64::from(month <= 2);
+    let yoe = doe
+        .saturating_sub(doe / 1460)
+        .saturating_add(doe / 36_524)
+        .saturating_sub(doe / 146_096)
+        / 365;
+    let year_start = yoe
+        .saturating_mul(365)
+        .saturating_add(yoe / 4)
+        .saturating_sub(yoe / 100);
+    let doy = doe.saturating_sub(year_start);
+    let mp = doy.saturating_mul(5).saturating_add(2) / 153;
+    let day = doy
+        .saturating_sub(mp.saturating_mul(153).saturating_add(2) / 5)
+        .saturating_add(1);
+    let month = if mp < 10 {
+        mp.saturating_add(3)
+    } else {
+        mp.saturating_sub(9)
+    };
+    let year = era
+        .saturating_mul(400)
+        .saturating_add(yoe)
+        .saturating_add(u64::from(month <= 2));
     (year, month, day)
 }
 
@@ -43,7 +61,7 @@ pub fn duration_text(ms: u64) -> String {
         return format!("{ms} ms");
     }
     if ms < MINUTE {
-        let tenths = (ms + 50) / 100;
+        let tenths = ms.saturating_add(50) / 100;
         return if tenths % 10 == 0 {
             format!("{} s", tenths / 10)
         } else {
@@ -94,5 +112,6 @@ mod tests {
         assert_eq!(duration_text(3_600_000), "1 h");
         assert_eq!(duration_text(12_000_000), "3 h 20 min");
         assert!(duration_text(u64::MAX).ends_with("min"));
+        assert_eq!(duration_text(3_660_000), "1 h 1 min");
     }
 }
