@@ -46,15 +46,30 @@ API_404: Dict[str, Any] = {"type": "api", "status": 404, "detail": "No table \"x
         ({"type": "redirect", "status": 301, "location": None}, acd.ProtocolError),
     ],
 )
+def _core(error: Dict[str, Any]) -> Dict[str, Any]:
+    """The core's flat error object for ``error`` (its JSON form)."""
+    import json
+
+    from acd import ffi
+
+    flat: Dict[str, Any] = json.loads(ffi.client_error_json(json.dumps(error)))
+    return flat
+
+
 def test_each_core_error_becomes_the_expected_class(error: Dict[str, Any], expected: Type[acd.AcdError]) -> None:
-    raised = from_core(error, "the sentence")
+    import json
+
+    from acd import ffi
+
+    raised = from_core(json.loads(ffi.client_error_json(json.dumps(error))), "the sentence")
     assert type(raised) is expected
     assert str(raised) == "the sentence"
 
 
 def test_an_api_error_carries_status_detail_and_the_whole_body() -> None:
-    error = from_core({"type": "api", "status": 400, "detail": "2 invalid parameters",
-                       "extra": {"errors": [{"parameter": "limit", "problem": "too big"}]}}, "the API answered 400")
+    error = from_core(_core({"type": "api", "status": 400, "detail": "2 invalid parameters",
+                             "extra": {"errors": [{"parameter": "limit", "problem": "too big"}]}}),
+                      "the API answered 400")
     assert isinstance(error, acd.BadRequestError)
     assert (error.status, error.detail) == (400, "2 invalid parameters")
     assert error.body == {"detail": "2 invalid parameters", "status": 400,
@@ -62,8 +77,8 @@ def test_an_api_error_carries_status_detail_and_the_whole_body() -> None:
 
 
 def test_a_retried_error_reports_the_last_attempt_status_and_body() -> None:
-    error = from_core({"type": "gave_up", "attempts": 3, "reason": {"type": "max_attempts", "attempts": 3},
-                       "last": {"type": "api", "status": 429, "detail": "Rate limit exceeded.", "extra": {}}},
+    error = from_core(_core({"type": "gave_up", "attempts": 3, "reason": {"type": "max_attempts", "attempts": 3},
+                             "last": {"type": "api", "status": 429, "detail": "Rate limit exceeded.", "extra": {}}}),
                       "gave up after 3 attempt(s)")
     assert isinstance(error, acd.RateLimitError)
     assert (error.status, error.detail, error.body) == (429, "Rate limit exceeded.",
