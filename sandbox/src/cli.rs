@@ -37,7 +37,7 @@ and the sandbox's own:
 A bad file is reported once, with the JSON path of the problem, and exits with status 2.";
 
 /// The `wasm/` directory of the source tree the binary was built from.
-const DEFAULT_WASM_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../wasm");
+pub const DEFAULT_WASM_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../wasm");
 
 /// Where the sandbox's time comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -119,11 +119,12 @@ pub struct Args {
     #[arg(long = "static", value_name = "DIR", conflicts_with = "dashboard")]
     pub static_dir: Option<PathBuf>,
 
-    /// Serve the browser dashboard under /demo/: WASM_DIR/demo and the
-    /// package built by scripts/lib/build-wasm.sh (WASM_DIR/pkg) [default:
-    /// the wasm/ directory of the source tree the sandbox was built from].
-    #[arg(long, value_name = "WASM_DIR", num_args = 0..=1, default_missing_value = DEFAULT_WASM_DIR)]
-    pub dashboard: Option<PathBuf>,
+    /// Serve the browser dashboard under /demo/: the one built into this
+    /// binary (release builds), or WASM_DIR/demo and the package built by
+    /// scripts/lib/build-wasm.sh (WASM_DIR/pkg) [default: the built-in one,
+    /// else the wasm/ directory of the source tree the sandbox was built from].
+    #[arg(long, value_name = "WASM_DIR", num_args = 0..=1)]
+    pub dashboard: Option<Option<PathBuf>>,
 
     /// Share rate limits with every sandbox using the same Redis (e.g.
     /// redis://127.0.0.1:6379); without it, limits are kept in memory.

@@ -23,6 +23,7 @@ pub mod config;
 pub mod conn_io;
 pub mod cors;
 pub mod demo;
+pub mod embedded;
 pub mod exchange;
 pub mod faults;
 pub mod handler;

@@ -36,7 +36,24 @@ fn main() -> ExitCode {
         None => config::FileConfig::default(),
     };
     let static_roots = match (&args.static_dir, &args.dashboard) {
-        (_, Some(wasm_dir)) => match static_files::dashboard(wasm_dir) {
+        (_, Some(None)) => {
+            match static_files::embedded_dashboard().or_else(|| {
+                static_files::dashboard(std::path::Path::new(acd_sandbox::cli::DEFAULT_WASM_DIR))
+                    .ok()
+            }) {
+                Some(roots) => Some(roots),
+                None => {
+                    eprintln!(
+                        "acd-sandbox: --dashboard: this acd-sandbox has no dashboard built in (it was \
+                         compiled without the `dashboard` feature, which scripts/dist enables); use \
+                         the acd-sandbox of a release, or give --dashboard WASM_DIR: a wasm/ \
+                         directory whose package scripts/lib/build-wasm.sh built"
+                    );
+                    return ExitCode::from(USAGE);
+                }
+            }
+        }
+        (_, Some(Some(wasm_dir))) => match static_files::dashboard(wasm_dir) {
             Ok(roots) => Some(roots),
             Err(problem) => {
                 eprintln!("acd-sandbox: --dashboard: {problem}");
@@ -47,6 +64,7 @@ fn main() -> ExitCode {
             Ok(dir) if dir.is_dir() => Some(static_files::StaticRoots {
                 demo: dir,
                 pkg: None,
+                embedded: false,
             }),
             Ok(_) => {
                 eprintln!("acd-sandbox: --static {}: not a directory", dir.display());
@@ -110,6 +128,10 @@ async fn limiter(args: &cli::Args) -> Result<(Arc<dyn RateLimiter>, handler::Lim
     Ok((in_memory_limiter(), handler::Limits::InMemory))
 }
 
+/// The TTL grace of Redis keys under `--clock manual`: a day (see
+/// sandbox/README.md).
+const MANUAL_CLOCK_TTL_GRACE: std::time::Duration = std::time::Duration::from_secs(86_400);
+
 /// The Redis-backed store of `--redis`, if given. A bad URL or namespace
 /// is a usage error; an unreachable Redis is not (the fault policy answers
 /// until it is reachable), but it is reported.
@@ -131,6 +153,17 @@ async fn shared_limiter(
             acd_redis::FaultPolicy::FailOpen
         },
         ..acd_redis::RedisConfig::new(url.clone())
+    };
+    // With the manual clock, Redis's real-time TTLs only collect garbage:
+    // a day past each window's end (in sandbox time), so a frozen window
+    // keeps its counts however long the test takes, as in memory.
+    let config = if args.clock == cli::ClockMode::Manual {
+        acd_redis::RedisConfig {
+            ttl_grace: MANUAL_CLOCK_TTL_GRACE,
+            ..config
+        }
+    } else {
+        config
     };
     let store = match acd_redis::AsyncRedisLimiter::new(config) {
         Ok(store) => store,
@@ -234,7 +267,7 @@ async fn run(
         remote: !local.ip().is_loopback(),
         dashboard: static_roots
             .as_ref()
-            .is_some_and(|roots| roots.pkg.is_some()),
+            .is_some_and(|roots| roots.pkg.is_some() || roots.embedded),
     };
     let options = handler::Options {
         static_roots,

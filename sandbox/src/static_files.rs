@@ -27,6 +27,17 @@ pub struct StaticRoots {
     pub demo: PathBuf,
     /// The directory served at `/demo/pkg/` instead of `demo/pkg`, if any.
     pub pkg: Option<PathBuf>,
+    /// Serve the dashboard built into the binary instead (`crate::embedded`).
+    pub embedded: bool,
+}
+
+/// The dashboard built into the binary, when it carries one.
+pub fn embedded_dashboard() -> Option<StaticRoots> {
+    crate::embedded::AVAILABLE.then(|| StaticRoots {
+        demo: PathBuf::new(),
+        pkg: None,
+        embedded: true,
+    })
 }
 
 /// The dashboard's directories in the source tree of `wasm_dir` (`demo/`
@@ -51,6 +62,7 @@ pub fn dashboard(wasm_dir: &Path) -> Result<StaticRoots, String> {
     Ok(StaticRoots {
         demo,
         pkg: Some(pkg),
+        embedded: false,
     })
 }
 
@@ -136,7 +148,22 @@ fn content_type(path: &Path) -> &'static str {
     }
 }
 
+/// The embedded file a request path names (same segment rules as [`resolve`]).
+fn read_embedded(uri: &Uri) -> Option<(PathBuf, Vec<u8>)> {
+    let relative = resolve(Path::new(""), uri.path())?;
+    let name = relative
+        .components()
+        .map(|part| part.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/");
+    let (path, bytes) = crate::embedded::file(&name)?;
+    Some((PathBuf::from(path), bytes.to_vec()))
+}
+
 async fn read(roots: &StaticRoots, uri: &Uri) -> Option<(PathBuf, Vec<u8>)> {
+    if roots.embedded {
+        return read_embedded(uri);
+    }
     let (root, request_path) = match (&roots.pkg, uri.path().strip_prefix("/demo/pkg/")) {
         (Some(pkg), Some(rest)) => (pkg, format!("/demo/{rest}")),
         _ => (&roots.demo, uri.path().to_owned()),

@@ -20,6 +20,16 @@ def from_core(error: Dict[str, Any], message: str) -> acd.AcdError:
 API_404: Dict[str, Any] = {"type": "api", "status": 404, "detail": "No table \"x\" exists.", "extra": {}}
 
 
+def _core(error: Dict[str, Any]) -> Dict[str, Any]:
+    """The core's flat error object for ``error`` (its JSON form)."""
+    import json
+
+    from acd import ffi
+
+    flat: Dict[str, Any] = json.loads(ffi.client_error_json(json.dumps(error)))
+    return flat
+
+
 @pytest.mark.parametrize(
     "error, expected",
     [
@@ -46,16 +56,6 @@ API_404: Dict[str, Any] = {"type": "api", "status": 404, "detail": "No table \"x
         ({"type": "redirect", "status": 301, "location": None}, acd.ProtocolError),
     ],
 )
-def _core(error: Dict[str, Any]) -> Dict[str, Any]:
-    """The core's flat error object for ``error`` (its JSON form)."""
-    import json
-
-    from acd import ffi
-
-    flat: Dict[str, Any] = json.loads(ffi.client_error_json(json.dumps(error)))
-    return flat
-
-
 def test_each_core_error_becomes_the_expected_class(error: Dict[str, Any], expected: Type[acd.AcdError]) -> None:
     import json
 

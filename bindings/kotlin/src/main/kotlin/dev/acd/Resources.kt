@@ -57,6 +57,7 @@ class Tables internal constructor(private val api: AcdHttpClient) {
      * when `null`) after skipping [offset], ordered by [orderBy] (descending
      * when [descending]), above [after] in that column when set.
      */
+    @JvmName("read")
     suspend fun read(
         table: String, pageSize: Int? = null, offset: Int? = null, orderBy: String? = null, descending: Boolean = false, after: String? = null,
         timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
@@ -78,12 +79,14 @@ class Tables internal constructor(private val api: AcdHttpClient) {
      * throttle spaces the pages under the rate limits. Pages go by offset
      * unless [uniqueOrder] declares the [orderBy] column unique.
      */
+    @JvmName("iter")
     fun iter(
         table: String, pageSize: Int? = null, orderBy: String? = null, descending: Boolean = false, uniqueOrder: Boolean = false,
         timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
     ): Flow<AcdRecord> = records(pages(table, pageSize, orderBy, descending, uniqueOrder, timeout, headers, maxAttempts))
 
     /** [iter]'s pages, one [Event.Page] each. */
+    @JvmName("pages")
     fun pages(
         table: String, pageSize: Int? = null, orderBy: String? = null, descending: Boolean = false, uniqueOrder: Boolean = false,
         timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
@@ -100,6 +103,7 @@ class Connections internal constructor(private val api: AcdHttpClient) {
      * JSON value (a `JsonElement`) or its JSON text (a `String`); [egress]
      * `"header"` or `"url"` asks for the stable egress IP.
      */
+    @JvmName("read")
     suspend fun read(
         connection: String, entity: String, pageSize: Int? = null, offset: Int? = null, filter: Any? = null,
         timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null, egress: String? = null,
@@ -117,12 +121,14 @@ class Connections internal constructor(private val api: AcdHttpClient) {
     }
 
     /** Every record of [entity] in [connection], page by page, each once. */
+    @JvmName("iter")
     fun iter(
         connection: String, entity: String, pageSize: Int? = null, filter: Any? = null,
         timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null, egress: String? = null,
     ): Flow<AcdRecord> = records(pages(connection, entity, pageSize, filter, timeout, headers, maxAttempts, egress))
 
     /** [iter]'s pages, one [Event.Page] each. */
+    @JvmName("pages")
     fun pages(
         connection: String, entity: String, pageSize: Int? = null, filter: Any? = null,
         timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null, egress: String? = null,
@@ -134,7 +140,12 @@ class Connections internal constructor(private val api: AcdHttpClient) {
 
 /** Agent runs through an [AcdHttpClient]. */
 class Runs internal constructor(private val api: AcdHttpClient) {
+<<<<<<< HEAD
     /** Creates a run of agent [agentId] with [input] (the core writes the body); the new run. */
+=======
+    /** Creates a run of agent [agentId] with [input] (sent as `{"input": ...}`); the new run. */
+    @JvmName("create")
+>>>>>>> main
     suspend fun create(
         agentId: String, input: JsonElement? = null, timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
     ): Run =
@@ -148,6 +159,7 @@ class Runs internal constructor(private val api: AcdHttpClient) {
         )
 
     /** Run [runId] as it is now. */
+    @JvmName("get")
     suspend fun get(
         runId: String, timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
     ): Run = runOf(api.response(spec("run_get", CallOptions(timeout, headers, maxAttempts)) { put("run_id", runId) }).body)
@@ -157,6 +169,7 @@ class Runs internal constructor(private val api: AcdHttpClient) {
      * until a terminal status; the final run. [timeout] bounds the whole
      * wait (the core's deadline when `null`).
      */
+    @JvmName("wait")
     suspend fun wait(
         runId: String, interval: Duration? = null, timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
     ): Run {
