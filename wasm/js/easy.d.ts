@@ -49,7 +49,7 @@ export interface ApiIndex {
   webhooks_documentation_url?: string;
 }
 
-/** An agent run (`createAgentRun`, `getRun`). */
+/** An agent run (`runs.create`, `runs.get`). */
 export interface Run {
   id: string;
   agent_id: string;

@@ -140,12 +140,8 @@ class Connections internal constructor(private val api: AcdHttpClient) {
 
 /** Agent runs through an [AcdHttpClient]. */
 class Runs internal constructor(private val api: AcdHttpClient) {
-<<<<<<< HEAD
     /** Creates a run of agent [agentId] with [input] (the core writes the body); the new run. */
-=======
-    /** Creates a run of agent [agentId] with [input] (sent as `{"input": ...}`); the new run. */
     @JvmName("create")
->>>>>>> main
     suspend fun create(
         agentId: String, input: JsonElement? = null, timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
     ): Run =
