@@ -78,6 +78,32 @@ function rowsOf(pages) {
   return iterator;
 }
 
+/** Options every method takes. */
+const CALL = ['timeoutMs', 'headers', 'maxAttempts', 'idempotencyKey', 'signal', 'credential'];
+const INDEX = CALL;
+const TABLE_READ = [...CALL, 'pageSize', 'offset', 'orderBy', 'descending', 'after'];
+const TABLE_PAGES = [...CALL, 'pageSize', 'orderBy', 'descending', 'uniqueOrder'];
+const CONNECTION_READ = [...CALL, 'pageSize', 'offset', 'filter', 'egress'];
+const CONNECTION_PAGES = [...CALL, 'pageSize', 'filter', 'egress'];
+const RUN_CREATE = [...CALL, 'input'];
+const RUN_GET = CALL;
+const RUN_WAIT = [...CALL, 'intervalMs', 'jitterPerMille', 'onStatus'];
+const REQUEST = [...CALL, 'path', 'query', 'roles', 'body', 'egress'];
+
+/**
+ * `options` itself when every member is one of `names`; else a TypeError
+ * naming the unknown ones and the accepted ones (as Python's
+ * `TypeError: unknown call option(s)`), so `{page_size: 2}` is not silently
+ * ignored.
+ */
+function refuseUnknown(options, names) {
+  const unknown = Object.keys(options ?? {}).filter((name) => !names.includes(name)).sort();
+  if (unknown.length > 0) {
+    throw new TypeError(`unknown call option(s) [${unknown.map((name) => `'${name}'`).join(', ')}]; the options are ${names.join(', ')}`);
+  }
+  return options;
+}
+
 /** The members of `object` whose value is defined. */
 const defined = (object) => Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined));
 
@@ -118,10 +144,7 @@ export function acdClientOver(newEngine) {
       this.#transport = options.transport ?? fetchTransport({ timers: this.#timers });
       this.#onEvent = options.onEvent ?? null;
       this.#logger = options.logger ?? null;
-      const page = (o) => pairs({
-        limit: o.pageSize, offset: o.offset, order_by: o.orderBy,
-        direction: o.descending === undefined ? undefined : (o.descending ? 'desc' : 'asc'),
-      });
+      const take = (o, names) => refuseUnknown(o, names);
       const tablePages = (table, o) => ({
         type: 'table_pages', table, page_size: o.pageSize, order_by: o.orderBy,
         descending: o.descending, unique_order: o.uniqueOrder, credential: o.credential,
@@ -131,37 +154,45 @@ export function acdClientOver(newEngine) {
       });
       /** Table records: `read<T>` (one page), `iter<T>` (rows), `pages<T>` (pages). */
       this.tables = Object.freeze({
-        read: (table, o = {}) => this.request('listTableRecords', { ...o, path: { id: table }, roles: page(o) }),
-        iter: (table, o = {}) => rowsOf(this.#pages(tablePages(table, o), o)),
-        pages: (table, o = {}) => this.#pages(tablePages(table, o), o),
+        read: (table, o = {}) => this.#call({
+          type: 'table_read', table, page_size: o.pageSize, offset: o.offset, order_by: o.orderBy,
+          descending: o.descending, after: o.after, credential: o.credential,
+        }, take(o, TABLE_READ)),
+        iter: (table, o = {}) => rowsOf(this.#pages(tablePages(table, o), take(o, TABLE_PAGES))),
+        pages: (table, o = {}) => this.#pages(tablePages(table, o), take(o, TABLE_PAGES)),
       });
       /** Connection records: `read<T>`, `iter<T>`, `pages<T>` (connection, entity, options). */
       this.connections = Object.freeze({
-        read: (connection, entity, o = {}) => this.request('listConnectionRecords', {
-          ...o, path: { connection_id: connection },
-          roles: pairs({ entity_id: entity, limit: o.pageSize, offset: o.offset, filter: o.filter }),
-        }),
-        iter: (connection, entity, o = {}) => rowsOf(this.#pages(connectionPages(connection, entity, o), o)),
-        pages: (connection, entity, o = {}) => this.#pages(connectionPages(connection, entity, o), o),
+        read: (connection, entity, o = {}) => this.#call({
+          type: 'connection_read', connection, entity, page_size: o.pageSize, offset: o.offset, filter: o.filter,
+          egress: o.egress, credential: o.credential,
+        }, take(o, CONNECTION_READ)),
+        iter: (connection, entity, o = {}) => rowsOf(this.#pages(connectionPages(connection, entity, o), take(o, CONNECTION_PAGES))),
+        pages: (connection, entity, o = {}) => this.#pages(connectionPages(connection, entity, o), take(o, CONNECTION_PAGES)),
       });
       /** Agent runs: `create(agentId, {input})`, `get(runId)`, `wait(runId, {intervalMs, timeoutMs})`. */
       this.runs = Object.freeze({
-        create: (agentId, o = {}) => this.request('createAgentRun', {
-          ...o, path: { agent_id: agentId }, body: o.body ?? (o.input === undefined ? {} : { input: o.input }),
-        }),
-        get: (runId, o = {}) => this.request('getRun', { ...o, path: { run_id: runId } }),
-        wait: (runId, o = {}) => this.#waitRun(runId, o),
+        create: (agentId, o = {}) => this.#call({ type: 'run_create', agent_id: agentId, input: o.input, credential: o.credential },
+          take(o, RUN_CREATE)),
+        get: (runId, o = {}) => this.#call({ type: 'run_get', run_id: runId, credential: o.credential }, take(o, RUN_GET)),
+        wait: (runId, o = {}) => this.#waitRun(runId, take(o, RUN_WAIT)),
       });
     }
 
-    /** The API index document (`getApiIndex`). */
-    index(options = {}) { return this.request('getApiIndex', options); }
+    /** The API index document (`GET /api/v1`). */
+    index(options = {}) { return this.#call({ type: 'index', credential: options.credential }, refuseUnknown(options, INDEX)); }
+
+    /** One typed call (docs/driver-protocol.md): resolves to the response's body. */
+    #call(spec, options) {
+      return this.#run(defined(spec), options, (event, body) => (event.type === 'response' ? event.body : body));
+    }
 
     /**
      * One call of any catalogue operation: `{path, query, body}` plus the
      * per-call options; resolves to the response's body (JSON).
      */
     async request(operation, options = {}) {
+      refuseUnknown(options, REQUEST);
       const spec = {
         type: 'request', operation, path: options.path, query: pairs(options.query), roles: options.roles,
         body: options.body, credential: options.credential, egress: options.egress,
@@ -228,7 +259,7 @@ export function acdClientOver(newEngine) {
     #waitRun(runId, options) {
       const { timeoutMs, ...rest } = options; // the poller's deadline
       const spec = {
-        type: 'run_poll', run_id: runId, interval_ms: options.intervalMs, deadline_ms: timeoutMs,
+        type: 'run_wait', run_id: runId, interval_ms: options.intervalMs, deadline_ms: timeoutMs,
         jitter_per_mille: options.jitterPerMille, credential: options.credential,
       };
       return this.#run(spec, rest, (event, run) => {

@@ -8,8 +8,8 @@ import asyncio
 import sys
 from typing import Any, AsyncIterator, Awaitable, Callable, Dict, List, Mapping, Optional, Type
 
-from ._base import (NO_PROGRESS, Base, CallOptions, connection_read_spec, pages_spec, read_spec, request_spec,
-                    some_options, wait_spec)
+from ._base import (NO_PROGRESS, Base, CallOptions, connection_read_spec, index_spec, pages_spec, read_spec,
+                    request_spec, run_create_spec, run_get_spec, some_options, wait_spec)
 from ._config import RetryPolicy
 from ._errors import AcdError
 from ._transport import TransportFailure, async_transport
@@ -27,6 +27,7 @@ class AsyncHttpClient(Base):
     """An asyncio client of the API over HTTP.
 
     :param api_key: the API key; ``ACD_API_KEY`` when omitted.
+    :param token: an OAuth access token instead of an API key (not both).
     :param base_url: the API's base URL; ``ACD_BASE_URL`` when omitted, else
         the core's default.
     :param retry: the retry policy (the core's defaults when omitted).
@@ -54,6 +55,7 @@ class AsyncHttpClient(Base):
         self,
         api_key: Optional[str] = None,
         *,
+        token: Optional[str] = None,
         base_url: Optional[str] = None,
         retry: Optional[RetryPolicy] = None,
         seed: Optional[int] = None,
@@ -64,7 +66,7 @@ class AsyncHttpClient(Base):
         clock: Optional[Callable[[], float]] = None,
         on_event: Optional[Callable[[Event], None]] = None,
     ) -> None:
-        super().__init__(api_key, base_url, retry, seed, max_body_bytes, timeout, clock, on_event)
+        super().__init__(api_key, base_url, retry, seed, max_body_bytes, timeout, clock, on_event, token)
         self._transport = async_transport(http_client, timeout)
         self._sleep = sleep if sleep is not None else asyncio.sleep
         self.tables = AsyncTables(self)
@@ -95,7 +97,7 @@ class AsyncHttpClient(Base):
 
     async def index(self, **options: Unpack[CallOptions]) -> ApiIndex:
         """The API index (``GET /api/v1``)."""
-        index: ApiIndex = await self._call({"type": "request", "operation": "getApiIndex"}, options)
+        index: ApiIndex = await self._call(index_spec(), options)
         return index
 
     async def request(self, operation: str, *, path: Optional[Mapping[str, str]] = None,
@@ -193,25 +195,27 @@ class AsyncConnections:
         self._api = api
 
     async def read(self, connection: str, entity: str, *, page_size: Optional[int] = None,
-             offset: Optional[int] = None, filter: Any = None, **options: Unpack[CallOptions]) -> List[Record]:
+             offset: Optional[int] = None, filter: Any = None, egress: Optional[str] = None,
+             **options: Unpack[CallOptions]) -> List[Record]:
         """As the synchronous client's method of the same name."""
         records: List[Record] = await self._api._call(
-            connection_read_spec(connection, entity, page_size, offset, filter), options)
+            connection_read_spec(connection, entity, page_size, offset, filter, egress), options)
         return records
 
     async def pages(self, connection: str, entity: str, *, page_size: Optional[int] = None, filter: Any = None,
-              **options: Unpack[CallOptions]) -> AsyncIterator[List[Record]]:
+              egress: Optional[str] = None, **options: Unpack[CallOptions]) -> AsyncIterator[List[Record]]:
         """As the synchronous client's method of the same name."""
         spec = pages_spec("connection_pages", connection=connection, entity=entity, page_size=page_size,
-                          filter=filter)
+                          filter=filter, egress=egress)
         async for event in self._api.events(self._api._start(spec, options)):
             if event["type"] == "page":
                 yield event["records"]
 
     async def iter(self, connection: str, entity: str, *, page_size: Optional[int] = None, filter: Any = None,
-             **options: Unpack[CallOptions]) -> AsyncIterator[Record]:
+             egress: Optional[str] = None, **options: Unpack[CallOptions]) -> AsyncIterator[Record]:
         """As the synchronous client's method of the same name."""
-        async for page in self.pages(connection, entity, page_size=page_size, filter=filter, **options):
+        async for page in self.pages(connection, entity, page_size=page_size, filter=filter, egress=egress,
+                                     **options):
             for record in page:
                 yield record
 
@@ -224,13 +228,13 @@ class AsyncRuns:
 
     async def create(self, agent_id: str, *, input: Any = None, **options: Unpack[CallOptions]) -> Run:
         """As the synchronous client's method of the same name."""
-        spec = request_spec("createAgentRun", {"agent_id": agent_id}, body={"input": input})
+        spec = run_create_spec(agent_id, input)
         run: Run = await self._api._call(spec, options)
         return run
 
     async def get(self, run_id: str, **options: Unpack[CallOptions]) -> Run:
         """As the synchronous client's method of the same name."""
-        run: Run = await self._api._call(request_spec("getRun", {"run_id": run_id}), options)
+        run: Run = await self._api._call(run_get_spec(run_id), options)
         return run
 
     async def wait(self, run_id: str, *, interval: Optional[float] = None, timeout: Optional[float] = None,

@@ -69,30 +69,44 @@ def call_options(options: CallOptions) -> Dict[str, Any]:
     return core
 
 
-def _query(**members: Any) -> List[Tuple[str, str]]:
-    return [(name, str(value)) for name, value in members.items() if value is not None]
+def _typed(kind: str, **members: Any) -> Dict[str, Any]:
+    """A typed call spec of ``kind`` with the members set (``None`` left out):
+    the core knows each kind's operation, parameter names and body."""
+    return {"type": kind, **{name: value for name, value in members.items() if value is not None}}
 
 
 def read_spec(table: str, page_size: Optional[int], offset: Optional[int], order_by: Optional[str],
               descending: bool, after: Optional[str]) -> Dict[str, Any]:
-    """One page of ``table`` (``listTableRecords``)."""
-    return {"type": "request", "operation": "listTableRecords", "path": {"id": table},
-            "query": _query(limit=page_size, offset=offset, order_by=order_by,
-                            direction="desc" if descending else None, after=after)}
+    """One page of ``table``."""
+    return _typed("table_read", table=table, page_size=page_size, offset=offset, order_by=order_by,
+                  descending=descending or None, after=after)
 
 
 def connection_read_spec(connection: str, entity: str, page_size: Optional[int], offset: Optional[int],
-                         filter: Any) -> Dict[str, Any]:
-    """One page of ``entity`` in ``connection`` (``listConnectionRecords``)."""
-    return {"type": "request", "operation": "listConnectionRecords", "path": {"connection_id": connection},
-            "query": _query(entity_id=entity, limit=page_size, offset=offset, filter=filter_text(filter))}
+                         filter: Any, egress: Optional[str] = None) -> Dict[str, Any]:
+    """One page of ``entity`` in ``connection`` (``filter``: a JSON value or its text)."""
+    return _typed("connection_read", connection=connection, entity=entity, page_size=page_size, offset=offset,
+                  filter=filter, egress=egress)
 
 
 def pages_spec(kind: str, **members: Any) -> Dict[str, Any]:
     """A pager's call spec (``table_pages`` or ``connection_pages``)."""
-    if "filter" in members:
-        members["filter"] = filter_text(members["filter"])
-    return {"type": kind, **members}
+    return _typed(kind, **members)
+
+
+def run_create_spec(agent_id: str, input: Any) -> Dict[str, Any]:
+    """A new run of ``agent_id`` (the core writes its body)."""
+    return _typed("run_create", agent_id=agent_id, input=input)
+
+
+def run_get_spec(run_id: str) -> Dict[str, Any]:
+    """Run ``run_id`` as it is now."""
+    return _typed("run_get", run_id=run_id)
+
+
+def index_spec() -> Dict[str, Any]:
+    """The API index."""
+    return _typed("index")
 
 
 def request_spec(operation: str, path: Optional[Mapping[str, str]] = None,
@@ -104,7 +118,7 @@ def request_spec(operation: str, path: Optional[Mapping[str, str]] = None,
 
 def wait_spec(run_id: str, interval: Optional[float], timeout: Optional[float]) -> Dict[str, Any]:
     """Polling a run until a terminal status (``timeout``: the poller's deadline)."""
-    return {"type": "run_poll", "run_id": run_id, "interval_ms": to_ms(interval), "deadline_ms": to_ms(timeout)}
+    return _typed("run_wait", run_id=run_id, interval_ms=to_ms(interval), deadline_ms=to_ms(timeout))
 
 
 def some_options(headers: Optional[Mapping[str, str]], max_attempts: Optional[int]) -> CallOptions:
@@ -115,13 +129,6 @@ def some_options(headers: Optional[Mapping[str, str]], max_attempts: Optional[in
     if max_attempts is not None:
         options["max_attempts"] = max_attempts
     return options
-
-
-def filter_text(filter: Any) -> Optional[str]:
-    """``filter`` as JSON text (a string is taken as it is)."""
-    import json
-
-    return filter if filter is None or isinstance(filter, str) else json.dumps(filter)
 
 
 def now_seconds() -> float:
@@ -167,9 +174,10 @@ class Base:
 
     def __init__(self, api_key: Optional[str], base_url: Optional[str], retry: Optional[RetryPolicy],
                  seed: Optional[int], max_body_bytes: Optional[int], timeout: float,
-                 clock: Optional[Callable[[], float]], on_event: Optional[Callable[[Event], None]]) -> None:
+                 clock: Optional[Callable[[], float]], on_event: Optional[Callable[[Event], None]],
+                 token: Optional[str] = None) -> None:
         self.client = Client(client_config(api_key=api_key, base_url=base_url, retry=retry, seed=seed,
-                                           max_body_bytes=max_body_bytes))
+                                           max_body_bytes=max_body_bytes, token=token))
         self._timeout = timeout
         self._clock = clock if clock is not None else now_seconds
         self._on_event = on_event

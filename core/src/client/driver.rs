@@ -413,6 +413,7 @@ impl Client {
                     },
                     Outcome::Transport(failure) => ClientError::Transport { failure: *failure },
                 };
+                let last = with_retry_at(last, &outcome, now);
                 let error = match reason {
                     GiveUpReason::NotRetryable { .. } => last,
                     reason => ClientError::GaveUp {
@@ -478,5 +479,28 @@ impl Client {
             .key
             .clone();
         self.limit_info(request, &key)
+    }
+}
+
+/// `error` with the time a 429 said to come back (its `Retry-After` or
+/// rate-limit headers), so every rate-limit error carries it.
+fn with_retry_at(error: ClientError, outcome: &Outcome, now: UnixMillis) -> ClientError {
+    match (error, outcome) {
+        (
+            ClientError::Api {
+                status: 429,
+                detail,
+                extra,
+                retry_at: None,
+            },
+            Outcome::Response(response),
+        ) => ClientError::Api {
+            status: 429,
+            detail,
+            extra,
+            retry_at: super::ratelimit_headers::parse_rate_limit_headers(&response.headers, now)
+                .refused_until(),
+        },
+        (error, _) => error,
     }
 }

@@ -58,6 +58,7 @@ mod ratelimit_headers;
 mod request;
 mod response;
 mod retry;
+mod sentence;
 mod server_wait;
 mod start;
 mod structured;
@@ -71,7 +72,8 @@ pub use category::ErrorCategory;
 pub use config::{
     normalise_base_url, stable_egress_url_for, ApiKeyHeader, ClientConfig, ClientCredential,
     CLIENT_VERSION, DEFAULT_BASE_URL, DEFAULT_CREDENTIAL_ID, DEFAULT_CREDENTIAL_USER,
-    DEFAULT_MAX_BODY_BYTES, ENV_API_KEY, ENV_BASE_URL, STABLE_EGRESS_PATH, USER_AGENT,
+    DEFAULT_EXCHANGE_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, ENV_API_KEY, ENV_BASE_URL,
+    STABLE_EGRESS_PATH, USER_AGENT,
 };
 pub use deprecation::{parse_deprecation, Deprecated, DeprecationTracker, DeprecationWarning};
 pub use driver::{Client, Transmit};
@@ -97,6 +99,6 @@ pub use retry::{
 pub use server_wait::{bound_window_ms, ServerWait};
 pub use throttle::{LimitModel, LimitSource, Plan, Throttle, WaitReason, MAX_MODELS};
 pub use wire::{
-    Batch, CallOptions, CallSpec, ConnectionPagesCall, ErrorJson, LimitView, RequestCall,
-    RunPollCall, TablePagesCall,
+    run_body, Batch, CallOptions, CallSpec, ConnectionPagesCall, ConnectionRead, ErrorJson,
+    LimitView, RequestCall, RunPollCall, TablePagesCall, TableRead,
 };

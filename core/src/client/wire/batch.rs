@@ -1,8 +1,11 @@
 //! [`Batch`]: what one [`Client::poll`] hands out — every transmit that may
 //! go now, every event, the next wake-up — and its JSON, the one crossing a
-//! binding makes per step.
+//! binding makes per step. Every transmit carries the core's defaults a
+//! transport needs: `timeout_at` (never later than
+//! [`DEFAULT_EXCHANGE_TIMEOUT_MS`] after the send) and `max_body_bytes`.
 
 use crate::client::calls::CallId;
+use crate::client::config::DEFAULT_EXCHANGE_TIMEOUT_MS;
 use crate::client::driver::{Client, Transmit};
 use crate::client::event::Event;
 use crate::UnixMillis;
@@ -18,6 +21,10 @@ pub struct Batch {
     /// When to poll again if no outcome arrives first (`None`: nothing
     /// waits on time).
     pub timeout: Option<UnixMillis>,
+    /// The largest response body a transport reads (the client's
+    /// [`crate::client::ClientConfig::max_body_bytes`]), on every transmit's
+    /// JSON.
+    pub max_body_bytes: u64,
 }
 
 impl Client {
@@ -26,7 +33,14 @@ impl Client {
     pub fn poll(&mut self, now: impl Into<UnixMillis>) -> Batch {
         let now = now.into();
         let mut transmits = Vec::new();
-        while let Some(transmit) = self.poll_transmit(now) {
+        let exchange_ends = now.saturating_add(DEFAULT_EXCHANGE_TIMEOUT_MS);
+        while let Some(mut transmit) = self.poll_transmit(now) {
+            // Every exchange ends by the core's default at the latest.
+            transmit.timeout_at = Some(
+                transmit
+                    .timeout_at
+                    .map_or(exchange_ends, |at| at.min(exchange_ends)),
+            );
             transmits.push(transmit);
         }
         let events = self.events.drain(..).collect();
@@ -34,6 +48,7 @@ impl Client {
             transmits,
             events,
             timeout: self.poll_timeout(),
+            max_body_bytes: self.config.max_body_bytes,
         }
     }
 
@@ -53,6 +68,7 @@ struct TransmitJson<'a> {
     headers: &'a [(String, String)],
     body: Option<std::borrow::Cow<'a, str>>,
     timeout_at: Option<UnixMillis>,
+    max_body_bytes: u64,
 }
 
 #[derive(Serialize)]
@@ -87,6 +103,7 @@ impl Batch {
                         .as_deref()
                         .map(String::from_utf8_lossy),
                     timeout_at: transmit.timeout_at,
+                    max_body_bytes: self.max_body_bytes,
                 })
                 .collect(),
             events: self

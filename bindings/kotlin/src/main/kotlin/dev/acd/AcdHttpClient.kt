@@ -58,6 +58,7 @@ internal const val NO_PROGRESS = "no call can make progress: nothing to send and
  * @param delay waits the given duration (`kotlinx.coroutines.delay` by
  *   default, so `runTest` skips the waits in virtual time).
  * @param maxBodyBytes the largest response body accepted (the core's default when `null`).
+ * @param token an OAuth access token instead of an API key (not both).
  * @throws ConfigException when the core refuses the configuration.
  */
 class AcdHttpClient
@@ -73,8 +74,9 @@ class AcdHttpClient
         private val clock: () -> Long = System::currentTimeMillis,
         private val delay: suspend (Duration) -> Unit = { kotlinx.coroutines.delay(it) },
         maxBodyBytes: Long? = null,
+        token: String? = null,
     ) : Closeable {
-        internal val engine: Engine = Engine(configJson(apiKey, baseUrl, retry, seed, maxBodyBytes), maxBodyBytes)
+        internal val engine: Engine = Engine(configJson(apiKey, baseUrl, retry, seed, maxBodyBytes, token), maxBodyBytes)
 
         /** What requests go through. */
         val transport: Transport = transport ?: JavaHttpTransport(http)
@@ -115,7 +117,7 @@ class AcdHttpClient
         @JvmName("index")
         suspend fun index(
             timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
-        ): ApiIndex = indexOf(response(requestSpec("getApiIndex", CallOptions(timeout, headers, maxAttempts))).body)
+        ): ApiIndex = indexOf(response(spec("index", CallOptions(timeout, headers, maxAttempts)) {}).body)
 
         /**
          * One call of [operation] (any operation id of the catalogue), throttled
