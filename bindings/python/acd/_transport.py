@@ -284,7 +284,7 @@ class _FinalResponse(http.client.HTTPResponse):
             version, status, reason = super()._read_status()  # type: ignore[misc]
             if not 102 <= status < 200:
                 return version, status, reason
-            http.client.parse_headers(self.fp)  # type: ignore[arg-type]
+            http.client.parse_headers(self.fp)
 
 
 class _HTTPConnection(http.client.HTTPConnection):
@@ -351,8 +351,11 @@ class UrllibTransport:
             with reply:
                 status = reply.status if hasattr(reply, "status") and reply.status is not None else reply.code
                 headers = list(reply.headers.items())
-                body = b"" if reader.skip(headers) else _read_urllib(reply, reader)
-                _check_complete(headers, reader, request.method, status)
+                if reader.skip(headers):
+                    body = b""  # the core refuses it by its Content-Length
+                else:
+                    body = _read_urllib(reply, reader)
+                    _check_complete(headers, reader, request.method, status)
                 return Response(status, headers, body)
         except TransportFailure:
             raise
