@@ -39,7 +39,10 @@ fn retried(events: &[Value]) -> bool {
 }
 
 fn failed(events: &[Value]) -> &Value {
-    let event = events.iter().find(|event| event["type"] == "failed").unwrap();
+    let event = events
+        .iter()
+        .find(|event| event["type"] == "failed")
+        .unwrap();
     &event["error"]
 }
 
@@ -104,7 +107,10 @@ fn a_connection_error_names_the_origin_and_the_reason_but_no_path() {
         ),
         "{message}"
     );
-    assert!(!message.contains("limit=2") && !message.contains("/api/"), "{message}");
+    assert!(
+        !message.contains("limit=2") && !message.contains("/api/"),
+        "{message}"
+    );
 }
 
 #[test]

@@ -79,7 +79,9 @@ pub enum TransportFailure {
     )]
     Blocked,
     /// The connection was reset after the request was sent.
-    #[error("the connection was reset after the request was sent; the server may have processed it")]
+    #[error(
+        "the connection was reset after the request was sent; the server may have processed it"
+    )]
     Reset,
     /// The request failed before any response and the HTTP client gave no
     /// reason (a browser's `fetch`: a network error, or a cross-origin
