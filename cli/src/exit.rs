@@ -157,6 +157,7 @@ mod tests {
             attempts: 2,
             last: Box::new(ClientError::Transport {
                 failure: TransportFailure::Interrupted,
+                origin: None,
             }),
         };
         assert_eq!(code_of(&gave_up), 3);

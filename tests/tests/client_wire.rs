@@ -170,10 +170,11 @@ fn misuse_of_the_byte_entries_is_a_typed_error() {
         "the response header block is not valid: header line 1 has no ':'; \
          write each header as `Name: value` on its own line"
     );
-    let kind = client.fail(CallId(9), "dns", NOW).unwrap_err();
+    let kind = client.fail(CallId(9), "gremlins", NOW).unwrap_err();
     assert_eq!(
         kind.to_string(),
-        "the transport failure is not valid: \"dns\" is not one of connect, timeout, interrupted"
+        "the transport failure is not valid: \"gremlins\" is not one of connect, timeout, \
+         interrupted, refused, dns, connect_timeout, blocked, reset, unknown, protocol"
     );
     let config =
         Client::from_config_json(br#"{"base_url": 5}"#, Entropy::from_seed(0)).unwrap_err();

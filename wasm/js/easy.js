@@ -138,7 +138,9 @@ export function acdClientOver(newEngine) {
         credentials: options.credentials, env: environment(),
       });
       this.#engine = newEngine(config);
-      this.#limits = Object.freeze(defined({ maxBodyBytes: config.maxBodyBytes }));
+      // The core's bound (the configuration's, else its default) always
+      // reaches the transport: a body is never read unbounded.
+      this.#limits = Object.freeze(defined({ maxBodyBytes: this.#engine.maxBodyBytes?.() ?? config.maxBodyBytes }));
       this.#timers = options.timers ?? systemTimers;
       this.#clock = options.clock ?? systemClock;
       this.#transport = options.transport ?? fetchTransport({ timers: this.#timers });

@@ -326,10 +326,18 @@ impl ClientError {
             ClientError::Redirect { .. }
             | ClientError::Protocol { .. }
             | ClientError::BodyTooLarge { .. } => ErrorCategory::Protocol,
-            ClientError::Transport { failure } => match failure {
-                TransportFailure::Connect => ErrorCategory::Connection,
+            ClientError::Transport { failure, .. } => match failure {
+                TransportFailure::Connect
+                | TransportFailure::Refused
+                | TransportFailure::Dns
+                | TransportFailure::ConnectTimeout
+                | TransportFailure::Blocked
+                | TransportFailure::Unknown => ErrorCategory::Connection,
                 TransportFailure::Timeout => ErrorCategory::Timeout,
-                TransportFailure::Interrupted => ErrorCategory::Interrupted,
+                TransportFailure::Interrupted | TransportFailure::Reset => {
+                    ErrorCategory::Interrupted
+                }
+                TransportFailure::Protocol => ErrorCategory::Protocol,
             },
             ClientError::GaveUp { last, .. } => last.category(),
             ClientError::PollDeadline { .. } | ClientError::CallTimedOut { .. } => {

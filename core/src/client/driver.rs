@@ -17,7 +17,7 @@ use super::config::ClientConfig;
 use super::deprecation::DeprecationTracker;
 use super::error::{ClientError, GiveUpReason};
 use super::event::{Event, LimitInfo, LimitOrigin};
-use super::http::Outcome;
+use super::http::{url_origin, Outcome};
 use super::notice::retrying_message;
 use super::random::{uniform_inclusive, Entropy, KeyStream};
 use super::ratelimit_headers::parse_rate_limit_headers;
@@ -384,9 +384,10 @@ impl Client {
             RetryDecision::Done => {
                 let result = match &outcome {
                     Outcome::Response(response) => self.interpret(&request, response),
-                    Outcome::Transport(failure) => {
-                        Err(ClientError::Transport { failure: *failure })
-                    }
+                    Outcome::Transport(failure) => Err(ClientError::Transport {
+                        failure: *failure,
+                        origin: url_origin(&request.url),
+                    }),
                 };
                 if let Ok(ApiResponse::Index { index, .. }) = &result {
                     self.throttle.learn_index(&index.rate_limits);
@@ -411,7 +412,10 @@ impl Client {
                             problem: "a successful response was not accepted".into(),
                         },
                     },
-                    Outcome::Transport(failure) => ClientError::Transport { failure: *failure },
+                    Outcome::Transport(failure) => ClientError::Transport {
+                        failure: *failure,
+                        origin: url_origin(&request.url),
+                    },
                 };
                 let last = with_retry_at(last, &outcome, now);
                 let error = match reason {

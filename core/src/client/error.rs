@@ -250,10 +250,14 @@ pub enum ClientError {
         max_wait_ms: u64,
     },
     /// The transport failed and the call was not (or no longer) retried.
-    #[error("the request failed in transport: {failure}")]
+    #[error("{}", transport_sentence(*failure, origin.as_deref()))]
     Transport {
         /// How it failed.
         failure: TransportFailure,
+        /// The origin it was sent to (`scheme://host:port`: never a
+        /// credential, path or query), when known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        origin: Option<String>,
     },
     /// Retrying stopped; `last` is the final attempt's error.
     #[error("gave up after {attempts} attempt(s): {reason}; last error: {last}")]
@@ -356,6 +360,14 @@ fn invalid_params_sentence(operation: &str, problems: &[ParamProblem]) -> String
         if problems.len() == 1 { "" } else { "s" },
         shown.join("; ")
     )
+}
+
+/// The sentence of a transport failure, naming the origin when known.
+fn transport_sentence(failure: TransportFailure, origin: Option<&str>) -> String {
+    match origin {
+        Some(origin) => format!("the request to {origin} failed in transport: {failure}"),
+        None => format!("the request failed in transport: {failure}"),
+    }
 }
 
 #[cfg(test)]

@@ -80,7 +80,7 @@ pub use driver::{Client, Transmit};
 pub use error::{ClientError, GiveUpReason};
 pub use error_members::ExtraMembers;
 pub use event::{Event, LimitInfo, LimitOrigin};
-pub use http::{HttpResponse, Outcome, TransportFailure};
+pub use http::{url_origin, HttpResponse, Outcome, TransportFailure};
 pub use member::string_member;
 pub use paging::{ConnectionPagerOptions, PagingMode, TablePagerOptions};
 pub use polling::PollOptions;

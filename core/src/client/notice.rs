@@ -90,11 +90,7 @@ pub(crate) fn retrying_message(
 ) -> String {
     let what = match (status, failure) {
         (Some(status), _) => format!("was answered with status {status}"),
-        (None, Some(TransportFailure::Connect)) => "could not connect".to_owned(),
-        (None, Some(TransportFailure::Timeout)) => "timed out".to_owned(),
-        (None, Some(TransportFailure::Interrupted)) => {
-            "lost its connection after sending".to_owned()
-        }
+        (None, Some(failure)) => failure.attempt_text().to_owned(),
         (None, None) => "failed".to_owned(),
     };
     format!(
