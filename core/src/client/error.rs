@@ -177,6 +177,10 @@ pub enum ClientError {
         detail: String,
         /// Every other member of the body (e.g. the 400 `errors` array).
         extra: ExtraMembers,
+        /// For a 429: when the server said to come back (`Retry-After`, or
+        /// the reset of the limit it reported spent).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        retry_at: Option<UnixMillis>,
     },
     /// The response broke the API's contract (wrong envelope, bad JSON…).
     #[error("the response (status {status}) broke the API contract: {problem}")]
@@ -214,19 +218,17 @@ pub enum ClientError {
         /// The bound, in bytes.
         limit: u64,
     },
-    /// A limit the request counts against admits no request before a time
-    /// the server named (in its rate-limit headers or a 429) further ahead
-    /// than [`super::RetryPolicy::max_retry_after_ms`]: the call ends at once
-    /// instead of waiting. `status` is 429, the refusal that time stands
-    /// for, so every language reports it as its rate-limit error.
+    /// The call was not sent: a limit its request counts against admits no
+    /// request before a time the server named in a 429 further ahead than
+    /// [`super::RetryPolicy::max_retry_after_ms`], so the call ends at once
+    /// instead of waiting. No HTTP answer belongs to this call (it carries
+    /// no `status`); its category is `rate_limit`.
     #[error(
-        "the server says the {limit} limit admits no request before {retry_at} Unix ms \
+        "not sent: the server says the {limit} limit admits no request before {retry_at} Unix ms \
          ({wait_ms} ms from now), longer than the {max_wait_ms} ms \
          the retry policy's max_retry_after_ms allows; try again after that time"
     )]
     RateLimitedTooLong {
-        /// 429: the refusal the server's time stands for.
-        status: u16,
         /// The limit's name.
         limit: String,
         /// The server's time.

@@ -80,6 +80,7 @@ pub use error_members::ExtraMembers;
 pub use event::{Event, LimitInfo, LimitOrigin};
 pub use http::{HttpResponse, Outcome, TransportFailure};
 pub use member::string_member;
+pub use notice::{notice_levels, NoticeLevel, VISIBLE_WAIT_MS};
 pub use paging::{ConnectionPagerOptions, PagingMode, TablePagerOptions};
 pub use polling::PollOptions;
 pub use random::{uniform_inclusive, Entropy, KeyStream, RandomSource, SplitMix64};
@@ -95,7 +96,9 @@ pub use retry::{
     MIN_RETRY_DELAY_MS,
 };
 pub use server_wait::{bound_window_ms, ServerWait};
-pub use throttle::{LimitModel, LimitSource, Plan, Throttle, WaitReason, MAX_MODELS};
+pub use throttle::{
+    unattributed_key, Hold, LimitModel, LimitSource, Plan, Throttle, WaitReason, MAX_MODELS,
+};
 pub use wire::{
     Batch, CallOptions, CallSpec, ConnectionPagesCall, ErrorJson, LimitView, RequestCall,
     RunPollCall, TablePagesCall,

@@ -5,6 +5,7 @@
 use crate::client::calls::CallId;
 use crate::client::driver::{Client, Transmit};
 use crate::client::event::Event;
+use crate::client::notice::{notice_levels, NoticeLevel};
 use crate::UnixMillis;
 use serde::Serialize;
 
@@ -18,6 +19,9 @@ pub struct Batch {
     /// When to poll again if no outcome arrives first (`None`: nothing
     /// waits on time).
     pub timeout: Option<UnixMillis>,
+    /// How loudly to say each event (its `level` member; `None` for events
+    /// that are not notices), one per event.
+    pub levels: Vec<Option<NoticeLevel>>,
 }
 
 impl Client {
@@ -29,11 +33,13 @@ impl Client {
         while let Some(transmit) = self.poll_transmit(now) {
             transmits.push(transmit);
         }
-        let events = self.events.drain(..).collect();
+        let events: Vec<(CallId, Event)> = self.events.drain(..).collect();
+        let levels = notice_levels(&events, now);
         Batch {
             transmits,
             events,
             timeout: self.poll_timeout(),
+            levels,
         }
     }
 
@@ -60,6 +66,8 @@ struct CallEvent<'a> {
     call: CallId,
     #[serde(flatten)]
     event: &'a Event,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    level: Option<NoticeLevel>,
 }
 
 #[derive(Serialize)]
@@ -92,7 +100,12 @@ impl Batch {
             events: self
                 .events
                 .iter()
-                .map(|(call, event)| CallEvent { call: *call, event })
+                .enumerate()
+                .map(|(index, (call, event))| CallEvent {
+                    call: *call,
+                    event,
+                    level: self.levels.get(index).copied().flatten(),
+                })
                 .collect(),
             timeout: self.timeout,
         };

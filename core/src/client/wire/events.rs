@@ -153,8 +153,7 @@ fn own_status(error: &ClientError) -> Option<u16> {
         ClientError::Api { status, .. }
         | ClientError::Protocol { status, .. }
         | ClientError::Redirect { status, .. }
-        | ClientError::BodyTooLarge { status, .. }
-        | ClientError::RateLimitedTooLong { status, .. } => Some(*status),
+        | ClientError::BodyTooLarge { status, .. } => Some(*status),
         _ => None,
     }
 }
@@ -164,6 +163,23 @@ pub fn error_status(error: &ClientError) -> Option<u16> {
     match error {
         ClientError::GaveUp { last, .. } => error_status(last),
         _ => own_status(error),
+    }
+}
+
+/// When the server said a rate-limited call may come back: every
+/// rate-limit error's `retry_at` (a top-level member of a `gave_up` object
+/// too, from its reason or its last error).
+pub fn error_retry_at(error: &ClientError) -> Option<UnixMillis> {
+    match error {
+        ClientError::Api { retry_at, .. } => *retry_at,
+        ClientError::RateLimitedTooLong { retry_at, .. } => Some(*retry_at),
+        ClientError::GaveUp { reason, last, .. } => match reason {
+            crate::client::error::GiveUpReason::RetryAfterTooLong { retry_at, .. } => {
+                Some(*retry_at)
+            }
+            _ => error_retry_at(last),
+        },
+        _ => None,
     }
 }
 
@@ -197,6 +213,10 @@ impl ErrorJson<'_> {
                 text.push_str(&status.to_string());
             }
         }
+        if let (ClientError::GaveUp { .. }, Some(at)) = (error, error_retry_at(error)) {
+            text.push_str(",\"retry_at\":");
+            text.push_str(&at.as_millis().to_string());
+        }
         text.push('}');
         text
     }
@@ -227,6 +247,7 @@ mod tests {
             status: 404,
             detail: "No table orders.".into(),
             extra: ExtraMembers::empty(),
+            retry_at: None,
         };
         let text = ErrorJson(&api).to_json();
         assert_eq!(text.matches("\"status\"").count(), 1, "{text}");
