@@ -187,7 +187,7 @@ class AsyncHttpClient(Base):
             timeout = batch["timeout"]
             if timeout is None and not self._in_flight:
                 raise AcdError(NO_PROGRESS)
-            waits = [asyncio.ensure_future(arrived.wait())]
+            waits: List["asyncio.Future[Any]"] = [asyncio.ensure_future(arrived.wait())]
             if timeout is not None:
                 waits.append(asyncio.ensure_future(self._sleep(max(0, timeout - self._now_ms()) / 1000)))
             try:
