@@ -45,6 +45,21 @@ class CallState {
 }
 
 /** ACD_API_KEY and ACD_BASE_URL as the host has them (Node), for the core. */
+/**
+ * The logger of a client given none: warnings on `console.warn` (a wait of
+ * 10 s or more is seen with no configuration); `ACD_LOG=info` or
+ * `ACD_LOG=debug` (Node) adds the rest, as `OPENAI_LOG` does.
+ */
+function consoleLogger() {
+  const wanted = String(globalThis.process?.env?.ACD_LOG ?? '').trim().toLowerCase();
+  const info = wanted === 'info' || wanted === 'debug';
+  return {
+    warn: (message) => console.warn(`[acd] ${message}`),
+    info: info ? (message) => console.info(`[acd] ${message}`) : undefined,
+    debug: wanted === 'debug' ? (message) => console.debug(`[acd] ${message}`) : undefined,
+  };
+}
+
 function environment() {
   const env = globalThis.process?.env;
   return env ? defined({ ACD_API_KEY: env.ACD_API_KEY, ACD_BASE_URL: env.ACD_BASE_URL }) : undefined;
@@ -143,9 +158,11 @@ export function acdClientOver(newEngine) {
       this.#limits = Object.freeze(defined({ maxBodyBytes: this.#engine.maxBodyBytes?.() ?? config.maxBodyBytes }));
       this.#timers = options.timers ?? systemTimers;
       this.#clock = options.clock ?? systemClock;
-      this.#transport = options.transport ?? fetchTransport({ timers: this.#timers });
+      // The transport's guard timers run in real time: a test clock moves
+      // only for the waits the core planned.
+      this.#transport = options.transport ?? fetchTransport({ timers: systemTimers });
       this.#onEvent = options.onEvent ?? null;
-      this.#logger = options.logger ?? null;
+      this.#logger = options.logger ?? consoleLogger();
       const take = (o, names) => refuseUnknown(o, names);
       const tablePages = (table, o) => ({
         type: 'table_pages', table, page_size: o.pageSize, order_by: o.orderBy,
@@ -318,8 +335,12 @@ export function acdClientOver(newEngine) {
       this.#onEvent?.(event, event.call);
       const logger = this.#logger;
       if (logger === null || event.message === undefined) return;
+      // The core's level: a wait of 10 s or more (and a deprecation) is a
+      // warning; a retry's own wait is debug (each wait or retry said once).
+      const level = event.type === 'deprecation' ? 'warning' : (event.level ?? 'info');
       if (typeof logger === 'function') logger(event.message, event);
-      else if (event.type === 'deprecation' && typeof logger.warn === 'function') logger.warn(event.message);
+      else if (level === 'warning' && typeof logger.warn === 'function') logger.warn(event.message);
+      else if (level === 'debug') logger.debug?.(event.message);
       else logger.info?.(event.message);
     }
 

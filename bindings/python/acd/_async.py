@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from typing import Any, AsyncIterator, Awaitable, Callable, Dict, List, Mapping, Optional, Type
+from typing import Any, AsyncIterator, Awaitable, Callable, Dict, List, Mapping, Optional, Set, Type
 
 from ._base import (NO_PROGRESS, Base, CallOptions, connection_read_spec, index_spec, pages_spec, read_spec,
                     request_spec, run_create_spec, run_get_spec, some_options, wait_spec)
@@ -69,6 +69,11 @@ class AsyncHttpClient(Base):
         super().__init__(api_key, base_url, retry, seed, max_body_bytes, timeout, clock, on_event, token)
         self._transport = async_transport(http_client, timeout)
         self._sleep = sleep if sleep is not None else asyncio.sleep
+        self._driving = False
+        self._progress: Optional[asyncio.Event] = None
+        self._arrived: Optional[asyncio.Event] = None
+        self._failure: Optional[BaseException] = None
+        self._in_flight: Set["asyncio.Future[None]"] = set()
         self.tables = AsyncTables(self)
         """Table records: :meth:`AsyncTables.read`, :meth:`AsyncTables.iter`, :meth:`AsyncTables.pages`."""
         self.connections = AsyncConnections(self)
@@ -134,24 +139,78 @@ class AsyncHttpClient(Base):
             self._finish(call)
 
     async def _step(self) -> None:
-        now = self._now_ms()
-        batch = self.client.poll(now)
-        progressed = self._route(batch["events"])
-        for transmit in batch["transmits"]:
-            progressed = True
-            if transmit["call"] not in self._queues:
-                continue  # cancelled while this batch was out
-            try:
-                reply = await self._transport.send(self._request(transmit, now))
-            except TransportFailure as failure:
-                self.client.fail(transmit["call"], failure.kind, self._now_ms())
-            else:
-                self.client.respond(transmit["call"], reply.status, reply.headers, reply.body, self._now_ms())
-        if progressed:
+        """One turn of the session (docs/driver-protocol.md, "Session"): one
+        task drives at a time; the others wait until it has delivered events."""
+        if self._driving:
+            if self._progress is None:
+                self._progress = asyncio.Event()
+            await self._progress.wait()
             return
-        if batch["timeout"] is None:
-            raise AcdError(NO_PROGRESS)
-        await self._sleep(max(0, batch["timeout"] - self._now_ms()) / 1000)
+        self._driving = True
+        try:
+            await self._drive()
+        finally:
+            self._driving = False
+            if self._progress is not None:
+                self._progress.set()
+                self._progress = None
+
+    def _wake(self) -> None:
+        """Wakes the driving task (an outcome arrived, or a call started)."""
+        if self._arrived is not None:
+            self._arrived.set()
+
+    def _start(self, spec: Dict[str, Any], options: CallOptions) -> int:
+        call = super()._start(spec, options)
+        self._wake()
+        return call
+
+    async def _drive(self) -> None:
+        """Polls; sends every transmit at once, concurrently; returns once
+        events arrived, else waits for the next outcome or the batch's
+        timeout, whichever is first."""
+        while True:
+            self._arrived = arrived = asyncio.Event()
+            if self._failure is not None:
+                failure, self._failure = self._failure, None
+                raise failure
+            now = self._now_ms()
+            batch = self.client.poll(now)
+            progressed = self._route(batch["events"])
+            for transmit in batch["transmits"]:
+                if transmit["call"] in self._queues:
+                    task = asyncio.ensure_future(self._exchange(transmit, now))
+                    self._in_flight.add(task)
+                    task.add_done_callback(self._in_flight.discard)
+            if progressed:
+                return
+            if batch["transmits"]:
+                continue  # sent: poll again, as the contract asks after each step
+            timeout = batch["timeout"]
+            if timeout is None and not self._in_flight:
+                raise AcdError(NO_PROGRESS)
+            waits: List["asyncio.Future[Any]"] = [asyncio.ensure_future(arrived.wait())]
+            if timeout is not None:
+                waits.append(asyncio.ensure_future(self._sleep(max(0, timeout - self._now_ms()) / 1000)))
+            try:
+                await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for waiting in waits:
+                    waiting.cancel()
+
+    async def _exchange(self, transmit: Dict[str, Any], now: int) -> None:
+        """Sends one transmit and hands its outcome to the core as it arrives."""
+        try:
+            reply = await self._transport.send(self._request(transmit, now))
+        except TransportFailure as failure:
+            self.client.fail(transmit["call"], failure.kind, self._now_ms())
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # raised by the driving task, as a blocking send would raise it
+            self._failure = error
+        else:
+            self.client.respond(transmit["call"], reply.status, reply.headers, reply.body, self._now_ms())
+        self._wake()
 
 
 class AsyncTables:

@@ -26,10 +26,31 @@ else:  # pragma: no cover - Python 3.9 and 3.10
 __all__ = ["Base", "CallOptions", "NO_PROGRESS", "logger"]
 
 logger = logging.getLogger("acd")
-"""The package's logger: one INFO line per wait, retry and deprecation notice
-(the core's sentence), a DEBUG line per event of a type this version does not know."""
+"""The package's logger: one line per wait and retry, in the core's sentence
+and at the core's level (WARNING for a wait of 10 s or more, so Python's
+last-resort handler prints it; INFO otherwise; DEBUG for a retry's own
+wait), INFO per deprecation notice, DEBUG per event of a type this version
+does not know. ``ACD_LOG=info`` or ``ACD_LOG=debug`` prints the rest."""
 
 NO_PROGRESS = "no call can make progress: nothing to send and nothing to wait for"
+_LEVELS = {"warning": logging.WARNING, "info": logging.INFO, "debug": logging.DEBUG}
+
+
+def _log_from_env() -> None:
+    """``ACD_LOG=info|debug`` (as ``OPENAI_LOG``): the ``acd`` logger says
+    its lines at that level on stderr, when nothing configured it."""
+    import os
+
+    level = _LEVELS.get(os.environ.get("ACD_LOG", "").strip().lower())
+    if level is None or level == logging.WARNING or logger.handlers:
+        return
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("[acd] %(levelname)s %(message)s"))
+    logger.addHandler(handler)
+    logger.setLevel(level)
+
+
+_log_from_env()
 """The sentence raised when the driver has nothing to send and no deadline."""
 
 KNOWN_EVENTS = frozenset({"response", "page", "run_status", "waiting", "retrying", "deprecation", "done",
@@ -219,9 +240,15 @@ class Base:
             event = decode(raw)
             kind = event["type"]
             if kind in _VISIBLE:
-                logger.info("%s", event.get("message", kind))
+                message = event.get("message", kind)
                 if kind == "deprecation":
+                    # Shown once, as an AcdDeprecationWarning; the log has it at INFO.
+                    logger.info("%s", message)
                     _warn_at_caller(str(event.get("message", "")))
+                else:
+                    # The core's level: a wait of 10 s or more is a WARNING (printed
+                    # with no configuration); a retry's own wait is DEBUG (said once).
+                    logger.log(_LEVELS.get(event.get("level", "info"), logging.INFO), "%s", message)
             if self._on_event is not None:
                 self._on_event(event)  # type: ignore[arg-type]
             queue = self._queues.get(event.get("call", -1))

@@ -267,7 +267,7 @@ impl ClientError {
             | ClientError::BodyTooLarge { .. }
             | ClientError::PollDeadline { .. }
             | ClientError::CallTimedOut { .. } => true,
-            ClientError::Transport { failure } => !failure.never_sent(),
+            ClientError::Transport { failure, .. } => !failure.never_sent(),
             ClientError::GaveUp { attempts, last, .. } => *attempts > 1 || last.sent(),
             _ => false,
         }

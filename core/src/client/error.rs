@@ -225,21 +225,19 @@ pub enum ClientError {
         /// The bound, in bytes.
         limit: u64,
     },
-    /// A limit the request counts against admits no request before a time
-    /// the server named (in its rate-limit headers or a 429) further ahead
-    /// than [`super::RetryPolicy::max_retry_after_ms`]: the call ends at once
-    /// instead of waiting. `status` is 429, the refusal that time stands
-    /// for, so every language reports it as its rate-limit error.
+    /// The call was not sent: a limit its request counts against admits no
+    /// request before a time the server named in a 429 further ahead than
+    /// [`super::RetryPolicy::max_retry_after_ms`], so the call ends at once
+    /// instead of waiting. No HTTP answer belongs to this call (it carries
+    /// no `status`); its category is `rate_limit`.
     #[error(
-        "the server says the {limit} limit admits no request before {} ({} from now), longer \
+        "not sent: the server says the {limit} limit admits no request before {} ({} from now), longer \
          than the {} the retry policy's longest server wait allows; try again after that time",
         date_text(*retry_at),
         duration_text(*wait_ms),
         duration_text(*max_wait_ms)
     )]
     RateLimitedTooLong {
-        /// 429: the refusal the server's time stands for.
-        status: u16,
         /// The limit's name.
         limit: String,
         /// The server's time.

@@ -82,6 +82,7 @@ pub use error_members::ExtraMembers;
 pub use event::{Event, LimitInfo, LimitOrigin};
 pub use http::{url_origin, HttpResponse, Outcome, TransportFailure};
 pub use member::string_member;
+pub use notice::{notice_levels, NoticeLevel, VISIBLE_WAIT_MS};
 pub use paging::{ConnectionPagerOptions, PagingMode, TablePagerOptions};
 pub use polling::PollOptions;
 pub use random::{uniform_inclusive, Entropy, KeyStream, RandomSource, SplitMix64};
@@ -97,7 +98,9 @@ pub use retry::{
     MIN_RETRY_DELAY_MS,
 };
 pub use server_wait::{bound_window_ms, ServerWait};
-pub use throttle::{LimitModel, LimitSource, Plan, Throttle, WaitReason, MAX_MODELS};
+pub use throttle::{
+    unattributed_key, Hold, LimitModel, LimitSource, Plan, Throttle, WaitReason, MAX_MODELS,
+};
 pub use wire::{
     run_body, Batch, CallOptions, CallSpec, ConnectionPagesCall, ConnectionRead, ErrorJson,
     LimitView, RequestCall, RunPollCall, TablePagesCall, TableRead,

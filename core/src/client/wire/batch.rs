@@ -8,6 +8,7 @@ use crate::client::calls::CallId;
 use crate::client::config::DEFAULT_EXCHANGE_TIMEOUT_MS;
 use crate::client::driver::{Client, Transmit};
 use crate::client::event::Event;
+use crate::client::notice::{notice_levels, NoticeLevel};
 use crate::UnixMillis;
 use serde::Serialize;
 
@@ -25,6 +26,9 @@ pub struct Batch {
     /// [`crate::client::ClientConfig::max_body_bytes`]), on every transmit's
     /// JSON.
     pub max_body_bytes: u64,
+    /// How loudly to say each event (its `level` member; `None` for events
+    /// that are not notices), one per event.
+    pub levels: Vec<Option<NoticeLevel>>,
 }
 
 impl Client {
@@ -43,12 +47,14 @@ impl Client {
             );
             transmits.push(transmit);
         }
-        let events = self.events.drain(..).collect();
+        let events: Vec<(CallId, Event)> = self.events.drain(..).collect();
+        let levels = notice_levels(&events, now);
         Batch {
             transmits,
             events,
             timeout: self.poll_timeout(),
             max_body_bytes: self.config.max_body_bytes,
+            levels,
         }
     }
 
@@ -76,6 +82,8 @@ struct CallEvent<'a> {
     call: CallId,
     #[serde(flatten)]
     event: &'a Event,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    level: Option<NoticeLevel>,
 }
 
 #[derive(Serialize)]
@@ -109,7 +117,12 @@ impl Batch {
             events: self
                 .events
                 .iter()
-                .map(|(call, event)| CallEvent { call: *call, event })
+                .enumerate()
+                .map(|(index, (call, event))| CallEvent {
+                    call: *call,
+                    event,
+                    level: self.levels.get(index).copied().flatten(),
+                })
                 .collect(),
             timeout: self.timeout,
         };

@@ -153,8 +153,7 @@ fn own_status(error: &ClientError) -> Option<u16> {
         ClientError::Api { status, .. }
         | ClientError::Protocol { status, .. }
         | ClientError::Redirect { status, .. }
-        | ClientError::BodyTooLarge { status, .. }
-        | ClientError::RateLimitedTooLong { status, .. } => Some(*status),
+        | ClientError::BodyTooLarge { status, .. } => Some(*status),
         _ => None,
     }
 }

@@ -253,13 +253,22 @@ class AcdHttpClient
 
         private fun notify(event: Event) {
             when (event) {
-                is Event.Waiting -> logger.log(System.Logger.Level.INFO, event.message)
-                is Event.Retrying -> logger.log(System.Logger.Level.INFO, event.message)
+                // The core's level: each wait or retry said once (a retry's own wait is DEBUG).
+                is Event.Waiting -> logger.log(levelOf(event.level), event.message)
+                is Event.Retrying -> logger.log(levelOf(event.json.str("level")), event.message)
                 is Event.Deprecation -> logger.log(System.Logger.Level.WARNING, event.message)
                 else -> {}
             }
             onEvent?.invoke(event)
         }
+    }
+
+/** The `System.Logger` level of the core's notice level (`ACD_LOG=debug` lowers the `acd` logger's threshold where the logging setup reads it). */
+internal fun levelOf(level: String?): System.Logger.Level =
+    when (level) {
+        "warning" -> System.Logger.Level.WARNING
+        "debug" -> System.Logger.Level.DEBUG
+        else -> System.Logger.Level.INFO
     }
 
 /** A CallSpec of [type] with [options] and the members [members] adds. */
