@@ -131,6 +131,12 @@ def main(out):
                  "/demo/%2e%2e/etc/passwd", "/demo/a%2Fb"):
         add("sandbox_static_path", demo)
 
+    # Webhook verification: id, timestamp and signature lines, then the body.
+    for case in load("webhooks.json")["verify"]:
+        headers = {k.lower(): v for k, v in case["headers"].items()}
+        add("webhook_verify", "\n".join([headers.get("webhook-id", ""), headers.get("webhook-timestamp", ""),
+                                          headers.get("webhook-signature", ""), case["body"]]))
+
     for target, items in sorted(seeds.items()):
         directory = pathlib.Path(out) / target
         directory.mkdir(parents=True, exist_ok=True)

@@ -22,8 +22,10 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// Options accepted before or after the subcommand.
+/// Options accepted before or after the subcommand (listed after a
+/// subcommand's own options in its help, under their own heading).
 #[derive(Debug, Args)]
+#[command(next_help_heading = "Global options")]
 pub struct GlobalArgs {
     /// The API's base URL; its paths (/api/v1/...) hang off it.
     #[arg(long, global = true, env = "ACD_BASE_URL", value_name = "URL",
@@ -135,6 +137,21 @@ pub struct RunCreateArgs {
     /// Seconds between polls with --wait.
     #[arg(long, value_name = "SECONDS", requires = "wait")]
     pub interval: Option<f64>,
+}
+
+/// Whether the command line used `-q` as `gh api` does (`-q .id`: a jq
+/// expression after it, or `-q.id`), which here is `--jq`'s place: `-q`
+/// alone is `--quiet`.
+pub fn uses_q_as_jq(args: &[std::ffi::OsString]) -> bool {
+    let looks_like_jq = |text: &str| text.starts_with(['.', '[', '{', '"']);
+    let args: Vec<&str> = args.iter().filter_map(|arg| arg.to_str()).collect();
+    args.iter()
+        .enumerate()
+        .any(|(at, arg)| match arg.strip_prefix("-q") {
+            Some("") => args.get(at + 1).is_some_and(|next| looks_like_jq(next)),
+            Some(rest) => looks_like_jq(rest.trim_start_matches('=')),
+            None => false,
+        })
 }
 
 /// Output formats of records.

@@ -17,6 +17,7 @@ mod exit;
 mod interrupt;
 mod jq;
 mod output;
+mod pipe;
 mod proxy;
 mod report;
 mod run;
@@ -29,11 +30,18 @@ use report::{Reporter, Verbosity};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let parsed = Cli::command()
-        .try_get_matches()
+        .try_get_matches_from(&argv)
         .and_then(|matches| Cli::from_arg_matches(&matches).map(|cli| (cli, matches)));
     let (cli, matches) = match parsed {
         Ok(parsed) => parsed,
+        Err(error) if error.use_stderr() && args::uses_q_as_jq(&argv) => {
+            // `gh api ... -q .id`: here the filter is --jq (-q is --quiet).
+            eprintln!("error: unknown option -q: did you mean --jq?");
+            eprintln!("(-q without a value is --quiet; filter the output with --jq EXPR)");
+            return ExitCode::from(exit::USAGE);
+        }
         Err(error) => {
             // Help and version go to stdout with status 0; usage errors to
             // stderr with status 2.
@@ -64,6 +72,7 @@ fn main() -> ExitCode {
             return ExitCode::from(exit::USAGE);
         }
     };
+    pipe::exit_when_stdout_closes();
     let interrupt = interrupt::Interrupt::install();
     let code = match run::execute(plan, &mut reporter, &interrupt) {
         Ok(()) => exit::SUCCESS,

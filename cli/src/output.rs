@@ -4,6 +4,9 @@
 //!
 //! JSON Lines and JSON stream page by page; CSV needs every key before its
 //! header row, so it is written when paging ends.
+//!
+//! One JSON document (a run, the index, `acd api`'s body) is indented on a
+//! terminal and one compact line when piped ([`Layout`]), as `gh` does.
 
 use crate::args::Format;
 use serde::de::{Deserializer, MapAccess, Visitor};
@@ -97,6 +100,42 @@ impl<W: Write> RecordSink<W> {
     }
 }
 
+/// How one JSON document is laid out on stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// Indented by two spaces, one member per line (stdout is a terminal).
+    Pretty,
+    /// One line (stdout is a pipe or a file).
+    Compact,
+}
+
+impl Layout {
+    /// Pretty on a terminal, compact otherwise.
+    pub fn of_stdout() -> Self {
+        use std::io::IsTerminal;
+        if io::stdout().is_terminal() {
+            Layout::Pretty
+        } else {
+            Layout::Compact
+        }
+    }
+}
+
+/// Writes one JSON document in `layout` (members in the order received),
+/// then a newline.
+pub fn write_document(out: &mut impl Write, value: &RawValue, layout: Layout) -> io::Result<()> {
+    match layout {
+        Layout::Compact => write_compact(out, value)?,
+        Layout::Pretty => {
+            let mut deserializer = serde_json::Deserializer::from_str(value.get());
+            let mut serializer = serde_json::Serializer::pretty(&mut *out);
+            serde_transcode::transcode(&mut deserializer, &mut serializer)
+                .map_err(io::Error::other)?;
+        }
+    }
+    out.write_all(b"\n")
+}
+
 /// Writes `value` on one line: as received when it already is one line,
 /// else re-serialised compactly with its members in the same order.
 pub fn write_compact(out: &mut impl Write, value: &RawValue) -> io::Result<()> {
@@ -178,6 +217,23 @@ mod tests {
         }
         sink.finish().unwrap();
         String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn a_document_is_indented_when_pretty_and_one_line_when_compact() {
+        let value = raw("{\"id\":\"run_1\",\n \"input\":{\"a\":[1,2]}}");
+        let mut pretty = Vec::new();
+        write_document(&mut pretty, &value, Layout::Pretty).unwrap();
+        assert_eq!(
+            String::from_utf8(pretty).unwrap(),
+            "{\n  \"id\": \"run_1\",\n  \"input\": {\n    \"a\": [\n      1,\n      2\n    ]\n  }\n}\n"
+        );
+        let mut compact = Vec::new();
+        write_document(&mut compact, &value, Layout::Compact).unwrap();
+        assert_eq!(
+            String::from_utf8(compact).unwrap(),
+            "{\"id\":\"run_1\",\"input\":{\"a\":[1,2]}}\n"
+        );
     }
 
     #[test]

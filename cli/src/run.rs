@@ -4,11 +4,12 @@
 
 use crate::engine::{Engine, Millis};
 use crate::interrupt::{Interrupt, Interrupted};
-use crate::output::{write_compact, RecordSink};
+use crate::output::{write_document, Layout, RecordSink};
 use crate::report::Reporter;
 use crate::setup::{Plan, Printing};
 use crate::transport::Transport;
-use acd_core::client::{ClientError, Event, Outcome};
+use acd_core::client::{ApiResponse, ClientError, Event, Outcome};
+use serde_json::value::RawValue;
 use std::io::{self, Write};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -67,7 +68,9 @@ pub fn execute(plan: Plan, reporter: &mut Reporter, interrupt: &Interrupt) -> Re
     )
     .map_err(Failure::Client)?;
     let stdout = io::stdout();
-    let mut sink = match plan.printing {
+    let layout = Layout::of_stdout();
+    let printing = plan.printing;
+    let mut sink = match printing {
         Printing::Records(format) => Some(RecordSink::new(stdout.lock(), format)),
         _ => None,
     };
@@ -107,9 +110,15 @@ pub fn execute(plan: Plan, reporter: &mut Reporter, interrupt: &Interrupt) -> Re
         while let Some(event) = engine.poll_event(now()) {
             active = true;
             match event {
-                Event::Response { response, .. } => match (&mut sink, response.into_records()) {
-                    (Some(sink), Some(records)) => sink.page(&records)?,
-                    _ => print_raw(head.as_deref(), &body, raw.jq.as_deref())?,
+                Event::Response { response, .. } => match (printing, response) {
+                    // `acd runs create`: the run itself, as `runs wait` prints it.
+                    (Printing::Run, ApiResponse::Object { value, .. }) => {
+                        reporter.suspend(|| print_document(&value, layout))?;
+                    }
+                    (_, response) => match (&mut sink, response.into_records()) {
+                        (Some(sink), Some(records)) => sink.page(&records)?,
+                        _ => print_raw(head.as_deref(), &body, raw.jq.as_deref(), layout)?,
+                    },
                 },
                 Event::Page { records, page, .. } => {
                     if let Some(shown) = heads.pop_front() {
@@ -137,10 +146,7 @@ pub fn execute(plan: Plan, reporter: &mut Reporter, interrupt: &Interrupt) -> Re
                 } => {
                     reporter.run_status(&status);
                     if terminal {
-                        let mut out = io::stdout().lock();
-                        write_compact(&mut out, &run)?;
-                        out.write_all(b"\n")?;
-                        out.flush()?;
+                        reporter.suspend(|| print_document(&run, layout))?;
                         if waits_for_created_run && status != "succeeded" {
                             ended = Some(Err(Failure::RunEnded(status.clone())));
                         }
@@ -169,14 +175,14 @@ pub fn execute(plan: Plan, reporter: &mut Reporter, interrupt: &Interrupt) -> Re
                     if raw.any_body && (200..300).contains(&status) =>
                 {
                     // `acd api` prints any successful body as received.
-                    print_raw(head.as_deref(), &body, raw.jq.as_deref())?;
+                    print_raw(head.as_deref(), &body, raw.jq.as_deref(), layout)?;
                     ended = Some(Ok(()));
                 }
                 Event::Failed(error) => {
                     if let (Some(shown), acd_core::client::ClientError::Api { .. }) =
                         (&head, &error)
                     {
-                        print_raw(Some(shown), &body, None)?;
+                        print_raw(Some(shown), &body, None, layout)?;
                     }
                     ended = Some(Err(Failure::Client(error)));
                 }
@@ -240,8 +246,22 @@ fn print_head(head: &str) -> io::Result<()> {
     write_out(head.as_bytes())
 }
 
-/// The body of `acd api` (after its head with `-i`), through `--jq` if given.
-fn print_raw(head: Option<&str>, body: &[u8], jq: Option<&str>) -> Result<(), Failure> {
+/// One JSON document on stdout, in `layout`.
+fn print_document(value: &RawValue, layout: Layout) -> io::Result<()> {
+    let mut out = io::stdout().lock();
+    write_document(&mut out, value, layout)?;
+    out.flush()
+}
+
+/// The body of `acd api` (after its head with `-i`), through `--jq` if
+/// given; a JSON body is indented on a terminal (`layout`), any other
+/// body is written as received.
+fn print_raw(
+    head: Option<&str>,
+    body: &[u8],
+    jq: Option<&str>,
+    layout: Layout,
+) -> Result<(), Failure> {
     if let Some(head) = head {
         print_head(head)?;
     }
@@ -251,7 +271,16 @@ fn print_raw(head: Option<&str>, body: &[u8], jq: Option<&str>) -> Result<(), Fa
             filtered = crate::jq::apply(expression, body).map_err(Failure::Jq)?;
             filtered.as_slice()
         }
-        None => body,
+        None => {
+            let document = std::str::from_utf8(body)
+                .ok()
+                .and_then(|text| serde_json::from_str::<&RawValue>(text).ok());
+            if let (Layout::Pretty, Some(document)) = (layout, document) {
+                print_document(document, layout)?;
+                return Ok(());
+            }
+            body
+        }
     };
     let mut out = io::stdout().lock();
     out.write_all(body)?;

@@ -197,12 +197,8 @@ pub fn plan(cli: &Cli, origins: &Origins) -> Result<Plan, SetupError> {
             } else {
                 None
             };
-            let printing = if args.wait {
-                Printing::Run
-            } else {
-                Printing::Body
-            };
-            (Job::CreateRun { spec, wait }, printing)
+            // The bare run, with or without --wait (as `runs wait` prints it).
+            (Job::CreateRun { spec, wait }, Printing::Run)
         }
         Command::Completions { .. } => return fail("completions need no request"),
     };

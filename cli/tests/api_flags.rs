@@ -224,8 +224,9 @@ fn runs_create_prints_the_run_and_with_wait_follows_it_to_its_end() {
         server.seen()[0].line,
         "POST /api/v1/agents/a1/runs HTTP/1.1"
     );
+    // The bare run, as `runs wait` and `--wait` print it (not `{"data": ...}`).
     let body: Value = serde_json::from_str(&created.stdout).unwrap();
-    assert_eq!(body["data"]["id"], "r9");
+    assert_eq!(body["id"], "r9");
 
     let server = FaultServer::start(vec![
         Reply::json(201, json!({"data": {"id": "r9", "status": "queued"}})),

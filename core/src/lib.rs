@@ -61,5 +61,7 @@ pub mod sim;
 #[cfg(all(feature = "gate", feature = "client"))]
 pub mod testing;
 mod time;
+#[cfg(feature = "webhooks")]
+pub mod webhooks;
 
 pub use time::{ceil_seconds, Seconds, UnixMillis, MILLIS_PER_SECOND};

@@ -5,14 +5,16 @@
 //!   moves the manual clock (`--clock manual`) and answers as the GET does;
 //! * `POST /_sandbox/reset` clears every rate-limit counter and every run,
 //!   and answers `{"cleared": ["rate_limits", "runs"]}`;
-//! * `GET /_sandbox/requests[?path=PATTERN][&since=INDEX]` lists the
+//! * `GET /_sandbox/requests[?path=PATTERN][&since=INDEX][&limit=N]` lists the
 //!   recorded requests ([`crate::recorder`]), `DELETE /_sandbox/requests`
 //!   forgets them and answers `{"cleared": N}`.
 //!
 //! They are on with `--admin`, `--admin-token` and with `--clock manual` (a
 //! manual clock without them could never move).
 //!
-//! Who may use them ([`admit`]): loopback peers; with `--admin-token TOKEN`
+//! Who may use them ([`admit`]): loopback peers (`::ffff:127.0.0.1` too)
+//! whose `Host` names this machine (`localhost`, `*.localhost` or a loopback
+//! address, any port; else a 403, against DNS rebinding); with `--admin-token TOKEN`
 //! also any peer sending `Authorization: Bearer TOKEN` (others get a 401);
 //! without it, to other peers they do not exist (the gate's 404). And never
 //! a web page: a request with an `Origin` header (which browsers add to
@@ -27,7 +29,7 @@ use crate::handler::{App, ClientAddr};
 use acd_core::limit::{LimitCheck, RateLimiter, StackDecision};
 use acd_core::UnixMillis;
 use axum::extract::{Request, State};
-use axum::http::header::{AUTHORIZATION, CONTENT_TYPE, ORIGIN, WWW_AUTHENTICATE};
+use axum::http::header::{AUTHORIZATION, CONTENT_TYPE, HOST, ORIGIN, WWW_AUTHENTICATE};
 use axum::http::{HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use percent_encoding::percent_decode_str;
@@ -106,11 +108,50 @@ fn problem(status: StatusCode, detail: impl Into<String>) -> Response {
         .into_response()
 }
 
+/// Whether the peer is on loopback (`::ffff:127.0.0.1`, an IPv4 address
+/// seen on a dual-stack socket, included).
 fn from_loopback(request: &Request) -> bool {
     request
         .extensions()
         .get::<ClientAddr>()
-        .is_some_and(|addr| addr.0.ip().is_loopback())
+        .is_some_and(|addr| addr.0.ip().to_canonical().is_loopback())
+}
+
+/// Whether `host` (a `Host` value: a name or address and an optional port)
+/// names this machine: `localhost`, a name under `.localhost`, or a loopback
+/// address (`127.0.0.1`, `[::1]`, `[::ffff:127.0.0.1]`).
+pub fn is_loopback_host(host: &str) -> bool {
+    let name = if let Some(rest) = host.strip_prefix('[') {
+        match rest.split_once(']') {
+            Some((address, port)) if port.is_empty() || port.starts_with(':') => address,
+            _ => return false,
+        }
+    } else {
+        match host.rsplit_once(':') {
+            Some((name, port)) if port.bytes().all(|b| b.is_ascii_digit()) => name,
+            Some(_) => return false,
+            None => host,
+        }
+    };
+    let name = name.strip_suffix('.').unwrap_or(name).to_ascii_lowercase();
+    if name == "localhost" || name.ends_with(".localhost") {
+        return true;
+    }
+    name.parse::<std::net::IpAddr>()
+        .is_ok_and(|address| address.to_canonical().is_loopback())
+}
+
+/// Whether the request's `Host` (or, absent, the target's authority) names
+/// this machine: a page on another name that resolves to 127.0.0.1 (DNS
+/// rebinding) sends its own name.
+fn to_loopback_host(request: &Request) -> bool {
+    match request.headers().get(HOST) {
+        Some(value) => value.to_str().is_ok_and(is_loopback_host),
+        None => request
+            .uri()
+            .authority()
+            .is_some_and(|authority| is_loopback_host(authority.as_str())),
+    }
 }
 
 /// Whether `a` and `b` are equal, in a time that does not depend on where
@@ -155,6 +196,18 @@ pub enum Admission {
 
 /// Whether `request` may use an admin route (see the module doc).
 pub fn admit(app: &App, request: &Request) -> Admission {
+    let token_sent = app
+        .admin_token()
+        .is_some_and(|token| bears(request, token.expose()));
+    if from_loopback(request) && !token_sent && !to_loopback_host(request) {
+        return Admission::Refused(problem(
+            StatusCode::FORBIDDEN,
+            "The admin routes answer loopback clients only when Host names this machine \
+             (localhost, 127.0.0.1 or [::1], with any port), so that a web page on another \
+             name cannot reach them (DNS rebinding); send Host: 127.0.0.1, or the admin \
+             token as Authorization: Bearer <token>.",
+        ));
+    }
     if !from_loopback(request) {
         match app.admin_token() {
             None => return Admission::Hidden,
@@ -238,7 +291,13 @@ pub async fn clock(State(app): State<Arc<App>>, request: Request) -> Response {
         _ => return problem(StatusCode::BAD_REQUEST, format!("{CLOCK_BODY}, not both.")),
     };
     match moved {
-        Ok(_) => answer(StatusCode::OK, &clock_state(clock)),
+        Ok(now) => {
+            // Webhook attempts due by the new time are sent before the answer.
+            if let Some(hooks) = app.webhooks() {
+                hooks.catch_up(now).await;
+            }
+            answer(StatusCode::OK, &clock_state(clock))
+        }
         Err(error) => {
             let status = match error {
                 ClockError::NotManual => StatusCode::CONFLICT,
@@ -271,17 +330,24 @@ pub async fn reset(State(app): State<Arc<App>>, request: Request) -> Response {
 }
 
 /// Longest `path` filter of `GET /_sandbox/requests`, in bytes.
-const MAX_FILTER_BYTES: usize = 1_024;
+const MAX_FILTER_BYTES: usize = crate::faults::pattern::MAX_PATTERN_BYTES;
 
 /// What `GET /_sandbox/requests` takes.
 const REQUESTS_QUERY: &str = "GET /_sandbox/requests takes path=PATTERN (`*` within a \
-     segment, `**` across, e.g. /api/v1/tables/*) and since=INDEX (a whole number: the \
-     requests from that index on)";
+     segment, `**` across, e.g. /api/v1/tables/*), since=INDEX (a whole number: the \
+     requests from that index on) and limit=N (at most N requests, N at least 1)";
+
+/// The filters of `GET /_sandbox/requests`.
+struct Filters {
+    since: u64,
+    path: Option<Pattern>,
+    limit: usize,
+}
 
 /// The filters of `GET /_sandbox/requests`, or the sentence that says what
 /// is wrong with them.
-fn requests_filters(query: Option<&str>) -> Result<(u64, Option<Pattern>), String> {
-    let (mut since, mut path) = (0, None);
+fn requests_filters(query: Option<&str>) -> Result<Filters, String> {
+    let (mut since, mut path, mut limit) = (0, None, usize::MAX);
     for pair in query
         .unwrap_or_default()
         .split('&')
@@ -294,6 +360,13 @@ fn requests_filters(query: Option<&str>) -> Result<(u64, Option<Pattern>), Strin
                 since = value
                     .parse()
                     .map_err(|_| format!("{REQUESTS_QUERY}; since={value:?} is not one."))?;
+            }
+            "limit" => {
+                limit = value
+                    .parse()
+                    .ok()
+                    .filter(|limit| *limit >= 1)
+                    .ok_or_else(|| format!("{REQUESTS_QUERY}; limit={value:?} is not one."))?;
             }
             "path" if value.len() > MAX_FILTER_BYTES => {
                 return Err(format!(
@@ -309,7 +382,35 @@ fn requests_filters(query: Option<&str>) -> Result<(u64, Option<Pattern>), Strin
             }
         }
     }
-    Ok((since, path))
+    Ok(Filters { since, path, limit })
+}
+
+/// Requests matched between two yields to the other tasks.
+const MATCHES_PER_YIELD: usize = 16;
+
+/// The listing of `filters` as JSON: matched outside the ring's lock, in
+/// steps that let the worker serve other requests in between.
+async fn listing_json(app: &Arc<App>, filters: Filters) -> Result<Vec<u8>, String> {
+    let _turn = app.recorder().listing_turn().await;
+    let mut listing = app.recorder().snapshot(filters.since);
+    if let Some(pattern) = &filters.path {
+        let candidates = std::mem::take(&mut listing.requests);
+        for chunk in candidates.chunks(MATCHES_PER_YIELD) {
+            if listing.requests.len() >= filters.limit {
+                break;
+            }
+            listing.requests.extend(
+                chunk
+                    .iter()
+                    .filter(|entry| pattern.matches(&entry.path))
+                    .cloned(),
+            );
+            tokio::task::yield_now().await;
+        }
+    }
+    listing.requests.truncate(filters.limit);
+    serde_json::to_vec(&listing)
+        .map_err(|error| format!("The recorded requests cannot be written as JSON: {error}."))
 }
 
 /// `GET`/`DELETE /_sandbox/requests`.
@@ -323,17 +424,17 @@ pub async fn requests(State(app): State<Arc<App>>, request: Request) -> Response
         let cleared = app.recorder().clear();
         return answer(StatusCode::OK, &json!({ "cleared": cleared }));
     }
-    match requests_filters(request.uri().query()) {
-        Ok((since, path)) => {
-            let listing = app.recorder().list(since, path.as_ref());
-            match serde_json::to_value(listing) {
-                Ok(body) => answer(StatusCode::OK, &body),
-                Err(error) => problem(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    format!("The recorded requests cannot be written as JSON: {error}."),
-                ),
-            }
-        }
-        Err(detail) => problem(StatusCode::BAD_REQUEST, detail),
+    let filters = match requests_filters(request.uri().query()) {
+        Ok(filters) => filters,
+        Err(detail) => return problem(StatusCode::BAD_REQUEST, detail),
+    };
+    match listing_json(&app, filters).await {
+        Ok(body) => (
+            StatusCode::OK,
+            [(CONTENT_TYPE, HeaderValue::from_static("application/json"))],
+            body,
+        )
+            .into_response(),
+        Err(detail) => problem(StatusCode::INTERNAL_SERVER_ERROR, detail),
     }
 }

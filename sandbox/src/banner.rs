@@ -157,12 +157,22 @@ fn yes_no(flag: bool) -> &'static str {
 
 /// Prints the listening line (flushed), then the rest of the banner.
 pub fn print(local: SocketAddr, config: &GateConfig, notes: Notes) {
+    print_with(local, config, notes, &[]);
+}
+
+/// As [`print`], with `extra` lines (the webhooks') before the last line.
+pub fn print_with(local: SocketAddr, config: &GateConfig, notes: Notes, extra: &[String]) {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     // A closed stdout must not stop the server: write errors are ignored.
     let _ = writeln!(out, "acd-sandbox listening on http://{local}");
     let _ = out.flush();
     for line in lines(local, config, notes) {
+        if line == LAST_LINE {
+            for extra in extra {
+                let _ = writeln!(out, "{extra}");
+            }
+        }
         let _ = writeln!(out, "{line}");
     }
     let _ = out.flush();

@@ -45,7 +45,12 @@ pub fn help_text() -> String {
          bad parameters (percent-encoding too)  the gate's 400, listing every problem\n  \
          request bodies                         never read (no operation takes one)\n  \
          whole request head                     within --header-timeout once started, else 408\n  \
+         a new connection that sends no byte    closed after --header-timeout\n  \
          idle keep-alive connection             closed after --idle-timeout\n  \
+         configuration file                     at most {} MiB, else exit 2\n  \
+         recorded requests (admin routes)       at most {} MiB; the oldest are forgotten\n  \
+         static files                           at most {} MiB each, streamed {} KiB at a time\n  \
+         agent ids / runs kept                  at most {} bytes (else 400) / {} (oldest forgotten)\n  \
          stalled response write                 connection dropped after {} s\n  \
          concurrent connections                 at most {}; more wait to be accepted\n  \
          shutdown (SIGTERM, Ctrl-C)             in-flight requests finish (at most {} s)\n  \
@@ -54,6 +59,12 @@ pub fn help_text() -> String {
          2 for a bad command line or configuration file.",
         MAX_HEAD_BYTES / 1024,
         MAX_HEADERS,
+        crate::config::MAX_CONFIG_BYTES / (1024 * 1024),
+        crate::recorder::MAX_RING_BYTES / (1024 * 1024),
+        crate::static_files::MAX_FILE_BYTES / (1024 * 1024),
+        crate::static_files::STREAM_CHUNK_BYTES / 1024,
+        crate::runs::MAX_AGENT_ID_BYTES,
+        crate::runs::MAX_RUNS,
         WRITE_TIMEOUT.as_secs(),
         MAX_CONNECTIONS,
         SHUTDOWN_GRACE.as_secs(),

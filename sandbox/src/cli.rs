@@ -37,7 +37,7 @@ and the sandbox's own:
 A bad file is reported once, with the JSON path of the problem, and exits with status 2.";
 
 /// The `wasm/` directory of the source tree the binary was built from.
-const DEFAULT_WASM_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../wasm");
+pub const DEFAULT_WASM_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../wasm");
 
 /// Where the sandbox's time comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -80,6 +80,21 @@ pub struct Args {
     #[arg(long)]
     pub faults: bool,
 
+    /// Send signed run lifecycle webhooks to URL (repeatable; an http://
+    /// URL). The secret is --webhook-secret, or one generated at start and
+    /// printed in the banner.
+    #[arg(long = "webhook", value_name = "URL")]
+    pub webhooks: Vec<String>,
+
+    /// The whsec_... secret that signs the deliveries to every --webhook URL.
+    #[arg(
+        long,
+        value_name = "WHSEC",
+        env = "ACD_SANDBOX_WEBHOOK_SECRET",
+        hide_env_values = true
+    )]
+    pub webhook_secret: Option<String>,
+
     /// Where time comes from: the system clock, or a manual clock moved only
     /// by POST /_sandbox/clock (turns the admin routes on).
     #[arg(long, value_enum, default_value_t = ClockMode::System)]
@@ -119,11 +134,12 @@ pub struct Args {
     #[arg(long = "static", value_name = "DIR", conflicts_with = "dashboard")]
     pub static_dir: Option<PathBuf>,
 
-    /// Serve the browser dashboard under /demo/: WASM_DIR/demo and the
-    /// package built by scripts/lib/build-wasm.sh (WASM_DIR/pkg) [default:
-    /// the wasm/ directory of the source tree the sandbox was built from].
-    #[arg(long, value_name = "WASM_DIR", num_args = 0..=1, default_missing_value = DEFAULT_WASM_DIR)]
-    pub dashboard: Option<PathBuf>,
+    /// Serve the browser dashboard under /demo/: the one built into this
+    /// binary (release builds), or WASM_DIR/demo and the package built by
+    /// scripts/lib/build-wasm.sh (WASM_DIR/pkg) [default: the built-in one,
+    /// else the wasm/ directory of the source tree the sandbox was built from].
+    #[arg(long, value_name = "WASM_DIR", num_args = 0..=1)]
+    pub dashboard: Option<Option<PathBuf>>,
 
     /// Share rate limits with every sandbox using the same Redis (e.g.
     /// redis://127.0.0.1:6379); without it, limits are kept in memory.

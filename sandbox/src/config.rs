@@ -7,15 +7,17 @@
 //! bindings read and write it, is a valid configuration as it is. The
 //! sandbox's own members come next to them: `credentials`, `tables`,
 //! `connections` (each falls back to the built-in demo data when absent),
-//! `extra_limits` (an operation limit's quota by limit name), `runs` and
-//! `faults`. `sandbox/config.schema.json` is the JSON Schema of the whole.
+//! `extra_limits` (an operation limit's quota by limit name), `runs`,
+//! `faults` and `webhooks`. `sandbox/config.schema.json` is the JSON Schema of the whole.
 
 mod data;
+mod strict;
 
 use crate::demo;
 use crate::faults::FaultsConfig;
 use crate::runs::RunsConfig;
 use crate::store::Store;
+use crate::webhooks::config::WebhooksConfig;
 use acd_core::gate::{Gate, GateConfig, GateConfigError};
 use acd_core::limit::{Quota, RateLimiter};
 use acd_core::model::{stable_egress_url_for, Catalogue};
@@ -28,13 +30,14 @@ use std::sync::Arc;
 
 /// The sandbox's own top-level members; every other member must be a
 /// `GateConfig` member.
-pub const SANDBOX_MEMBERS: [&str; 6] = [
+pub const SANDBOX_MEMBERS: [&str; 7] = [
     "credentials",
     "tables",
     "connections",
     "extra_limits",
     "runs",
     "faults",
+    "webhooks",
 ];
 
 /// Longest window of any limit: 366 days.
@@ -50,6 +53,7 @@ struct Own {
     extra_limits: Option<BTreeMap<String, Quota>>,
     runs: Option<RunsConfig>,
     faults: Option<FaultsConfig>,
+    webhooks: Option<WebhooksConfig>,
 }
 
 /// The configuration file as written.
@@ -95,12 +99,33 @@ fn shown_path(path: String) -> String {
     }
 }
 
-/// Reads and parses `file`.
+/// Largest configuration file, in bytes (16 MiB); a larger one (or an
+/// endless one such as `/dev/zero`) is refused before it is parsed.
+pub const MAX_CONFIG_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Reads and parses `file` (at most [`MAX_CONFIG_BYTES`]).
 pub fn read(file: &Path) -> Result<FileConfig, ConfigError> {
-    let bytes = std::fs::read(file).map_err(|error| ConfigError {
+    use std::io::Read;
+    let cannot = |error: std::io::Error| ConfigError {
         path: "(file)".into(),
         problem: format!("cannot read {}: {error}", file.display()),
-    })?;
+    };
+    let mut bytes = Vec::new();
+    std::fs::File::open(file)
+        .map_err(cannot)?
+        .take(MAX_CONFIG_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(cannot)?;
+    if u64::try_from(bytes.len()).unwrap_or(u64::MAX) > MAX_CONFIG_BYTES {
+        return fail(
+            "(file)",
+            format!(
+                "{} is larger than {MAX_CONFIG_BYTES} bytes (16 MiB), the largest configuration \
+                 file the sandbox reads",
+                file.display()
+            ),
+        );
+    }
     parse(&bytes)
 }
 
@@ -133,7 +158,7 @@ fn from_members<T: serde::de::DeserializeOwned>(
 /// Parses a configuration document.
 pub fn parse(bytes: &[u8]) -> Result<FileConfig, ConfigError> {
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-    let document: Value =
+    let strict::StrictValue(document) =
         serde_path_to_error::deserialize(&mut deserializer).map_err(path_error)?;
     deserializer.end().map_err(|error| ConfigError {
         path: "(document)".into(),
@@ -206,6 +231,8 @@ pub struct Built {
     pub runs: RunsConfig,
     /// The fault rules (applied only with `--faults`).
     pub faults: FaultsConfig,
+    /// The webhook endpoints and delivery faults (`webhooks`).
+    pub webhooks: WebhooksConfig,
 }
 
 impl FileConfig {
@@ -279,6 +306,8 @@ impl FileConfig {
         runs.check()?;
         let faults = own.faults.unwrap_or_default();
         faults.check()?;
+        let webhooks = own.webhooks.unwrap_or_default();
+        webhooks.endpoints(&[], None)?;
         // The gate checks what it relies on; report it at the member it came from.
         let gate = Gate::new(gate, Arc::new(credentials), limiter).map_err(gate_error)?;
         Ok(Built {
@@ -287,6 +316,7 @@ impl FileConfig {
             demo,
             runs,
             faults,
+            webhooks,
         })
     }
 }

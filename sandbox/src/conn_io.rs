@@ -2,9 +2,14 @@
 //!
 //! hyper closes a connection whose request head is late without a word; the
 //! sandbox answers it with `408 Request Timeout` first. [`TimedIo`] wraps the
-//! TCP stream and knows two read phases:
-//! * idle (no byte of the next request yet): after the idle timeout the
-//!   stream reports end-of-file, and hyper closes the connection quietly;
+//! TCP stream and knows three read phases:
+//! * fresh (a new connection that has not sent a byte yet): after the
+//!   header timeout the stream reports end-of-file and hyper closes the
+//!   connection quietly, so that connections opened and left silent cannot
+//!   hold the server's connection slots for the idle timeout;
+//! * idle (no byte of the next request yet, after a first request): after
+//!   the idle timeout the stream reports end-of-file, and hyper closes the
+//!   connection quietly;
 //! * head (bytes of a request arrived, the service has not been called yet):
 //!   after the header timeout it writes a 408 itself and reports
 //!   end-of-file, and hyper drops the half-read request.
@@ -39,6 +44,7 @@ impl ConnState {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
+    Fresh,
     Idle,
     Head,
     Expired,
@@ -81,10 +87,10 @@ impl TimedIo {
             stream,
             state,
             timeouts,
-            phase: Phase::Idle,
+            phase: Phase::Fresh,
             seen_requests: 0,
             phase_start: Instant::now(),
-            read_timer: Box::pin(sleep(timeouts.idle)),
+            read_timer: Box::pin(sleep(timeouts.header)),
             write_deadline: None,
         }
     }
@@ -104,7 +110,7 @@ impl TimedIo {
     /// When the current read phase times out.
     fn read_deadline(&self) -> Instant {
         let timeout = match self.phase {
-            Phase::Head => self.timeouts.header,
+            Phase::Fresh | Phase::Head => self.timeouts.header,
             Phase::Idle | Phase::Expired => self.timeouts.idle,
         };
         self.phase_start + timeout
@@ -180,7 +186,7 @@ impl AsyncRead for TimedIo {
         let before = buf.filled().len();
         match Pin::new(&mut this.stream).poll_read(cx, buf) {
             Poll::Ready(Ok(())) => {
-                if buf.filled().len() > before && this.phase == Phase::Idle {
+                if buf.filled().len() > before && matches!(this.phase, Phase::Idle | Phase::Fresh) {
                     this.phase = Phase::Head;
                     this.phase_start = Instant::now();
                 }

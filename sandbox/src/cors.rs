@@ -13,6 +13,7 @@
 //! that no page can read them or send them a request a form could not.
 
 use crate::handler::App;
+use acd_core::model::header_names::{CORS_EXPOSED_HEADERS, CORS_REQUEST_HEADERS};
 use axum::http::header::{
     ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS, ACCESS_CONTROL_ALLOW_ORIGIN,
     ACCESS_CONTROL_EXPOSE_HEADERS, ACCESS_CONTROL_MAX_AGE, ACCESS_CONTROL_REQUEST_METHOD, ORIGIN,
@@ -20,24 +21,35 @@ use axum::http::header::{
 use axum::http::Request;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::Response;
+use std::sync::LazyLock;
 
-/// Headers a page may read besides the CORS-safelisted ones.
-pub const EXPOSED_HEADERS: &str = "RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, \
-     Retry-After, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset, \
-     WWW-Authenticate, Allow, Deprecation, Sunset";
+/// [`exposed_headers`], made once.
+static EXPOSED: LazyLock<HeaderValue> = LazyLock::new(|| {
+    HeaderValue::from_str(&exposed_headers()).unwrap_or_else(|_| HeaderValue::from_static(""))
+});
+
+/// Headers a page may read besides the CORS-safelisted ones: core's
+/// [`CORS_EXPOSED_HEADERS`], every header a client reads.
+pub fn exposed_headers() -> String {
+    CORS_EXPOSED_HEADERS.join(", ")
+}
 
 /// Seconds a browser may cache a preflight answer.
 pub const PREFLIGHT_MAX_AGE: &str = "600";
 
-/// `Access-Control-Allow-Headers`: the credential headers and the
-/// stable-egress header.
+/// `Access-Control-Allow-Headers`: core's [`CORS_REQUEST_HEADERS`] (every
+/// header a client sends) and the configured stable-egress header (a valid
+/// header name: the gate's configuration checks it).
 pub fn allow_headers(stable_egress_header: &str) -> HeaderValue {
-    HeaderValue::from_str(&format!(
-        "X-API-Key, Authorization, {stable_egress_header}, Prefer"
-    ))
-    .unwrap_or_else(|_| {
-        HeaderValue::from_static("X-API-Key, Authorization, X-Stable-Egress, Prefer")
-    })
+    let mut names: Vec<&str> = CORS_REQUEST_HEADERS.to_vec();
+    if !names
+        .iter()
+        .any(|name| name.eq_ignore_ascii_case(stable_egress_header))
+    {
+        names.push(stable_egress_header);
+    }
+    HeaderValue::from_str(&names.join(", "))
+        .unwrap_or_else(|_| HeaderValue::from_static("Content-Type"))
 }
 
 /// Whether `request` is a CORS preflight.
@@ -83,8 +95,5 @@ pub fn preflight_refused() -> Response {
 /// faults included).
 pub fn decorate(headers: &mut HeaderMap) {
     allow_any_origin(headers);
-    headers.insert(
-        ACCESS_CONTROL_EXPOSE_HEADERS,
-        HeaderValue::from_static(EXPOSED_HEADERS),
-    );
+    headers.insert(ACCESS_CONTROL_EXPOSE_HEADERS, EXPOSED.clone());
 }

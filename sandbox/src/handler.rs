@@ -101,6 +101,8 @@ pub struct Options {
     pub recorder: Recorder,
     /// How the limits are kept.
     pub limits: Limits,
+    /// The webhook deliveries, when endpoints are configured.
+    pub webhooks: Option<crate::webhooks::Webhooks>,
 }
 
 /// Everything a request may need, shared by all connections.
@@ -189,6 +191,27 @@ impl App {
         self.options.admin && path.starts_with("/_sandbox/")
     }
 
+    /// The webhook deliveries, if endpoints are configured.
+    pub fn webhooks(&self) -> Option<&crate::webhooks::Webhooks> {
+        self.options.webhooks.as_ref()
+    }
+
+    /// Announces a run just created (answer `created`) to the webhooks.
+    fn announce_run(&self, created: &GateResponse, now_ms: u64) {
+        let Some(hooks) = self.webhooks() else {
+            return;
+        };
+        if created.status != 200 {
+            return;
+        }
+        let Ok(body) = serde_json::from_slice::<serde_json::Value>(&created.body) else {
+            return;
+        };
+        let run = &body["data"];
+        let agent = run["agent_id"].as_str().unwrap_or_default();
+        hooks.run_created(run, now_ms, &self.runs.config().timeline(agent));
+    }
+
     /// The request log.
     pub fn log(&self) -> &RequestLog {
         &self.options.log
@@ -225,7 +248,11 @@ impl App {
     /// The answer to an admitted request, from the data and the runs.
     fn resolve(&self, admitted: Admitted, now_ms: u64) -> GateResponse {
         match admitted.operation_id() {
-            ids::CREATE_AGENT_RUN => self.runs.create(admitted, now_ms),
+            ids::CREATE_AGENT_RUN => {
+                let created = self.runs.create(admitted, now_ms);
+                self.announce_run(&created, now_ms);
+                created
+            }
             acd_core::model::ids::GET_RUN => self.runs.get(admitted, now_ms),
             _ => self.store.respond(admitted),
         }
@@ -260,6 +287,14 @@ pub fn router(app: Arc<App>) -> Router {
             .route(
                 "/_sandbox/requests",
                 get(admin::requests).delete(admin::requests),
+            )
+            .route(
+                "/_sandbox/webhooks/deliveries",
+                get(crate::webhooks::routes::deliveries),
+            )
+            .route(
+                "/_sandbox/webhooks/deliveries/{id}/redeliver",
+                post(crate::webhooks::routes::redeliver),
             );
     }
     router.fallback(api).with_state(app)
@@ -274,7 +309,7 @@ pub async fn api(State(app): State<Arc<App>>, request: Request) -> Response {
     let client_ip = request
         .extensions()
         .get::<ClientAddr>()
-        .map(|addr| addr.0.ip().to_string())
+        .map(|addr| addr.0.ip().to_canonical().to_string())
         .unwrap_or_default();
     let (parts, _unread_body) = request.into_parts();
     let target = parts

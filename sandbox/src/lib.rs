@@ -12,7 +12,8 @@
 //! * [`exchange`], [`faults`], [`reqlog`], [`recorder`]: per request, the
 //!   injected fault, the log line and the recorded request; [`clock`],
 //!   [`admin`]: time and the admin routes.
-//! * [`banner`]: what is printed at start.
+//! * [`banner`]: what is printed at start; [`webhooks`]: run lifecycle
+//!   webhooks sent to the configured endpoints.
 
 pub mod admin;
 pub mod banner;
@@ -23,6 +24,7 @@ pub mod config;
 pub mod conn_io;
 pub mod cors;
 pub mod demo;
+pub mod embedded;
 pub mod exchange;
 pub mod faults;
 pub mod handler;
@@ -33,3 +35,4 @@ pub mod runs;
 pub mod server;
 pub mod static_files;
 pub mod store;
+pub mod webhooks;

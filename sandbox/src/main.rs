@@ -16,7 +16,7 @@ const FAILURE: u8 = 1;
 
 fn main() -> ExitCode {
     let args = cli::Args::parse();
-    if !args.listen.ip().is_loopback() && !args.allow_remote {
+    if !args.listen.ip().to_canonical().is_loopback() && !args.allow_remote {
         eprintln!(
             "acd-sandbox: --listen {} is not a loopback address; the sandbox serves published \
              demo credentials and listens on loopback only (e.g. 127.0.0.1:8080 or [::1]:8080) \
@@ -36,7 +36,24 @@ fn main() -> ExitCode {
         None => config::FileConfig::default(),
     };
     let static_roots = match (&args.static_dir, &args.dashboard) {
-        (_, Some(wasm_dir)) => match static_files::dashboard(wasm_dir) {
+        (_, Some(None)) => {
+            match static_files::embedded_dashboard().or_else(|| {
+                static_files::dashboard(std::path::Path::new(acd_sandbox::cli::DEFAULT_WASM_DIR))
+                    .ok()
+            }) {
+                Some(roots) => Some(roots),
+                None => {
+                    eprintln!(
+                        "acd-sandbox: --dashboard: this acd-sandbox has no dashboard built in (it was \
+                         compiled without the `dashboard` feature, which scripts/dist enables); use \
+                         the acd-sandbox of a release, or give --dashboard WASM_DIR: a wasm/ \
+                         directory whose package scripts/lib/build-wasm.sh built"
+                    );
+                    return ExitCode::from(USAGE);
+                }
+            }
+        }
+        (_, Some(Some(wasm_dir))) => match static_files::dashboard(wasm_dir) {
             Ok(roots) => Some(roots),
             Err(problem) => {
                 eprintln!("acd-sandbox: --dashboard: {problem}");
@@ -47,6 +64,7 @@ fn main() -> ExitCode {
             Ok(dir) if dir.is_dir() => Some(static_files::StaticRoots {
                 demo: dir,
                 pkg: None,
+                embedded: false,
             }),
             Ok(_) => {
                 eprintln!("acd-sandbox: --static {}: not a directory", dir.display());
@@ -110,6 +128,10 @@ async fn limiter(args: &cli::Args) -> Result<(Arc<dyn RateLimiter>, handler::Lim
     Ok((in_memory_limiter(), handler::Limits::InMemory))
 }
 
+/// The TTL grace of Redis keys under `--clock manual`: a day (see
+/// sandbox/README.md).
+const MANUAL_CLOCK_TTL_GRACE: std::time::Duration = std::time::Duration::from_secs(86_400);
+
 /// The Redis-backed store of `--redis`, if given. A bad URL or namespace
 /// is a usage error; an unreachable Redis is not (the fault policy answers
 /// until it is reachable), but it is reported.
@@ -131,6 +153,17 @@ async fn shared_limiter(
             acd_redis::FaultPolicy::FailOpen
         },
         ..acd_redis::RedisConfig::new(url.clone())
+    };
+    // With the manual clock, Redis's real-time TTLs only collect garbage:
+    // a day past each window's end (in sandbox time), so a frozen window
+    // keeps its counts however long the test takes, as in memory.
+    let config = if args.clock == cli::ClockMode::Manual {
+        acd_redis::RedisConfig {
+            ttl_grace: MANUAL_CLOCK_TTL_GRACE,
+            ..config
+        }
+    } else {
+        config
     };
     let store = match acd_redis::AsyncRedisLimiter::new(config) {
         Ok(store) => store,
@@ -156,6 +189,21 @@ async fn shared_limiter(
         ),
     }
     Ok(Some(store))
+}
+
+/// The webhook deliveries of the configuration and `--webhook`, if any.
+fn webhooks(
+    args: &cli::Args,
+    built: &config::Built,
+    faults: bool,
+) -> Result<Option<acd_sandbox::webhooks::Webhooks>, String> {
+    let endpoints = built
+        .webhooks
+        .endpoints(&args.webhooks, args.webhook_secret.as_deref())
+        .map_err(|error| error.to_string())?;
+    let delivery_faults = faults.then(|| built.webhooks.faults.clone().unwrap_or_default());
+    acd_sandbox::webhooks::Webhooks::new(endpoints, delivery_faults)
+        .map_err(|error| error.to_string())
 }
 
 /// Serves until a signal; returns the exit status and, once it served, the
@@ -231,10 +279,17 @@ async fn run(
         manual_clock: clock.is_manual(),
         admin: args.admin_routes(),
         admin_token: args.admin_token.is_some(),
-        remote: !local.ip().is_loopback(),
+        remote: !local.ip().to_canonical().is_loopback(),
         dashboard: static_roots
             .as_ref()
-            .is_some_and(|roots| roots.pkg.is_some()),
+            .is_some_and(|roots| roots.pkg.is_some() || roots.embedded),
+    };
+    let webhooks = match webhooks(&args, &built, faults.is_some()) {
+        Ok(webhooks) => webhooks,
+        Err(error) => {
+            eprintln!("acd-sandbox: config {config_name}: {error}");
+            return (ExitCode::from(USAGE), None);
+        }
     };
     let options = handler::Options {
         static_roots,
@@ -249,9 +304,17 @@ async fn run(
             0
         }),
         limits,
+        webhooks,
     };
     let app = Arc::new(handler::App::new(built, options));
-    banner::print(local, app.gate().config(), notes);
+    let webhook_lines = app
+        .webhooks()
+        .map(acd_sandbox::webhooks::Webhooks::banner_lines)
+        .unwrap_or_default();
+    banner::print_with(local, app.gate().config(), notes, &webhook_lines);
+    if app.webhooks().is_some() {
+        tokio::spawn(acd_sandbox::webhooks::dispatch::run(app.clone()));
+    }
     let router = handler::router(app.clone());
     server::serve(listener, app.clone(), router, args.timeouts(), signals).await;
     (ExitCode::SUCCESS, Some(app))

@@ -114,5 +114,6 @@ pub fn value(built: &Built) -> Value {
     }
     use_run_schema(&mut document, ids::CREATE_AGENT_RUN);
     use_run_schema(&mut document, acd_core::model::ids::GET_RUN);
+    crate::webhooks::openapi::add_to(&mut document);
     document
 }

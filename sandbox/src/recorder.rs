@@ -8,6 +8,15 @@
 //! method, the path, the query, the headers, the status answered (`null`
 //! for a dropped connection) and the time of arrival by the sandbox clock.
 //!
+//! The ring is bounded by size too: at most [`MAX_RING_BYTES`] (32 MiB) of
+//! recorded requests, as counted by [`Recorded::weight`] (the text kept plus
+//! a fixed overhead per request and per header); the oldest requests are
+//! forgotten first. A listing takes a snapshot of the ring under a short
+//! lock (each request is shared, not copied), then filters and writes the
+//! JSON outside it, yielding to other tasks as it goes, so that no API
+//! request waits for it; at most [`MAX_LISTINGS`] listings are written at
+//! once.
+//!
 //! No secret is kept: a credential header (`X-API-Key`, `Authorization`,
 //! `Proxy-Authorization`, `Cookie`) and any other header value holding a
 //! credential prefix is kept as its kind and a fingerprint: the first 8 hex
@@ -21,12 +30,20 @@ use axum::http::HeaderMap;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use std::collections::VecDeque;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// Requests kept by default.
 pub const DEFAULT_CAPACITY: u32 = 1_000;
 /// Most requests that can be kept.
 pub const MAX_CAPACITY: u32 = 100_000;
+/// Most bytes of recorded requests kept (see [`Recorded::weight`]).
+pub const MAX_RING_BYTES: usize = 32 * 1024 * 1024;
+/// Listings written at once; more wait their turn.
+pub const MAX_LISTINGS: usize = 2;
+/// Bytes counted for each request besides its text.
+const ENTRY_OVERHEAD: usize = 160;
+/// Bytes counted for each header besides its text.
+const HEADER_OVERHEAD: usize = 96;
 
 /// A credential as it is recorded: its kind and fingerprint.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -82,9 +99,38 @@ pub struct Arrival {
     time_ms: u64,
 }
 
+impl Recorded {
+    /// The bytes this request counts against [`MAX_RING_BYTES`]: its text
+    /// (method, path, query, header names, values and schemes) plus a fixed
+    /// overhead per request and per header.
+    pub fn weight(&self) -> usize {
+        let headers: usize = self
+            .headers
+            .iter()
+            .map(|header| {
+                HEADER_OVERHEAD
+                    + header.name.len()
+                    + header.value.as_ref().map_or(0, String::len)
+                    + header.scheme.as_ref().map_or(0, String::len)
+                    + header
+                        .credential
+                        .as_ref()
+                        .map_or(0, |credential| credential.fingerprint.len())
+            })
+            .sum();
+        ENTRY_OVERHEAD
+            + self.method.len()
+            + self.path.len()
+            + self.query.as_ref().map_or(0, String::len)
+            + headers
+    }
+}
+
 #[derive(Debug, Default)]
 struct Ring {
-    entries: VecDeque<Recorded>,
+    entries: VecDeque<Arc<Recorded>>,
+    /// The sum of the entries' weights.
+    bytes: usize,
     next: u64,
     /// Forgotten because the ring was full.
     evicted: u64,
@@ -94,14 +140,16 @@ struct Ring {
 #[derive(Debug)]
 pub struct Recorder {
     capacity: usize,
+    max_bytes: usize,
     ring: Mutex<Ring>,
+    listings: tokio::sync::Semaphore,
 }
 
 /// What `GET /_sandbox/requests` shows.
 #[derive(Debug, Serialize)]
 pub struct Listing {
     /// The requests that match, oldest first.
-    pub requests: Vec<Recorded>,
+    pub requests: Vec<Arc<Recorded>>,
     /// The index the next request will get (`since` for "from now on").
     pub next: u64,
     /// How many requests are kept at most.
@@ -130,10 +178,22 @@ fn kind_of(secret: &str, prefixes: &[(String, CredentialKind)]) -> &'static str 
 impl Recorder {
     /// A ring of the last `capacity` requests.
     pub fn new(capacity: u32) -> Self {
+        Self::with_budget(capacity, MAX_RING_BYTES)
+    }
+
+    /// A ring of the last `capacity` requests, at most `max_bytes` of them.
+    pub fn with_budget(capacity: u32, max_bytes: usize) -> Self {
         Self {
             capacity: usize::try_from(capacity).unwrap_or(usize::MAX),
+            max_bytes,
             ring: Mutex::new(Ring::default()),
+            listings: tokio::sync::Semaphore::new(MAX_LISTINGS),
         }
+    }
+
+    /// Waits for a turn to write a listing ([`MAX_LISTINGS`] at once).
+    pub async fn listing_turn(&self) -> Option<tokio::sync::SemaphorePermit<'_>> {
+        self.listings.acquire().await.ok()
     }
 
     /// Whether anything is kept.
@@ -213,40 +273,66 @@ impl Recorder {
         if !self.enabled() {
             return;
         }
-        let mut ring = self.ring();
-        let index = ring.next;
-        ring.next += 1;
-        while ring.entries.len() >= self.capacity {
-            ring.entries.pop_front();
-            ring.evicted += 1;
-        }
-        ring.entries.push_back(Recorded {
-            index,
+        let mut entry = Recorded {
+            index: 0,
             method: arrival.method,
             path: arrival.path,
             query: arrival.query,
             headers: arrival.headers,
             status,
             time_ms: arrival.time_ms,
-        });
+        };
+        let weight = entry.weight();
+        let mut ring = self.ring();
+        entry.index = ring.next;
+        ring.next += 1;
+        while ring.entries.len() >= self.capacity
+            || (!ring.entries.is_empty() && ring.bytes + weight > self.max_bytes)
+        {
+            if let Some(oldest) = ring.entries.pop_front() {
+                ring.bytes = ring.bytes.saturating_sub(oldest.weight());
+            }
+            ring.evicted += 1;
+        }
+        if weight > self.max_bytes {
+            // Larger than the whole budget (cannot happen with the bounded
+            // request head): counted, not kept.
+            ring.evicted += 1;
+            return;
+        }
+        ring.bytes += weight;
+        ring.entries.push_back(Arc::new(entry));
     }
 
-    /// The requests kept whose index is at least `since` and whose path
-    /// matches `path` (a pattern: `*` within a segment, `**` across).
-    pub fn list(&self, since: u64, path: Option<&crate::faults::Pattern>) -> Listing {
+    /// The bytes of the requests kept (see [`Recorded::weight`]).
+    pub fn bytes(&self) -> usize {
+        self.ring().bytes
+    }
+
+    /// The requests kept whose index is at least `since`, shared (not
+    /// copied), with the ring's counters: the lock is held only for this.
+    pub fn snapshot(&self, since: u64) -> Listing {
         let ring = self.ring();
+        let start = ring.entries.partition_point(|entry| entry.index < since);
         Listing {
-            requests: ring
-                .entries
-                .iter()
-                .filter(|entry| entry.index >= since)
-                .filter(|entry| path.is_none_or(|pattern| pattern.matches(&entry.path)))
-                .cloned()
-                .collect(),
+            requests: ring.entries.range(start..).cloned().collect(),
             next: ring.next,
             capacity: self.capacity,
             evicted: ring.evicted,
         }
+    }
+
+    /// The requests kept whose index is at least `since` and whose path
+    /// matches `path` (a pattern: `*` within a segment, `**` across), the
+    /// first `limit` of them. The pattern runs outside the lock.
+    pub fn list(&self, since: u64, path: Option<&crate::faults::Pattern>, limit: usize) -> Listing {
+        let mut listing = self.snapshot(since);
+        listing.requests = std::mem::take(&mut listing.requests)
+            .into_iter()
+            .filter(|entry| path.is_none_or(|pattern| pattern.matches(&entry.path)))
+            .take(limit)
+            .collect();
+        listing
     }
 
     /// Forgets every request kept; returns how many there were. Indexes go
@@ -255,6 +341,7 @@ impl Recorder {
         let mut ring = self.ring();
         let cleared = ring.entries.len();
         ring.entries.clear();
+        ring.bytes = 0;
         cleared
     }
 }

@@ -8,7 +8,9 @@
 //! its creation: by default `queued` (1 s) → `running` (2 s) → `succeeded`,
 //! and for the agent `failing-agent` → `failed`. A run is visible to the
 //! user who created it only; others get the same 404 as for an unknown run.
-//! At most [`MAX_RUNS`] runs are kept; the oldest is forgotten first.
+//! At most [`MAX_RUNS`] runs are kept; the oldest is forgotten first. An
+//! agent id longer than [`MAX_AGENT_ID_BYTES`] is refused with a 400, so
+//! that the runs kept hold at most about `MAX_RUNS × MAX_AGENT_ID_BYTES`.
 
 use crate::config::{fail, ConfigError};
 use acd_core::gate::{Admitted, GateResponse, ResourceAnswer};
@@ -20,6 +22,9 @@ use std::sync::Mutex;
 
 /// Runs kept at most; creating one more forgets the oldest.
 pub const MAX_RUNS: usize = 10_000;
+/// Longest agent id (decoded, in bytes) a run may be created for; a longer
+/// one is answered 400 with the gate's problem list, `agent_id` named.
+pub const MAX_AGENT_ID_BYTES: usize = 256;
 /// The agent whose runs fail in the default configuration.
 pub const FAILING_AGENT: &str = "failing-agent";
 /// Path parameter of run creation.
@@ -145,6 +150,18 @@ impl RunsConfig {
     fn lifecycle_of(&self, agent_id: &str) -> &[Step] {
         self.agents.get(agent_id).unwrap_or(&self.lifecycle)
     }
+
+    /// When each status of `agent_id`'s runs begins: (ms after the
+    /// run's creation, status), in order (what webhooks announce).
+    pub fn timeline(&self, agent_id: &str) -> Vec<(u64, String)> {
+        let mut began = 0u64;
+        let mut out = Vec::new();
+        for step in self.lifecycle_of(agent_id) {
+            out.push((began, step.status.clone()));
+            began = began.saturating_add(step.duration_ms.unwrap_or(0));
+        }
+        out
+    }
 }
 
 #[derive(Debug)]
@@ -169,6 +186,11 @@ pub struct Runs {
 }
 
 impl Runs {
+    /// The lifecycles.
+    pub fn config(&self) -> &RunsConfig {
+        &self.config
+    }
+
     /// No runs yet, under a checked `config`.
     pub fn new(config: RunsConfig) -> Self {
         Self {
@@ -222,6 +244,16 @@ impl Runs {
         else {
             return admitted.respond(ResourceAnswer::NotFound);
         };
+        if agent_id.len() > MAX_AGENT_ID_BYTES {
+            let problem = acd_core::model::ParamProblem::new(
+                AGENT_ID,
+                format!(
+                    "is {} bytes long; an agent id is at most {MAX_AGENT_ID_BYTES} bytes",
+                    agent_id.len()
+                ),
+            );
+            return admitted.respond(ResourceAnswer::Invalid(vec![problem]));
+        }
         let run = Run {
             agent_id: agent_id.to_owned(),
             user: user.to_owned(),

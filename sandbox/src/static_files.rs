@@ -7,18 +7,27 @@
 //! starts with `.` (so `..` and hidden files), or holds `/`, `\` or NUL is
 //! refused, and the resolved file must still lie inside DIR once symbolic
 //! links are followed. A directory serves its `index.html`. Anything else is
-//! a JSON 404.
+//! a JSON 404. Files are streamed in chunks of [`STREAM_CHUNK_BYTES`], so a
+//! response holds at most one chunk of its file in memory however slowly it
+//! is read; files above [`MAX_FILE_BYTES`] are not served.
 
 use crate::handler::App;
+use axum::body::Body;
 use axum::extract::State;
-use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE, LOCATION, X_CONTENT_TYPE_OPTIONS};
+use axum::http::header::{
+    CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, LOCATION, X_CONTENT_TYPE_OPTIONS,
+};
 use axum::http::{HeaderValue, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use tokio_util::io::ReaderStream;
 
 /// Largest file served, in bytes.
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+/// Bytes read from a file at a time: a response holds at most this much of
+/// its file in memory (files are streamed, never read whole).
+pub const STREAM_CHUNK_BYTES: usize = 64 * 1024;
 
 /// What is served under `/demo/`.
 #[derive(Debug, Clone)]
@@ -27,6 +36,17 @@ pub struct StaticRoots {
     pub demo: PathBuf,
     /// The directory served at `/demo/pkg/` instead of `demo/pkg`, if any.
     pub pkg: Option<PathBuf>,
+    /// Serve the dashboard built into the binary instead (`crate::embedded`).
+    pub embedded: bool,
+}
+
+/// The dashboard built into the binary, when it carries one.
+pub fn embedded_dashboard() -> Option<StaticRoots> {
+    crate::embedded::AVAILABLE.then(|| StaticRoots {
+        demo: PathBuf::new(),
+        pkg: None,
+        embedded: true,
+    })
 }
 
 /// The dashboard's directories in the source tree of `wasm_dir` (`demo/`
@@ -51,6 +71,7 @@ pub fn dashboard(wasm_dir: &Path) -> Result<StaticRoots, String> {
     Ok(StaticRoots {
         demo,
         pkg: Some(pkg),
+        embedded: false,
     })
 }
 
@@ -136,7 +157,30 @@ fn content_type(path: &Path) -> &'static str {
     }
 }
 
-async fn read(roots: &StaticRoots, uri: &Uri) -> Option<(PathBuf, Vec<u8>)> {
+/// Where a response's bytes come from.
+enum Source {
+    /// Embedded in the binary: served without a copy.
+    Embedded(&'static [u8]),
+    /// A file of that length, streamed.
+    File(u64, tokio::fs::File),
+}
+
+/// The embedded file a request path names (same segment rules as [`resolve`]).
+fn open_embedded(uri: &Uri) -> Option<(PathBuf, Source)> {
+    let relative = resolve(Path::new(""), uri.path())?;
+    let name = relative
+        .components()
+        .map(|part| part.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/");
+    let (path, bytes) = crate::embedded::file(&name)?;
+    Some((PathBuf::from(path), Source::Embedded(bytes)))
+}
+
+async fn open(roots: &StaticRoots, uri: &Uri) -> Option<(PathBuf, Source)> {
+    if roots.embedded {
+        return open_embedded(uri);
+    }
     let (root, request_path) = match (&roots.pkg, uri.path().strip_prefix("/demo/pkg/")) {
         (Some(pkg), Some(rest)) => (pkg, format!("/demo/{rest}")),
         _ => (&roots.demo, uri.path().to_owned()),
@@ -149,12 +193,12 @@ async fn read(roots: &StaticRoots, uri: &Uri) -> Option<(PathBuf, Vec<u8>)> {
     if !path.starts_with(root) {
         return None;
     }
-    let metadata = tokio::fs::metadata(&path).await.ok()?;
+    let file = tokio::fs::File::open(&path).await.ok()?;
+    let metadata = file.metadata().await.ok()?;
     if !metadata.is_file() || metadata.len() > MAX_FILE_BYTES {
         return None;
     }
-    let bytes = tokio::fs::read(&path).await.ok()?;
-    Some((path, bytes))
+    Some((path, Source::File(metadata.len(), file)))
 }
 
 /// `GET /demo/...`.
@@ -162,16 +206,31 @@ pub async fn serve(State(app): State<Arc<App>>, uri: Uri) -> Response {
     let Some(roots) = app.static_roots() else {
         return not_found();
     };
-    match read(roots, &uri).await {
-        Some((path, bytes)) => (
-            [
-                (CONTENT_TYPE, HeaderValue::from_static(content_type(&path))),
-                (CACHE_CONTROL, HeaderValue::from_static("no-cache")),
-                (X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")),
-            ],
-            bytes,
-        )
-            .into_response(),
+    match open(roots, &uri).await {
+        Some((path, source)) => {
+            let (length, body) = match source {
+                Source::Embedded(bytes) => (
+                    u64::try_from(bytes.len()).unwrap_or(u64::MAX),
+                    Body::from(bytes::Bytes::from_static(bytes)),
+                ),
+                Source::File(length, file) => {
+                    // At most `length` bytes, should the file grow while it is sent.
+                    let reader = tokio::io::AsyncReadExt::take(file, length);
+                    let stream = ReaderStream::with_capacity(reader, STREAM_CHUNK_BYTES);
+                    (length, Body::from_stream(stream))
+                }
+            };
+            (
+                [
+                    (CONTENT_TYPE, HeaderValue::from_static(content_type(&path))),
+                    (CACHE_CONTROL, HeaderValue::from_static("no-cache")),
+                    (X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")),
+                    (CONTENT_LENGTH, HeaderValue::from(length)),
+                ],
+                body,
+            )
+                .into_response()
+        }
         None => not_found(),
     }
 }

@@ -11,7 +11,7 @@ use serde_json::json;
 
 const EXPOSED: &str = "RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, \
      x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset, WWW-Authenticate, Allow, \
-     Deprecation, Sunset";
+     Deprecation, Sunset, Link";
 
 fn assert_rate_headers(response: &common::Response, limit: u64, remaining: u64) {
     assert_eq!(response.int("RateLimit-Limit"), limit);

@@ -29,7 +29,7 @@ fn preflights_are_answered_and_never_counted() {
     );
     assert_eq!(
         preflight.header("Access-Control-Allow-Headers"),
-        Some("X-API-Key, Authorization, X-Stable-Egress, Prefer")
+        Some("Content-Type, Idempotency-Key, X-API-Key, Authorization, Prefer, X-Stable-Egress")
     );
     assert_eq!(preflight.header("Access-Control-Max-Age"), Some("600"));
     assert_eq!(preflight.header("RateLimit-Limit"), None);
@@ -43,7 +43,7 @@ fn every_answer_exposes_the_rate_limit_headers() {
     let sandbox = Sandbox::start();
     let exposed = "RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, \
                    x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset, \
-                   WWW-Authenticate, Allow, Deprecation, Sunset";
+                   WWW-Authenticate, Allow, Deprecation, Sunset, Link";
     for (target, key, status) in [
         ("/api/v1", None, 200),
         ("/api/v1/tables/orders", None, 401),
@@ -128,6 +128,15 @@ fn the_openapi_document_is_generated_from_the_gate_catalogue() {
         json!(["id", "agent_id", "status", "created_at_ms", "updated_at_ms"])
     );
     assert_eq!(run["additionalProperties"], false);
+    // The webhooks section and its payload schema are the sandbox's own
+    // (docs/webhooks.md): present, and not part of the gate's document.
+    let webhooks = served.as_object_mut().unwrap().remove("webhooks").unwrap();
+    assert!(webhooks.get("run.succeeded").is_some(), "{webhooks}");
+    served["components"]["schemas"]
+        .as_object_mut()
+        .unwrap()
+        .remove("WebhookRunEvent")
+        .unwrap();
     assert_eq!(served, expected);
     assert!(served["paths"].get("/_sandbox/clock").is_none());
 }

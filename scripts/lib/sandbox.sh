@@ -26,6 +26,7 @@ sandbox_bin() {
 
 start_sandbox() {
   local config="$1" dir
+  stop_sandbox   # one at a time: a second start never loses the first's pid
   SANDBOX_BIN="$(sandbox_bin)" || die "could not build acd-sandbox"
   export SANDBOX_BIN
   dir="$(mktemp -d)"

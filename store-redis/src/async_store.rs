@@ -9,8 +9,8 @@ use crate::config::RedisConfig;
 use crate::error::StoreError;
 use crate::event::{stderr_sink, EventSink};
 use crate::keys::KeySpace;
-use crate::link::{Link, Target};
-use crate::policy::{ConfigError, Policy, StoreStats};
+use crate::link::{Channel, Link, Target};
+use crate::policy::{Attempt, ConfigError, Policy, StoreStats};
 use acd_core::gate::{Decision, PendingLimits};
 use acd_core::limit::{LimitCheck, LimiterUnavailable, StackDecision};
 use acd_core::UnixMillis;
@@ -46,6 +46,8 @@ pub struct AsyncRedisLimiter {
     /// The connection and the queue of the task that sends decisions,
     /// made on first use.
     started: OnceLock<(Link, mpsc::UnboundedSender<Job>)>,
+    /// Held while a connection is opened and checked, and counts are merged.
+    sync: tokio::sync::Mutex<()>,
 }
 
 impl std::fmt::Debug for AsyncRedisLimiter {
@@ -70,6 +72,7 @@ impl AsyncRedisLimiter {
             policy: Policy::new(config, events)?,
             target,
             started: OnceLock::new(),
+            sync: tokio::sync::Mutex::new(()),
         })
     }
 
@@ -96,8 +99,9 @@ impl AsyncRedisLimiter {
     /// Connects and loads the script now (e.g. at start-up, to report a
     /// misconfigured URL early). Not needed otherwise.
     pub async fn ping(&self) -> Result<(), StoreError> {
-        let mut link = self.started()?.0.clone();
-        let loaded = self.bounded(link.load(&self.policy.script)).await?;
+        let (link, _) = self.started()?;
+        let mut channel = self.sync(link, false, None).await?;
+        let loaded = self.bounded(channel.load(&self.policy.script)).await?;
         loaded.map(drop).map_err(|e| self.error(&e))
     }
 
@@ -113,35 +117,102 @@ impl AsyncRedisLimiter {
             return Ok(StackDecision::Admitted { tightest: None });
         }
         let prepared = self.policy.prepare(checks, now)?;
-        let (_, queue) = self.started()?;
+        let (link, queue) = self.started()?;
         let attempt = self.policy.permit()?;
+        let outcome = self.send(link, queue, attempt, prepared, now).await;
+        let outcome = outcome.and_then(|outcome| outcome.decision(checks, |_| None));
+        self.policy.record(attempt, &outcome);
+        if let Ok(StackDecision::Admitted { .. }) = outcome {
+            self.policy.counted(checks, now);
+        }
+        outcome
+    }
+
+    /// Syncs first when needed (a probe, a connection to open, counts to
+    /// merge), then sends the decision and awaits its outcome.
+    async fn send(
+        &self,
+        link: &Link,
+        queue: &mpsc::UnboundedSender<Job>,
+        attempt: Attempt,
+        prepared: crate::script::Prepared,
+        now: UnixMillis,
+    ) -> Result<crate::reply::Outcome, StoreError> {
+        if attempt.probe || link.current().is_none() || self.policy.needs_sync() {
+            self.sync(link, attempt.probe, Some(now)).await?;
+        }
         let (reply, answer) = oneshot::channel();
-        let outcome = if queue.send(Job { prepared, reply }).is_err() {
-            Err(StoreError::Io(
+        if queue.send(Job { prepared, reply }).is_err() {
+            return Err(StoreError::Io(
                 "the store's sending task has stopped (its Tokio runtime ended)".to_owned(),
-            ))
-        } else {
-            match self.bounded(answer).await {
-                Ok(Ok(Ok(outcome))) => outcome.decision(checks, |_| None),
-                Ok(Ok(Err(error))) => Err(error),
-                Ok(Err(_)) => Err(StoreError::Io(
-                    "the store's sending task stopped before answering".to_owned(),
-                )),
-                Err(timeout) => Err(timeout),
-            }
+            ));
+        }
+        match self.bounded(answer).await {
+            Ok(Ok(outcome)) => outcome,
+            Ok(Err(_)) => Err(StoreError::Io(
+                "the store's sending task stopped before answering".to_owned(),
+            )),
+            Err(timeout) => Err(timeout),
+        }
+    }
+
+    /// Makes Redis hold every count this instance knows of before it decides
+    /// again: opens a connection if there is none (awaited, so a probe
+    /// reports what Redis says now), checks the namespace's epoch on a new
+    /// connection, on a probe and the first time (a changed epoch: Redis
+    /// lost the counts it had made for this instance, which become pending),
+    /// and merges every pending count (with `now`; none without it). A new
+    /// connection is used by decisions only once this succeeded.
+    async fn sync(
+        &self,
+        link: &Link,
+        probe: bool,
+        now: Option<UnixMillis>,
+    ) -> Result<Channel, StoreError> {
+        let _marked = self.policy.syncing();
+        let _one = self.sync.lock().await;
+        let (mut channel, fresh) = match link.current() {
+            Some(channel) => (channel, false),
+            None => self
+                .bounded(link.open())
+                .await?
+                .map_err(|e| StoreError::Connect(self.error(&e).to_string()))?,
         };
-        if self.policy.record(attempt, &outcome) {
-            // Back after an outage: add the fallback's counts (best effort:
-            // a failure here only leaves the outage's bound in force).
-            if let Ok((link, _)) = self.started() {
-                let mut link = link.clone();
-                for merge in self.policy.merges(now) {
-                    let invocation = merge.invocation(&self.policy.merge_script);
-                    let _ = self.bounded(link.run(&invocation)).await;
+        let failed = |channel: &Channel, error: &redis::RedisError| {
+            link.failed(channel, error);
+            self.error(error)
+        };
+        if fresh || probe || self.policy.epoch_unknown() {
+            let reply = self
+                .bounded(channel.run(&self.policy.epoch_invocation()))
+                .await?
+                .map_err(|e| failed(&channel, &e))?;
+            self.policy.epoch_seen(&reply)?;
+        }
+        if let Some(now) = now {
+            let mut taken = self.policy.take_pending(now).into_iter();
+            while let Some(merge) = taken.next() {
+                let invocation = merge.merge.invocation(&self.policy.merge_script);
+                let outcome = match self.bounded(channel.run(&invocation)).await {
+                    Ok(Ok(_)) => Ok(()),
+                    Ok(Err(e)) => Err(failed(&channel, &e)),
+                    Err(timeout) => Err(timeout),
+                };
+                drop(invocation);
+                match outcome {
+                    Ok(()) => self.policy.merged(merge),
+                    Err(error) => {
+                        self.policy.restore(merge);
+                        taken.for_each(|rest| self.policy.restore(rest));
+                        return Err(error);
+                    }
                 }
             }
         }
-        outcome
+        if fresh {
+            link.install(&channel);
+        }
+        Ok(channel)
     }
 
     /// The stacked decision about `checks` at `now`, with the fault policy
@@ -191,7 +262,7 @@ impl AsyncRedisLimiter {
             ));
         }
         let config = &self.policy.config;
-        let link = self.target.link(config)?;
+        let link = self.target.link(config);
         Ok(self.started.get_or_init(|| {
             let queue = Sender {
                 link: link.clone(),

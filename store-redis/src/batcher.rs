@@ -7,7 +7,7 @@
 //! lone decision at once (no waiting for company).
 
 use crate::error::StoreError;
-use crate::link::Link;
+use crate::link::{not_connected, Link};
 use crate::reply::Outcome;
 use crate::script::{Batch, Prepared};
 use acd_core::limit::LimitAlgorithm;
@@ -75,12 +75,16 @@ impl Sender {
             batch.push_owned(job.prepared);
             replies.push(job.reply);
         }
-        let mut link = self.link.clone();
-        let outcomes = link
-            .invoke(&batch, &self.script)
-            .await
-            .map_err(|error| StoreError::from_redis(&error, self.io_timeout_ms))
-            .and_then(|reply| batch.outcomes(&reply));
+        let outcomes = match self.link.current() {
+            None => Err(not_connected()),
+            Some(mut channel) => match channel.invoke(&batch, &self.script).await {
+                Ok(reply) => batch.outcomes(&reply),
+                Err(error) => {
+                    self.link.failed(&channel, &error);
+                    Err(StoreError::from_redis(&error, self.io_timeout_ms))
+                }
+            },
+        };
         match outcomes {
             Ok(outcomes) => {
                 for (reply, outcome) in replies.into_iter().zip(outcomes) {

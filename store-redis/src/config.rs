@@ -68,7 +68,9 @@ pub struct RedisConfig {
     /// First wait before reconnecting after a failure; doubled on every
     /// failed attempt up to `backoff_max`.
     pub backoff_min: Duration,
-    /// Longest wait between reconnection attempts.
+    /// Longest wait between reconnection attempts (250 ms by default: Redis
+    /// decides again at most `backoff_max + connect_timeout + io_timeout`
+    /// after it answers again, see docs/limiter.md).
     pub backoff_max: Duration,
     /// Sizing of the in-memory fallback of [`FaultPolicy::FailOpen`]. By
     /// default its hash seed is drawn from the operating system, a new one
@@ -90,7 +92,7 @@ impl Default for RedisConfig {
             ttl_grace: Duration::from_secs(2),
             fault_policy: FaultPolicy::FailOpen,
             backoff_min: Duration::from_millis(100),
-            backoff_max: Duration::from_secs(5),
+            backoff_max: Duration::from_millis(250),
             fallback: fallback_config(),
         }
     }

@@ -43,6 +43,7 @@ pub enum NamespaceError {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeySpace {
     prefix: String,
+    epoch: Vec<u8>,
 }
 
 impl KeySpace {
@@ -60,6 +61,7 @@ impl KeySpace {
         };
         Ok(Self {
             prefix: format!("{{{namespace}}}:{tag}:"),
+            epoch: format!("{{{namespace}}}:epoch:{tag}").into_bytes(),
         })
     }
 
@@ -93,6 +95,15 @@ impl KeySpace {
         key.push(b':');
         key.extend_from_slice(subject.as_bytes());
         key
+    }
+
+    /// The key holding the namespace's epoch (`{ns}:epoch:<algorithm>`,
+    /// no TTL, outside [`KeySpace::prefix`], in the namespace's slot): a
+    /// random value set by the first instance that finds it absent. A
+    /// changed epoch tells an instance that Redis lost the counts it had
+    /// made (restarted empty, flushed).
+    pub fn epoch_key(&self) -> Vec<u8> {
+        self.epoch.clone()
     }
 
     /// The fixed-window key counting `subject` under `limit` in the window

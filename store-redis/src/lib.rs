@@ -99,13 +99,17 @@
 //!
 //! # After an outage
 //!
-//! With fail open and fixed windows, what the in-memory fallback admitted
-//! is noted per key and window; the request that finds Redis back adds
-//! those counts to Redis (`merge.lua`, once) for the windows still current,
-//! so the rest of the window is shared again from the true total. What a
-//! restarted server without persistence lost (its counts from before the
-//! outage) is not recovered; GCRA states are not merged. docs/limiter.md
-//! states the bound on over-admission that remains.
+//! A probe opens a new connection and awaits it (no stale error from an
+//! earlier attempt), and the backoff is capped at 250 ms by default, so
+//! Redis decides again within 1 s of answering again (docs/limiter.md).
+//! Redis never decides before it holds every count the instance knows of:
+//! what the in-memory fallback admitted (fail open, fixed windows) and,
+//! when the namespace's epoch key says Redis lost its data (a restart
+//! without persistence, a flush), what Redis had admitted for this
+//! instance in the windows still current. Both are added (`merge.lua`)
+//! before the next decision, so the rest of the window is shared again
+//! from the true total. GCRA states are not merged. docs/limiter.md states
+//! the bound on over-admission that remains.
 
 #![deny(
     clippy::arithmetic_side_effects,

@@ -6,7 +6,7 @@ use crate::config::RedisConfig;
 use crate::error::StoreError;
 use crate::event::{stderr_sink, EventSink};
 use crate::keys::KeySpace;
-use crate::policy::{unavailable_as_refusal, ConfigError, Policy, StoreStats};
+use crate::policy::{unavailable_as_refusal, Attempt, ConfigError, Policy, StoreStats};
 use crate::script::{Batch, Prepared};
 use acd_core::limit::{LimitCheck, LimiterUnavailable, RateLimiter, StackDecision};
 use acd_core::UnixMillis;
@@ -29,6 +29,8 @@ pub struct RedisLimiter {
     client: Client,
     slots: Box<[Mutex<Slot>]>,
     next_slot: AtomicUsize,
+    /// Held while a connection is checked and counts are merged.
+    sync: Mutex<()>,
 }
 
 impl std::fmt::Debug for RedisLimiter {
@@ -61,6 +63,7 @@ impl RedisLimiter {
                 .map(|_| Mutex::new(None))
                 .collect(),
             next_slot: AtomicUsize::new(0),
+            sync: Mutex::new(()),
             client,
             policy,
         })
@@ -127,7 +130,7 @@ impl RedisLimiter {
         let attempt = self.policy.permit()?;
         let batch = prepared.batch();
         let outcome = self
-            .round_trip(&batch, attempt.generation)
+            .round_trip(&batch, attempt, now)
             .and_then(|reply| batch.outcomes(&reply))
             .and_then(|outcomes| match outcomes.first() {
                 Some(outcome) => batch.decision(outcome, checks),
@@ -135,17 +138,51 @@ impl RedisLimiter {
                     "the decision reply is empty".to_owned(),
                 )),
             });
-        if self.policy.record(attempt, &outcome) {
-            // Back after an outage: add the fallback's counts (best effort:
-            // a failure here only leaves the outage's bound in force).
-            for merge in self.policy.merges(now) {
-                let _ = self.invoke(
-                    &merge.invocation(&self.policy.merge_script),
-                    attempt.generation,
-                );
-            }
+        self.policy.record(attempt, &outcome);
+        if let Ok(StackDecision::Admitted { .. }) = outcome {
+            self.policy.counted(checks, now);
         }
         outcome
+    }
+
+    /// Makes Redis hold every count this instance knows of before it decides
+    /// on `connection`: checks the namespace's epoch when `check_epoch` (a
+    /// new connection, a probe) or never checked (a changed epoch: Redis
+    /// lost what it had counted for this instance, which becomes pending),
+    /// then merges every pending count at `now`.
+    fn sync(
+        &self,
+        connection: &mut Connection,
+        check_epoch: bool,
+        now: UnixMillis,
+    ) -> Result<(), StoreError> {
+        let _marked = self.policy.syncing();
+        let _one = self.sync.lock().unwrap_or_else(PoisonError::into_inner);
+        let timeout = self.policy.io_timeout_ms();
+        if check_epoch || self.policy.epoch_unknown() {
+            let reply = self
+                .policy
+                .epoch_invocation()
+                .invoke::<Value>(connection)
+                .map_err(|e| StoreError::from_redis(&e, timeout))?;
+            self.policy.epoch_seen(&reply)?;
+        }
+        let mut taken = self.policy.take_pending(now).into_iter();
+        while let Some(merge) = taken.next() {
+            let outcome = merge
+                .merge
+                .invocation(&self.policy.merge_script)
+                .invoke::<Value>(connection);
+            match outcome {
+                Ok(_) => self.policy.merged(merge),
+                Err(error) => {
+                    self.policy.restore(merge);
+                    taken.for_each(|rest| self.policy.restore(rest));
+                    return Err(StoreError::from_redis(&error, timeout));
+                }
+            }
+        }
+        Ok(())
     }
 
     fn connect(&self) -> Result<Connection, StoreError> {
@@ -191,40 +228,48 @@ impl RedisLimiter {
         Some(slot.lock().unwrap_or_else(PoisonError::into_inner))
     }
 
-    fn round_trip(&self, batch: &Batch, generation: u64) -> Result<Value, StoreError> {
-        self.invoke(&batch.invocation(&self.policy.script), generation)
-    }
-
-    fn invoke(
+    /// The decision's call on a pooled connection, after a sync when one is
+    /// needed (a new connection, a probe, counts to merge).
+    fn round_trip(
         &self,
-        invocation: &redis::ScriptInvocation<'_>,
-        generation: u64,
+        batch: &Batch,
+        attempt: Attempt,
+        now: UnixMillis,
     ) -> Result<Value, StoreError> {
         let timeout = self.policy.io_timeout_ms();
         let Some(mut slot) = self.slot() else {
             return Err(StoreError::Connect("no connection slots".to_owned()));
         };
+        let generation = attempt.generation;
         if slot
             .as_ref()
             .is_some_and(|(g, connection)| *g != generation || !connection.is_open())
         {
             *slot = None;
         }
+        let fresh = slot.is_none();
         let connection = match &mut *slot {
             Some((_, connection)) => connection,
             empty => &mut empty.insert((generation, self.connect()?)).1,
         };
-        match invocation.invoke::<Value>(connection) {
-            Ok(reply) => Ok(reply),
-            Err(error) => {
-                let error = StoreError::from_redis(&error, timeout);
-                if !error.is_bad_state() {
-                    // A late reply would be read as the next call's answer.
-                    *slot = None;
-                }
-                Err(error)
+        let result = if fresh || attempt.probe || self.policy.needs_sync() {
+            self.sync(connection, fresh || attempt.probe, now)
+        } else {
+            Ok(())
+        };
+        let result = result.and_then(|()| {
+            batch
+                .invocation(&self.policy.script)
+                .invoke::<Value>(connection)
+                .map_err(|error| StoreError::from_redis(&error, timeout))
+        });
+        if let Err(error) = &result {
+            if !error.is_bad_state() {
+                // A late reply would be read as the next call's answer.
+                *slot = None;
             }
         }
+        result
     }
 }
 

@@ -8,14 +8,14 @@ use crate::error::StoreError;
 use crate::event::{EventSink, StoreEvent};
 use crate::health::{Health, Permit};
 use crate::keys::{KeySpace, NamespaceError};
-use crate::ledger::{Ledger, Merge, MERGE_LUA};
+use crate::ledger::{Ledger, Taken, MERGE_LUA};
 use crate::script::{stack_script, Prepared};
 use acd_core::limit::{
     in_memory, LimitCheck, LimitStatus, LimiterUnavailable, RateLimiter, StackDecision,
 };
 use acd_core::UnixMillis;
-use redis::Script;
-use std::sync::atomic::{AtomicU64, Ordering};
+use redis::{Script, Value};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -86,7 +86,8 @@ struct Counters {
 /// A permission to send one call to Redis (see [`Policy::permit`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Attempt {
-    probe: bool,
+    /// Whether this is the one attempt after a backoff.
+    pub(crate) probe: bool,
     /// The connection generation the call must use.
     pub(crate) generation: u64,
 }
@@ -98,6 +99,12 @@ pub(crate) struct Policy {
     pub(crate) script: Script,
     /// The script adding the fallback's counts after an outage.
     pub(crate) merge_script: Script,
+    /// The script reading (and first setting) the namespace's epoch.
+    pub(crate) epoch_script: Script,
+    /// The epoch this instance last saw (`None` before the first check).
+    epoch: Mutex<Option<String>>,
+    /// Syncs under way ([`Policy::needs_sync`]).
+    syncing: AtomicUsize,
     pub(crate) space: KeySpace,
     health: Health,
     ledger: Ledger,
@@ -154,6 +161,9 @@ impl Policy {
             endpoint: config.endpoint(),
             script: stack_script(config.algorithm),
             merge_script: Script::new(MERGE_LUA),
+            epoch_script: Script::new(EPOCH_LUA),
+            epoch: Mutex::new(None),
+            syncing: AtomicUsize::new(0),
             space,
             health: Health::new(config.backoff_min, config.backoff_max),
             ledger: Ledger::new(config.fallback.max_keys),
@@ -235,11 +245,80 @@ impl Policy {
         recovered
     }
 
-    /// The merge calls of what the fallback admitted in windows still
-    /// current at `now` (taken: each count is merged once).
-    pub(crate) fn merges(&self, now: UnixMillis) -> Vec<Merge> {
+    /// The pending counts (what the fallback admitted, and what Redis lost)
+    /// of windows still current at `now`, as merge calls; each must end in
+    /// [`Policy::merged`] or [`Policy::restore`].
+    pub(crate) fn take_pending(&self, now: UnixMillis) -> Vec<Taken> {
         let grace = u64::try_from(self.config.ttl_grace.as_millis()).unwrap_or(u64::MAX);
         self.ledger.take(now, grace)
+    }
+
+    /// A taken merge reached Redis.
+    pub(crate) fn merged(&self, taken: Taken) {
+        self.ledger.merged(taken);
+    }
+
+    /// A taken merge did not reach Redis: its counts wait for the next sync.
+    pub(crate) fn restore(&self, taken: Taken) {
+        self.ledger.restore(taken);
+    }
+
+    /// Notes a decision through Redis that admitted `checks` at `now` (what
+    /// is merged again should Redis lose it).
+    pub(crate) fn counted(&self, checks: &[LimitCheck<'_>], now: UnixMillis) {
+        self.ledger
+            .counted(&self.space, self.config.algorithm, checks, now);
+    }
+
+    /// Whether a decision must wait for a sync before it goes to Redis:
+    /// the epoch was never checked, counts wait to be merged, or a sync is
+    /// under way. Redis never decides while it lacks counts this instance
+    /// knows of.
+    pub(crate) fn needs_sync(&self) -> bool {
+        self.ledger.has_pending() || self.syncing.load(Ordering::SeqCst) > 0 || self.epoch_unknown()
+    }
+
+    /// Whether the epoch was never checked.
+    pub(crate) fn epoch_unknown(&self) -> bool {
+        self.epoch
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_none()
+    }
+
+    /// Marks a sync under way until the guard is dropped.
+    pub(crate) fn syncing(&self) -> SyncGuard<'_> {
+        self.syncing.fetch_add(1, Ordering::SeqCst);
+        SyncGuard(&self.syncing)
+    }
+
+    /// The epoch script's call: reads the namespace's epoch, setting a new
+    /// random one when it is absent.
+    pub(crate) fn epoch_invocation(&self) -> redis::ScriptInvocation<'_> {
+        let mut invocation = self.epoch_script.prepare_invoke();
+        invocation.key(self.space.epoch_key()).arg(fresh_epoch());
+        invocation
+    }
+
+    /// The epoch script answered `reply`. A changed epoch means Redis lost
+    /// what it had counted for this instance: those counts are pending again
+    /// (merged before the next decision).
+    pub(crate) fn epoch_seen(&self, reply: &Value) -> Result<(), StoreError> {
+        let now = match reply {
+            Value::BulkString(bytes) => String::from_utf8_lossy(bytes).into_owned(),
+            Value::SimpleString(text) => text.clone(),
+            other => {
+                return Err(StoreError::Garbage(format!(
+                    "the epoch script answered {other:?}"
+                )))
+            }
+        };
+        let mut epoch = self.epoch.lock().unwrap_or_else(PoisonError::into_inner);
+        if epoch.as_ref().is_some_and(|seen| *seen != now) {
+            self.ledger.lost();
+        }
+        *epoch = Some(now);
+        Ok(())
     }
 
     /// How requests were decided so far.
@@ -265,6 +344,7 @@ impl Policy {
         now: UnixMillis,
         error: StoreError,
     ) -> Result<StackDecision, LimiterUnavailable> {
+        let error_was_outage = error.is_outage();
         let retry_in = match &error {
             StoreError::BackingOff(ms) => *ms,
             _ if error.is_outage() => {
@@ -279,7 +359,11 @@ impl Policy {
             FaultPolicy::FailOpen => {
                 self.counters.fallback.fetch_add(1, Ordering::Relaxed);
                 let decision = self.fallback.acquire(checks, now);
-                if let StackDecision::Admitted { .. } = decision {
+                // Only an outage's admissions are added to Redis later: a
+                // request Redis refused to decide (a key holding garbage,
+                // a time out of range) charges nothing there.
+                let outage = error_was_outage;
+                if let (StackDecision::Admitted { .. }, true) = (&decision, outage) {
                     self.ledger
                         .admitted(&self.space, self.config.algorithm, checks, now);
                 }
@@ -315,6 +399,35 @@ impl Policy {
             suppressed: self.counters.suppressed.swap(0, Ordering::Relaxed),
         });
     }
+}
+
+/// The Lua source of the epoch check.
+pub const EPOCH_LUA: &str = include_str!("epoch.lua");
+
+/// Ends a sync's mark when dropped.
+pub(crate) struct SyncGuard<'a>(&'a AtomicUsize);
+
+impl Drop for SyncGuard<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// A new epoch: 64 random bits in hex (from foldhash's per-process random
+/// state, the time and a counter: distinct from the previous epoch but with
+/// probability 2^-64).
+fn fresh_epoch() -> String {
+    use std::hash::BuildHasher;
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_nanos());
+    let bits = foldhash::fast::RandomState::default().hash_one((
+        std::process::id(),
+        nanos,
+        NEXT.fetch_add(1, Ordering::Relaxed),
+    ));
+    format!("{bits:016x}")
 }
 
 /// An "unavailable" answer as a refusal of the first limit until the next

@@ -63,6 +63,9 @@ test('the package version is the workspace version; the tarball is acd-<version>
     assert.ok(files.includes(expected), `${expected} in ${files.join(', ')}`);
   }
   assert.ok(!files.some((file) => file.includes('/test/') || file.includes('/demo/')), 'no tests or demo');
+  // The README a user reads in node_modules says how the tarball installs.
+  const readme = readFileSync(path.join(project, 'node_modules/acd/README.md'), 'utf8');
+  assert.ok(readme.includes('npm install ./acd-<version>.tgz'), 'the README has the install line');
 });
 
 test('Node: a throwaway project imports "acd" and reads a sandbox table through the easy path', { skip }, () => {

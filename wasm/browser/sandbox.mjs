@@ -2,13 +2,11 @@
 // with a configuration and a static site (served under /demo/), and
 // launches Debian's Chromium through playwright-core. Says what is missing
 // instead of failing when the sandbox, Chromium or the package is absent.
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { startSandbox as startPackaged } from '../js/sandbox-node.js';
 
 /** The repository root. */
 export const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -28,36 +26,21 @@ export function missingPieces() {
   return missing.length ? `missing ${missing.join(', ')}` : false;
 }
 
-/** Starts acd-sandbox with `args` (a free loopback port is added);
- * resolves with `{ url, stop }` once it prints its address. */
-export function spawnSandbox(args, onStop = () => {}) {
-  const child = spawn(sandboxBin, ['--listen', '127.0.0.1:0', ...args],
-    { stdio: ['ignore', 'pipe', 'inherit'] });
-  const stop = () => { child.kill('SIGTERM'); onStop(); };
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`acd-sandbox exited with ${code}`)));
-    createInterface({ input: child.stdout }).once('line', (line) => {
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(line);
-      if (match) resolve({ url: match[1], stop });
-      else { stop(); reject(new Error(`unexpected first line from acd-sandbox: ${line}`)); }
-    });
-  });
-}
-
-/** Starts acd-sandbox with the configuration file `config` and a static
- * site; resolves with `{ url, stop }`. */
+/** Starts acd-sandbox through the package's own `startSandbox` (acd/testing)
+ * with the configuration file `config` and a static site; resolves with
+ * `{ url, stop }`. */
 export function startSandbox(config, site) {
-  return spawnSandbox(['--config', config, '--static', site]);
+  return startPackaged({ args: ['--config', config, '--static', site], clock: 'system', binary: sandboxBin });
 }
 
-/** Starts acd-sandbox (no request log) with `config` (an object, written
- * to a scratch file removed on stop) and extra `args`. */
+/** Starts acd-sandbox through `startSandbox` (acd/testing) with `config`
+ * (an object) and extra `args` (`--clock manual` among them picks the
+ * manual clock; else the system clock). */
 export function startSandboxWith(config, args = []) {
-  const dir = mkdtempSync(path.join(tmpdir(), 'acd-sandbox-'));
-  const file = path.join(dir, 'sandbox.json');
-  writeFileSync(file, JSON.stringify(config));
-  return spawnSandbox(['--log', 'off', '--config', file, ...args],
-    () => rmSync(dir, { recursive: true, force: true }));
+  const at = args.indexOf('--clock');
+  const clock = at >= 0 ? args[at + 1] : 'system';
+  const rest = at >= 0 ? [...args.slice(0, at), ...args.slice(at + 2)] : args;
+  return startPackaged({ config, args: rest, clock, binary: sandboxBin });
 }
 
 /** Launches headless Chromium. */

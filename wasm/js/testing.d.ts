@@ -104,3 +104,40 @@ export declare class SandboxClock implements Timers {
   /** How many timers are set. */
   readonly pendingTimers: number;
 }
+
+/** Options of `startSandbox`. */
+export interface StartSandboxOptions {
+  /** The sandbox's configuration (its JSON file's content). */
+  config?: unknown;
+  /** Extra flags, e.g. `['--faults']`. */
+  args?: string[];
+  /** The sandbox's clock: `'manual'` (default; the admin routes on) or `'system'`. */
+  clock?: 'manual' | 'system';
+  /** The binary (default: `ACD_SANDBOX_BIN`, else `acd-sandbox` on `PATH`). */
+  binary?: string;
+}
+
+/** A running acd-sandbox started by `startSandbox`. */
+export interface RunningSandbox {
+  /** Its base URL, `http://127.0.0.1:PORT`. */
+  readonly url: string;
+  /** The published demo key its default data accepts. */
+  readonly apiKey: string;
+  /** Stops it (SIGTERM) and resolves once it exited. */
+  stop(): Promise<void>;
+  /** Moves its manual clock `ms` forward; the new time in Unix ms. */
+  advance(ms: number): Promise<number>;
+  /** Clears every rate-limit counter and run. */
+  reset(): Promise<unknown>;
+  /** The requests it recorded, oldest first (only those matching `pattern`). */
+  requests(pattern?: string): Promise<unknown[]>;
+}
+
+/**
+ * Node only: starts the shipped acd-sandbox (`ACD_SANDBOX_BIN`, else on
+ * `PATH`) on a free loopback port; resolves once it listens.
+ */
+export declare function startSandbox(options?: StartSandboxOptions): Promise<RunningSandbox>;
+
+/** Node only: the acd-sandbox `startSandbox` starts. */
+export declare function sandboxBinary(): string;

@@ -7,45 +7,32 @@ package acdtest
 import dev.acd.AcdException
 import dev.acd.AcdHttpClient
 import dev.acd.JavaHttpTransport
+import dev.acd.testing.AcdSandbox
+import dev.acd.testing.AcdSandboxExtension
+import dev.acd.testing.AcdSandboxOptions
 import dev.acd.testing.SandboxClock
 import kotlin.time.Duration.Companion.milliseconds
 import kotlinx.coroutines.flow.toList
 import kotlinx.coroutines.runBlocking
-import org.junit.jupiter.api.Assumptions.assumeTrue
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.assertThrows
-import java.io.File
+import org.junit.jupiter.api.extension.ExtendWith
 import kotlin.test.assertEquals
 import kotlin.test.assertTrue
 
+/** The 23 rows of the sandbox's `orders`. */
+private const val ORDERS = "{\"tables\": [{\"id\": \"orders\", \"owner\": \"ada\", \"records\": [" +
+    "{\"id\": 1},{\"id\": 2},{\"id\": 3},{\"id\": 4},{\"id\": 5},{\"id\": 6},{\"id\": 7},{\"id\": 8},{\"id\": 9},{\"id\": 10}," +
+    "{\"id\": 11},{\"id\": 12},{\"id\": 13},{\"id\": 14},{\"id\": 15},{\"id\": 16},{\"id\": 17},{\"id\": 18},{\"id\": 19},{\"id\": 20}," +
+    "{\"id\": 21},{\"id\": 22},{\"id\": 23}]}]}"
+
+// The sandboxes come from the SDK's JUnit 5 extension (dev.acd.testing.AcdSandboxExtension).
+@ExtendWith(AcdSandboxExtension::class)
+@AcdSandboxOptions(config = ORDERS)
 class SandboxClockTest {
-    private val bin: String = System.getenv("ACD_SANDBOX_BIN").orEmpty()
-
-    private fun <T> withSandbox(
-        args: List<String>,
-        body: (String) -> T,
-    ): T {
-        val config = File.createTempFile("acd-sandbox-clock", ".json")
-        val rows = (1..23).joinToString(",") { "{\"id\": $it}" }
-        config.writeText("{\"tables\": [{\"id\": \"orders\", \"owner\": \"ada\", \"records\": [$rows]}]}")
-        val process =
-            ProcessBuilder(listOf(bin, "--listen", "127.0.0.1:0", "--log", "off", "--config", config.path) + args)
-                .redirectError(ProcessBuilder.Redirect.INHERIT)
-                .start()
-        try {
-            val first = process.inputStream.bufferedReader().readLine().orEmpty()
-            return body(first.substringAfterLast(' '))
-        } finally {
-            process.destroy()
-            process.waitFor()
-            config.delete()
-        }
-    }
-
     @Test
-    fun `a client pages past the window in the sandbox's time`() {
-        assumeTrue(bin.isNotEmpty(), "no acd-sandbox binary: run through scripts/test-kotlin")
-        withSandbox(listOf("--clock", "manual")) { url ->
+    fun `a client pages past the window in the sandbox's time`(sandbox: AcdSandbox) {
+        sandbox.url.let { url ->
             val clock = SandboxClock(url)
             val start = clock.now()
             val transport = RecordingTransport(JavaHttpTransport(), System::currentTimeMillis)
@@ -69,9 +56,8 @@ class SandboxClockTest {
     }
 
     @Test
-    fun `the clock moves only when told, and a system clock is named`() {
-        assumeTrue(bin.isNotEmpty(), "no acd-sandbox binary: run through scripts/test-kotlin")
-        withSandbox(listOf("--clock", "manual")) { url ->
+    fun `the clock moves only when told, and a system clock is named`(sandbox: AcdSandbox) {
+        sandbox.url.let { url ->
             val clock = SandboxClock(url)
             val now = clock.now()
             assertEquals(now, clock.now())
@@ -81,8 +67,8 @@ class SandboxClockTest {
             assertEquals(1_700_000_000_250, clock.now())
             assertEquals(listOf(250L), clock.waits)
         }
-        withSandbox(listOf("--admin")) { url ->
-            val error = assertThrows<AcdException> { SandboxClock(url).advance(1) }
+        AcdSandbox.start(args = listOf("--admin"), clock = "system").use { system ->
+            val error = assertThrows<AcdException> { SandboxClock(system.url).advance(1) }
             assertEquals(409, error.status)
             assertTrue(error.message.orEmpty().contains("--clock manual"), error.message)
         }

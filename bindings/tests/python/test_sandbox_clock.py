@@ -3,37 +3,28 @@
 5-per-60 s table-read window in virtual time, with no 429."""
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import tempfile
 import time
-from typing import Iterator, List
+from typing import List
 
 import pytest
 
 import acd
+from acd.pytest_plugin import Sandbox, start_sandbox
 from acd.testing import SandboxClock
 
 BIN = os.environ.get("ACD_SANDBOX_BIN")
-pytestmark = pytest.mark.skipif(BIN is None, reason="needs the acd-sandbox binary (ACD_SANDBOX_BIN)")
 ROWS = [{"id": i} for i in range(1, 24)]
+# The wheel's pytest plugin (acd.pytest_plugin) starts the sandbox with the manual clock.
+pytestmark = [
+    pytest.mark.skipif(BIN is None, reason="needs the acd-sandbox binary (ACD_SANDBOX_BIN)"),
+    pytest.mark.acd_sandbox(config={"tables": [{"id": "orders", "owner": "ada", "records": ROWS}]}),
+]
 
 
 @pytest.fixture()
-def sandbox() -> Iterator[str]:
-    assert BIN is not None
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as config:
-        json.dump({"tables": [{"id": "orders", "owner": "ada", "records": ROWS}]}, config)
-    process = subprocess.Popen([BIN, "--listen", "127.0.0.1:0", "--clock", "manual", "--log", "off",
-                                "--config", config.name], stdout=subprocess.PIPE, text=True)
-    try:
-        assert process.stdout is not None
-        yield process.stdout.readline().split()[-1]
-    finally:
-        process.terminate()
-        process.wait()
-        os.unlink(config.name)
+def sandbox(acd_sandbox: Sandbox) -> str:
+    return acd_sandbox.url
 
 
 class Counting:
@@ -81,17 +72,10 @@ def test_the_clock_moves_only_when_told(sandbox: str) -> None:
 
 
 def test_a_sandbox_on_the_system_clock_is_named() -> None:
-    assert BIN is not None
-    process = subprocess.Popen([BIN, "--listen", "127.0.0.1:0", "--admin", "--log", "off"],
-                               stdout=subprocess.PIPE, text=True)
-    try:
-        assert process.stdout is not None
-        clock = SandboxClock(process.stdout.readline().split()[-1])
+    with start_sandbox(args=["--clock", "system", "--admin"]) as system:
+        clock = SandboxClock(system.url)
         with pytest.raises(acd.AcdError, match="--clock manual"):
             clock()
         with pytest.raises(acd.AcdError, match="--clock manual") as raised:
             clock.advance(1)
         assert raised.value.status == 409
-    finally:
-        process.terminate()
-        process.wait()

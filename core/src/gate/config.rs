@@ -201,6 +201,16 @@ impl GateConfig {
         if self.stable_egress_header.is_empty() {
             return field("stable_egress_header", "must not be empty");
         }
+        if !header_names::is_header_name(&self.stable_egress_header) {
+            return field(
+                "stable_egress_header",
+                &format!(
+                    "{:?} is not an HTTP header name: use one or more letters, digits or \
+                     !#$%&'*+-.^_`|~ characters, e.g. X-Stable-Egress",
+                    self.stable_egress_header
+                ),
+            );
+        }
         if self.realm.contains(['"', '\\']) {
             return field("realm", "must not contain quotes or backslashes");
         }

@@ -60,6 +60,54 @@ pub const RATE_LIMIT_HEADERS: [&str; 7] = [
     X_RATELIMIT_RESET,
 ];
 
+/// `Prefer` (RFC 7240): asks the sandbox for a fault or an example.
+pub const PREFER: &str = "Prefer";
+
+/// Every request header a client may send across origins, besides the
+/// configured stable-egress header: what a CORS preflight must allow
+/// (`Access-Control-Allow-Headers`).
+pub const CORS_REQUEST_HEADERS: [&str; 5] = [
+    CONTENT_TYPE,
+    IDEMPOTENCY_KEY,
+    X_API_KEY,
+    AUTHORIZATION,
+    PREFER,
+];
+
+/// Every response header a client reads besides the CORS-safelisted ones:
+/// what a cross-origin response must expose (`Access-Control-Expose-Headers`).
+pub const CORS_EXPOSED_HEADERS: [&str; 12] = [
+    RATELIMIT_LIMIT,
+    RATELIMIT_REMAINING,
+    RATELIMIT_RESET,
+    RETRY_AFTER,
+    X_RATELIMIT_LIMIT,
+    X_RATELIMIT_REMAINING,
+    X_RATELIMIT_RESET,
+    WWW_AUTHENTICATE,
+    ALLOW,
+    DEPRECATION,
+    SUNSET,
+    LINK,
+];
+
+/// Whether `name` is a valid HTTP header name: one or more RFC 9110 token
+/// characters (letters, digits, ``!#$%&'*+-.^_`|~``).
+///
+/// ```
+/// use acd_core::model::header_names::is_header_name;
+/// assert!(is_header_name("X-Stable-Egress"));
+/// assert!(!is_header_name("X Stable"));
+/// assert!(!is_header_name("X-Egress:"));
+/// assert!(!is_header_name(""));
+/// ```
+pub fn is_header_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|byte| byte.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&byte))
+}
+
 /// Whether header names `a` and `b` are the same name (ASCII
 /// case-insensitive, as HTTP compares them).
 pub fn same_name(a: &str, b: &str) -> bool {

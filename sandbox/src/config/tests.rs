@@ -137,7 +137,7 @@ fn errors_name_the_json_path() {
         "at `name`: is not a configuration member; the members are: api_key_prefix, base_url, \
          catalogue, index, limits, oauth_token_prefix, realm, stable_egress_header, \
          stable_egress_url, version, version_deprecation, credentials, tables, connections, \
-         extra_limits, runs, faults"
+         extra_limits, runs, faults, webhooks"
     );
     assert_eq!(
         error(r#"{"runs": {"lifecycle": [{"status": "queued", "duration_ms": 10}]}}"#),

@@ -1,66 +1,70 @@
 //! Path patterns of fault rules, examples and the recorded-request filter:
 //! `*` matches within one segment, `**` across segments.
+//!
+//! A pattern is compiled once into an anchored regular expression (`*` is
+//! `[^/]*`, `**` is `.*`, every other character itself) run by the `regex`
+//! crate, whose automata never backtrack: matching takes time linear in the
+//! path for a given pattern (at worst proportional to pattern × path), never
+//! exponential. The recorded-request filter also caps the pattern's length
+//! ([`MAX_PATTERN_BYTES`]).
 
-/// One token of a [`Pattern`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Token {
-    Byte(u8),
-    Star,
-    DoubleStar,
-}
+use regex::Regex;
+
+/// Longest pattern the recorded-request filter takes, in bytes.
+pub const MAX_PATTERN_BYTES: usize = 1_024;
 
 /// A path pattern: `*` matches within one segment, `**` across segments;
-/// every other byte matches itself.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Pattern(Vec<Token>);
+/// every other character matches itself.
+#[derive(Debug, Clone)]
+pub struct Pattern {
+    source: String,
+    /// `None` only if the expression could not be built (far beyond any
+    /// pattern length in use): then nothing matches.
+    regex: Option<Regex>,
+}
+
+impl PartialEq for Pattern {
+    fn eq(&self, other: &Self) -> bool {
+        self.source == other.source
+    }
+}
+
+impl Eq for Pattern {}
+
+/// The regular expression of pattern `text`.
+fn expression(text: &str) -> String {
+    let mut expression = String::with_capacity(text.len() * 2 + 8);
+    expression.push_str("^(?s:");
+    let mut rest = text;
+    while let Some(star) = rest.find('*') {
+        expression.push_str(&regex::escape(&rest[..star]));
+        rest = &rest[star..];
+        if rest.starts_with("**") {
+            expression.push_str(".*");
+            rest = &rest[2..];
+        } else {
+            expression.push_str("[^/]*");
+            rest = &rest[1..];
+        }
+    }
+    expression.push_str(&regex::escape(rest));
+    expression.push_str(")$");
+    expression
+}
 
 impl Pattern {
     /// The pattern `text` (every text is a pattern).
     pub fn parse(text: &str) -> Self {
-        let mut tokens = Vec::with_capacity(text.len());
-        let bytes = text.as_bytes();
-        let mut at = 0;
-        while at < bytes.len() {
-            if bytes[at] == b'*' {
-                if bytes.get(at + 1) == Some(&b'*') {
-                    tokens.push(Token::DoubleStar);
-                    at += 2;
-                } else {
-                    tokens.push(Token::Star);
-                    at += 1;
-                }
-            } else {
-                tokens.push(Token::Byte(bytes[at]));
-                at += 1;
-            }
+        Self {
+            source: text.to_owned(),
+            regex: Regex::new(&expression(text)).ok(),
         }
-        Self(tokens)
     }
 
-    /// Whether `path` matches: one pass per token over the path's positions.
+    /// Whether `path` matches the whole pattern.
     pub fn matches(&self, path: &str) -> bool {
-        let path = path.as_bytes();
-        // reachable[i]: the tokens so far can match path[..i].
-        let mut reachable = vec![false; path.len() + 1];
-        reachable[0] = true;
-        for token in &self.0 {
-            let mut next = vec![false; path.len() + 1];
-            match token {
-                Token::Byte(byte) => {
-                    for i in 0..path.len() {
-                        next[i + 1] = reachable[i] && path[i] == *byte;
-                    }
-                }
-                Token::Star | Token::DoubleStar => {
-                    let crosses = *token == Token::DoubleStar;
-                    for i in 0..=path.len() {
-                        next[i] = reachable[i]
-                            || (i > 0 && next[i - 1] && (crosses || path[i - 1] != b'/'));
-                    }
-                }
-            }
-            reachable = next;
-        }
-        reachable[path.len()]
+        self.regex
+            .as_ref()
+            .is_some_and(|regex| regex.is_match(path))
     }
 }

@@ -75,7 +75,7 @@ fn the_ring_keeps_the_last_n_and_indexes_go_on() {
     for status in [200, 429, 404] {
         recorder.record(arrival("/a", &[]), Some(status));
     }
-    let listing = recorder.list(0, None);
+    let listing = recorder.list(0, None, usize::MAX);
     let statuses: Vec<_> = listing
         .requests
         .iter()
@@ -85,9 +85,37 @@ fn the_ring_keeps_the_last_n_and_indexes_go_on() {
     assert_eq!((listing.next, listing.evicted, listing.capacity), (3, 1, 2));
     assert_eq!(recorder.clear(), 2);
     recorder.record(arrival("/b", &[]), None);
-    let listing = recorder.list(3, Some(&crate::faults::Pattern::parse("/b")));
+    let listing = recorder.list(3, Some(&crate::faults::Pattern::parse("/b")), usize::MAX);
     assert_eq!(listing.requests.len(), 1);
     assert_eq!(listing.requests[0].index, 3);
-    assert_eq!(recorder.list(4, None).requests.len(), 0);
-    assert_eq!(Recorder::new(0).list(0, None).requests.len(), 0);
+    assert_eq!(recorder.list(4, None, usize::MAX).requests.len(), 0);
+    assert_eq!(Recorder::new(0).list(0, None, usize::MAX).requests.len(), 0);
+}
+
+#[test]
+fn the_ring_is_bounded_by_bytes_oldest_first() {
+    // GET /xxxx (4-byte path, no header): 160 + 3 + 5 = 168 bytes each.
+    let one = arrival("/aaaa", &[]);
+    assert_eq!(
+        Recorded {
+            index: 0,
+            method: one.method.clone(),
+            path: one.path.clone(),
+            query: None,
+            headers: Vec::new(),
+            status: None,
+            time_ms: 0,
+        }
+        .weight(),
+        168
+    );
+    let recorder = Recorder::with_budget(100, 3 * 168);
+    for _ in 0..5 {
+        recorder.record(arrival("/aaaa", &[]), Some(200));
+    }
+    let listing = recorder.list(0, None, usize::MAX);
+    let indexes: Vec<u64> = listing.requests.iter().map(|r| r.index).collect();
+    assert_eq!(indexes, [2, 3, 4]);
+    assert_eq!((listing.evicted, recorder.bytes()), (2, 3 * 168));
+    assert_eq!(recorder.list(0, None, 2).requests.len(), 2);
 }

@@ -104,7 +104,15 @@ class AcdHttpClient
         /** The same calls for Java: `CompletableFuture`s and `Iterable`s. */
         fun java(): JavaAcdHttpClient = JavaAcdHttpClient(this)
 
+        /** The Java entry point: `AcdHttpClient.builder().apiKey(key).retry(policy).build()`. */
+        companion object {
+            /** An empty [AcdHttpClientBuilder] (every setting the core's default). */
+            @JvmStatic
+            fun builder(): AcdHttpClientBuilder = AcdHttpClientBuilder()
+        }
+
         /** The API index (`GET /api/v1`). */
+        @JvmName("index")
         suspend fun index(
             timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
         ): ApiIndex = indexOf(response(requestSpec("getApiIndex", CallOptions(timeout, headers, maxAttempts))).body)
@@ -118,6 +126,7 @@ class AcdHttpClient
          * @param body the JSON body, for operations that take one.
          * @throws AcdException (the class of its category) when the call failed.
          */
+        @JvmName("request")
         suspend fun request(
             operation: String, path: Map<String, String> = emptyMap(), query: Map<String, String> = emptyMap(), body: JsonElement? = null,
             timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,

@@ -16,6 +16,7 @@ import kotlinx.serialization.json.contentOrNull
 import kotlinx.serialization.json.longOrNull
 import kotlinx.serialization.serializer
 import kotlin.time.Duration
+import kotlin.time.toJavaDuration
 import kotlin.time.Duration.Companion.seconds
 
 /** The package's JSON reader: unknown members are kept in `json`, not refused. */
@@ -147,14 +148,47 @@ internal fun indexOf(value: JsonElement): ApiIndex =
         throw AcdException("the API index does not match the spec: ${error.message}", cause = error)
     }
 
-/** The throttle's current view of one limit ([AcdHttpClient.limits]). */
-data class LimitState(
+/** The throttle's current view of one limit ([AcdHttpClient.limits]); Java reads [window] as a `java.time.Duration` (`getWindow()`). */
+class LimitState(
     /** The limit's name, e.g. `user_table_reads`. */ val name: String,
     /** Requests per window. */ val requests: Long,
-    /** The window. */ val window: Duration,
+    /** The window. */ @get:JvmSynthetic @get:JvmName("windowKotlin") val window: Duration,
     /** Requests left in the current window. */ val remaining: Long,
     /** When the current window ends, Unix ms; `null` until a send opens one. */ val resetAt: Long?,
-)
+) {
+    /** [window] for Java. */
+    @JvmName("getWindow")
+    fun javaWindow(): java.time.Duration = window.toJavaDuration()
+
+    /** A copy with the given members replaced. */
+    @JvmSynthetic
+    @JvmName("copy")
+    fun copy(
+        name: String = this.name, requests: Long = this.requests, window: Duration = this.window, remaining: Long = this.remaining,
+        resetAt: Long? = this.resetAt,
+    ): LimitState = LimitState(name, requests, window, remaining, resetAt)
+
+    /** [name]. */ operator fun component1(): String = name
+
+    /** [requests]. */ operator fun component2(): Long = requests
+
+    /** [window]. */ @JvmSynthetic @JvmName("component3") operator fun component3(): Duration = window
+
+    /** [remaining]. */ operator fun component4(): Long = remaining
+
+    /** [resetAt]. */ operator fun component5(): Long? = resetAt
+
+    private fun members(): List<Any?> = listOf(name, requests, window, remaining, resetAt)
+
+    /** Equal when every member is. */
+    override fun equals(other: Any?): Boolean = other is LimitState && members() == other.members()
+
+    /** From every member. */
+    override fun hashCode(): Int = members().hashCode()
+
+    /** Every member, as a data class shows them. */
+    override fun toString(): String = "LimitState(name=$name, requests=$requests, window=$window, remaining=$remaining, resetAt=$resetAt)"
+}
 
 /** A limit view from the core's JSON object. */
 internal fun limitOf(value: JsonObject): LimitState =

@@ -6,6 +6,8 @@ package dev.acd
 
 import kotlinx.coroutines.future.await
 import kotlin.time.Duration.Companion.seconds
+import kotlin.time.toJavaDuration
+import kotlin.time.toKotlinDuration
 import java.io.ByteArrayOutputStream
 import java.io.Closeable
 import java.io.IOException
@@ -43,8 +45,41 @@ private val RESTRICTED = setOf("connection", "content-length", "expect", "host",
  */
 class JavaHttpTransport(
     http: HttpClient? = null,
-    /** How long one exchange may take, from sending to the last byte of the body. */ val timeout: kotlin.time.Duration = 30.seconds,
+    /** How long one exchange may take, from sending to the last byte of the body. */
+    @get:JvmSynthetic @get:JvmName("timeoutKotlin") val timeout: kotlin.time.Duration = 30.seconds,
 ) : Transport, Closeable {
+    /** For Java: [http] (`null`: one made here) and the [timeout] of one exchange. */
+    constructor(http: HttpClient?, timeout: Duration) : this(http, timeout.toKotlinDuration())
+
+    /** For Java: one made here, exchanges of at most 30 s. */
+    constructor() : this(null, 30.seconds)
+
+    /** [timeout] for Java. */
+    @JvmName("getTimeout")
+    fun javaTimeout(): Duration = timeout.toJavaDuration()
+
+    /** A transport built setting by setting (Java). */
+    class Builder {
+        private var http: HttpClient? = null
+        private var timeout: kotlin.time.Duration = 30.seconds
+
+        /** A `java.net.http.HttpClient` of yours (it stays yours). */
+        fun http(value: HttpClient?): Builder = apply { http = value }
+
+        /** How long one exchange may take. */
+        fun timeout(value: Duration): Builder = apply { timeout = value.toKotlinDuration() }
+
+        /** The transport. */
+        fun build(): JavaHttpTransport = JavaHttpTransport(http, timeout)
+    }
+
+    /** The Java entry point. */
+    companion object {
+        /** An empty [Builder]: a client made here, 30 s per exchange. */
+        @JvmStatic
+        fun builder(): Builder = Builder()
+    }
+
     private val executor: ExecutorService? =
         if (http == null) Executors.newCachedThreadPool { Thread(it, "acd-http").apply { isDaemon = true } } else null
 

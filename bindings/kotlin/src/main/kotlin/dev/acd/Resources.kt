@@ -51,6 +51,7 @@ class Tables internal constructor(private val api: AcdHttpClient) {
      * when `null`) after skipping [offset], ordered by [orderBy] (descending
      * when [descending]), above [after] in that column when set.
      */
+    @JvmName("read")
     suspend fun read(
         table: String, pageSize: Int? = null, offset: Int? = null, orderBy: String? = null, descending: Boolean = false, after: String? = null,
         timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
@@ -65,12 +66,14 @@ class Tables internal constructor(private val api: AcdHttpClient) {
      * throttle spaces the pages under the rate limits. Pages go by offset
      * unless [uniqueOrder] declares the [orderBy] column unique.
      */
+    @JvmName("iter")
     fun iter(
         table: String, pageSize: Int? = null, orderBy: String? = null, descending: Boolean = false, uniqueOrder: Boolean = false,
         timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
     ): Flow<AcdRecord> = records(pages(table, pageSize, orderBy, descending, uniqueOrder, timeout, headers, maxAttempts))
 
     /** [iter]'s pages, one [Event.Page] each. */
+    @JvmName("pages")
     fun pages(
         table: String, pageSize: Int? = null, orderBy: String? = null, descending: Boolean = false, uniqueOrder: Boolean = false,
         timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
@@ -83,6 +86,7 @@ class Tables internal constructor(private val api: AcdHttpClient) {
 /** Connection records through an [AcdHttpClient]. */
 class Connections internal constructor(private val api: AcdHttpClient) {
     /** One page of the records of [entity] in [connection]; [filter] is JSON text. */
+    @JvmName("read")
     suspend fun read(
         connection: String, entity: String, pageSize: Int? = null, offset: Int? = null, filter: String? = null,
         timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
@@ -93,12 +97,14 @@ class Connections internal constructor(private val api: AcdHttpClient) {
     }
 
     /** Every record of [entity] in [connection], page by page, each once. */
+    @JvmName("iter")
     fun iter(
         connection: String, entity: String, pageSize: Int? = null, filter: String? = null,
         timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
     ): Flow<AcdRecord> = records(pages(connection, entity, pageSize, filter, timeout, headers, maxAttempts))
 
     /** [iter]'s pages, one [Event.Page] each. */
+    @JvmName("pages")
     fun pages(
         connection: String, entity: String, pageSize: Int? = null, filter: String? = null,
         timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
@@ -111,6 +117,7 @@ class Connections internal constructor(private val api: AcdHttpClient) {
 /** Agent runs through an [AcdHttpClient]. */
 class Runs internal constructor(private val api: AcdHttpClient) {
     /** Creates a run of agent [agentId] with [input] (sent as `{"input": ...}`); the new run. */
+    @JvmName("create")
     suspend fun create(
         agentId: String, input: JsonElement? = null, timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
     ): Run {
@@ -119,6 +126,7 @@ class Runs internal constructor(private val api: AcdHttpClient) {
     }
 
     /** Run [runId] as it is now. */
+    @JvmName("get")
     suspend fun get(
         runId: String, timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
     ): Run = runOf(api.response(requestSpec("getRun", CallOptions(timeout, headers, maxAttempts), mapOf("run_id" to runId))).body)
@@ -128,6 +136,7 @@ class Runs internal constructor(private val api: AcdHttpClient) {
      * until a terminal status; the final run. [timeout] bounds the whole
      * wait (the core's deadline when `null`).
      */
+    @JvmName("wait")
     suspend fun wait(
         runId: String, interval: Duration? = null, timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
     ): Run {

@@ -91,6 +91,7 @@ class SandboxClock
         fun set(nowMs: Long): Long = call("{\"now_ms\": $nowMs}")
 
         /** Records the wait (in ms) and moves the sandbox's clock [duration] forward (usable as `delay = clock::delay`). */
+        @JvmName("delay")
         suspend fun delay(duration: Duration) {
             val ms = duration.inWholeMilliseconds
             synchronized(waitsMs) { waitsMs += ms }

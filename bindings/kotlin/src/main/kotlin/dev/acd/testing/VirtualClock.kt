@@ -42,6 +42,7 @@ class VirtualClock
         }
 
         /** Records the wait (in ms) and advances the clock by [duration] (usable as `delay = clock::delay`). */
+        @JvmName("delay")
         suspend fun delay(duration: Duration) {
             val ms = duration.inWholeMilliseconds
             synchronized(waitsMs) { waitsMs += ms }
