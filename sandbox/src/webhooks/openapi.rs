@@ -74,6 +74,7 @@ pub fn add_to(document: &mut Value) {
         hooks.insert(
             kind.as_str().to_owned(),
             json!({"post": {
+                "operationId": operation_id(kind.as_str()),
                 "summary": format!("{kind}: a run entered status {}", kind.as_str().trim_start_matches("run.")),
                 "description": format!(
                     "Signed with HMAC-SHA256 per Standard Webhooks: webhook-signature holds \
@@ -98,4 +99,20 @@ pub fn add_to(document: &mut Value) {
     if let Some(object) = document.as_object_mut() {
         object.insert("webhooks".into(), Value::Object(hooks));
     }
+}
+
+/// The webhook operation's id: `run.queued` -> `runQueuedWebhook`.
+fn operation_id(event_type: &str) -> String {
+    let mut id = String::new();
+    for (index, part) in event_type.split('.').enumerate() {
+        let mut chars = part.chars();
+        match (index, chars.next()) {
+            (0, Some(first)) => id.push(first),
+            (_, Some(first)) => id.extend(first.to_uppercase()),
+            (_, None) => {}
+        }
+        id.push_str(chars.as_str());
+    }
+    id.push_str("Webhook");
+    id
 }
