@@ -34,11 +34,7 @@ import java.util.concurrent.TimeUnit
 import kotlin.test.assertTrue
 import kotlin.time.Duration.Companion.milliseconds
 
-@Suppress("UNCHECKED_CAST")
-private fun Any?.obj(): Map<String, Any?> = this as Map<String, Any?>
-
-@Suppress("UNCHECKED_CAST")
-private fun Any?.list(): List<Any?> = this as List<Any?>
+private fun Any?.list(): List<Any?> = arr()
 
 private val KIT: Map<String, Any?> by lazy {
     val vectors = File(System.getProperty("acd.vectors") ?: "tests/vectors")
