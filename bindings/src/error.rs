@@ -38,6 +38,15 @@ pub fn client_error_json(json: String) -> Result<String, AcdError> {
         .map_err(|error| AcdError::Request(format!("client error JSON: {error}")))
 }
 
+/// Core's one list of error categories with the class each language raises
+/// for each and the CLI's exit status (`ErrorCategory::classes`), as JSON:
+/// `[{"category", "python", "kotlin", "js", "exit_code"}, ...]`. Each
+/// language's tests check its table against it.
+#[uniffi::export]
+pub fn error_categories_json() -> String {
+    acd_core::client::ErrorCategory::table_json()
+}
+
 /// The largest response body a client accepts when its configuration sets
 /// none (the core's default), for transports that stop reading past it.
 #[uniffi::export]

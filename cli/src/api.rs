@@ -206,6 +206,12 @@ fn route(
     method: &str,
     path: &str,
 ) -> Result<(RequestSpec, Option<Operation>, bool), SetupError> {
+    if let Some(bad) = path.chars().find(|c| c.is_whitespace() || c.is_control()) {
+        return Err(SetupError(format!(
+            "{path:?} is not a usable path: it holds {bad:?} (a space, CR, LF or other \
+             control character); percent-encode it (a space is %20) and try again"
+        )));
+    }
     let (raw_path, raw_query) = path.split_once('?').unwrap_or((path, ""));
     let root = format!("/api/{}", config.version);
     let decode = |raw: &[u8]| -> Result<String, SetupError> {

@@ -118,7 +118,7 @@ pub enum ConnectionsCommand {
 pub enum RunsCommand {
     /// Waits for a run to end, printing each status change.
     Wait(RunWaitArgs),
-    /// Creates a run of an agent (createAgentRun) and prints it; with
+    /// Creates a run of an agent (POST /agents/{agent_id}/runs) and prints it; with
     /// --wait, waits for it to end (exit 0 on succeeded, 1 on failed).
     Create(RunCreateArgs),
 }

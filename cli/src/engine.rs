@@ -32,7 +32,7 @@ pub enum Job {
     Call(CallSpec),
     /// Create a run of an agent; with `wait`, then poll it until it ends.
     CreateRun {
-        /// The createAgentRun request.
+        /// The run-creation request.
         spec: RequestSpec,
         /// Polling options when the command waits for the run.
         wait: Option<PollOptions>,

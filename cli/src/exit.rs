@@ -148,6 +148,7 @@ mod tests {
             status: 404,
             detail: "No table \"x\".".into(),
             extra: acd_core::client::ExtraMembers::empty(),
+            retry_at: None,
         };
         assert_eq!(code_of(&api), 1);
         assert_eq!(line_of(&api), "error: 404 No table \"x\".");
@@ -156,6 +157,7 @@ mod tests {
             attempts: 2,
             last: Box::new(ClientError::Transport {
                 failure: TransportFailure::Interrupted,
+                origin: None,
             }),
         };
         assert_eq!(code_of(&gave_up), 3);
@@ -206,6 +208,7 @@ mod tests {
                 status: 429,
                 detail: "Slow down.".into(),
                 extra: acd_core::client::ExtraMembers::empty(),
+                retry_at: None,
             }),
         };
         assert_eq!(code_of(&too_long), GAVE_UP);
@@ -222,6 +225,7 @@ mod tests {
                 status: 429,
                 detail: "Slow down.".into(),
                 extra: acd_core::client::ExtraMembers::empty(),
+                retry_at: None,
             }),
         };
         assert_eq!(code_of(&throttled), GAVE_UP);

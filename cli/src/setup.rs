@@ -184,8 +184,7 @@ pub fn plan(cli: &Cli, origins: &Origins) -> Result<Plan, SetupError> {
             (job, printing)
         }
         Command::Runs(crate::args::RunsCommand::Create(args)) => {
-            let mut spec = RequestSpec::new(acd_core::model::ids::CREATE_AGENT_RUN)
-                .path("agent_id", args.agent_id.clone());
+            let mut spec = RequestSpec::create_agent_run(args.agent_id.clone());
             if let Some(data) = &args.data {
                 if let Err(error) = serde_json::from_str::<serde::de::IgnoredAny>(data) {
                     return fail(format!("--data is not JSON ({error}); give a JSON body"));

@@ -90,10 +90,12 @@ impl Transport {
                 .take(self.max_body_bytes.saturating_add(1))
                 .read_to_end(&mut body);
             if let Err(error) = read {
-                return Outcome::Transport(match failure_of(&ureq::Error::from(error)) {
-                    // The request was sent and answered: a broken body is never "connect".
-                    TransportFailure::Connect => TransportFailure::Interrupted,
-                    other => other,
+                let failure = failure_of(&ureq::Error::from(error));
+                // The request was sent and answered: a broken body is never "never sent".
+                return Outcome::Transport(if failure.never_sent() {
+                    TransportFailure::Interrupted
+                } else {
+                    failure
                 });
             }
         }
@@ -105,27 +107,36 @@ impl Transport {
     }
 }
 
-/// How a ureq error maps to the core's failures: only what provably
-/// happened before the request left is `Connect`.
+/// How a ureq error maps to the core's failure kinds (the facts: never
+/// sent, or sent and the answer lost; see `docs/driver-protocol.md`).
 pub fn failure_of(error: &ureq::Error) -> TransportFailure {
     match error {
-        ureq::Error::Timeout(Timeout::Resolve | Timeout::Connect) => TransportFailure::Connect,
+        ureq::Error::Timeout(Timeout::Resolve | Timeout::Connect) => {
+            TransportFailure::ConnectTimeout
+        }
         ureq::Error::Timeout(_) => TransportFailure::Timeout,
-        ureq::Error::HostNotFound
-        | ureq::Error::ConnectionFailed
+        ureq::Error::HostNotFound => TransportFailure::Dns,
+        ureq::Error::ConnectionFailed
         | ureq::Error::BadUri(_)
         | ureq::Error::Http(_)
         | ureq::Error::Tls(_)
         | ureq::Error::Rustls(_)
         | ureq::Error::Pem(_)
-        | ureq::Error::InvalidProxyUrl => TransportFailure::Connect,
+        | ureq::Error::InvalidProxyUrl
+        | ureq::Error::ConnectProxyFailed(_) => TransportFailure::Connect,
+        ureq::Error::Protocol(_) | ureq::Error::LargeResponseHeader(..) => {
+            TransportFailure::Protocol
+        }
         ureq::Error::Io(io) => match io.kind() {
-            ErrorKind::ConnectionRefused
-            | ErrorKind::AddrNotAvailable
+            ErrorKind::ConnectionRefused => TransportFailure::Refused,
+            ErrorKind::AddrNotAvailable
             | ErrorKind::NotFound
             | ErrorKind::HostUnreachable
             | ErrorKind::NetworkUnreachable => TransportFailure::Connect,
             ErrorKind::TimedOut | ErrorKind::WouldBlock => TransportFailure::Timeout,
+            ErrorKind::ConnectionReset | ErrorKind::BrokenPipe | ErrorKind::ConnectionAborted => {
+                TransportFailure::Reset
+            }
             _ => TransportFailure::Interrupted,
         },
         _ => TransportFailure::Interrupted,
@@ -137,15 +148,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_failures_before_sending_are_connect() {
+    fn failures_are_named_by_their_facts() {
         let io = |kind| ureq::Error::Io(std::io::Error::new(kind, "x"));
         assert_eq!(
             failure_of(&io(ErrorKind::ConnectionRefused)),
-            TransportFailure::Connect
+            TransportFailure::Refused
         );
         assert_eq!(
             failure_of(&io(ErrorKind::ConnectionReset)),
-            TransportFailure::Interrupted
+            TransportFailure::Reset
         );
         assert_eq!(
             failure_of(&io(ErrorKind::UnexpectedEof)),
@@ -157,7 +168,7 @@ mod tests {
         );
         assert_eq!(
             failure_of(&ureq::Error::Timeout(Timeout::Connect)),
-            TransportFailure::Connect
+            TransportFailure::ConnectTimeout
         );
         assert_eq!(
             failure_of(&ureq::Error::Timeout(Timeout::RecvResponse)),
@@ -165,7 +176,11 @@ mod tests {
         );
         assert_eq!(
             failure_of(&ureq::Error::HostNotFound),
-            TransportFailure::Connect
+            TransportFailure::Dns
+        );
+        assert_eq!(
+            failure_of(&ureq::Error::LargeResponseHeader(1, 1)),
+            TransportFailure::Protocol
         );
     }
 }

@@ -333,3 +333,24 @@ fn input_from_stdin_is_the_body() {
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     assert_eq!(server.bodies()[0], "{\"input\":\"x\"}");
 }
+
+#[test]
+fn a_path_with_cr_lf_or_a_space_is_refused_with_exit_2_and_not_sent() {
+    let server = FaultServer::start(vec![Reply::page(json!([{"id": 1}]))]);
+    for path in [
+        "tables/t\r\nX-Injected: 1",
+        "tables/t\nx",
+        "tables/a b",
+        "/api/v1/tables/t?x=a b",
+    ] {
+        let run = api(&server.url, &["GET", path]);
+        assert_eq!(run.code, Some(2), "{path:?}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("is not a usable path") && run.stderr.contains("percent-encode"),
+            "{path:?}: {}",
+            run.stderr
+        );
+        assert!(!run.stderr.contains("could not connect"), "{}", run.stderr);
+    }
+    assert_eq!(server.count(), 0);
+}

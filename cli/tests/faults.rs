@@ -77,7 +77,9 @@ fn a_refused_connection_gives_up_with_exit_3() {
     let run = acd(&["index", "--base-url", &url, "--max-attempts", "2"]);
     assert_eq!(run.code, Some(3), "{}", run.stderr);
     assert!(
-        run.stderr.contains("could not be established"),
+        run.stderr.contains(&format!(
+            "the request to {url} failed in transport: could not connect (connection refused)"
+        )),
         "{}",
         run.stderr
     );

@@ -100,7 +100,7 @@ fn headers_the_client_owns_are_refused_before_any_io() {
             &[(name, "x")],
         );
         let error = client.start(spec).unwrap_err();
-        assert_eq!(error.category(), ErrorCategory::Request, "{name}");
+        assert_eq!(error.category(), ErrorCategory::InvalidRequest, "{name}");
         let ClientError::HeaderNotAllowed { header, .. } = &error else {
             panic!("{name}: {error:?}")
         };
@@ -175,7 +175,7 @@ fn an_explicit_idempotency_key_makes_a_post_retryable_with_that_key() {
             ),
         )
         .unwrap_err();
-    assert_eq!(error.category(), ErrorCategory::Request);
+    assert_eq!(error.category(), ErrorCategory::InvalidRequest);
 }
 
 /// Answers every attempt of call `spec` with 503 and counts the attempts.
@@ -233,7 +233,7 @@ fn max_attempts_replaces_the_policy_for_one_call() {
             ..CallOptions::default()
         }),
     );
-    assert_eq!(zero.unwrap_err().category(), ErrorCategory::Request);
+    assert_eq!(zero.unwrap_err().category(), ErrorCategory::InvalidRequest);
 }
 
 #[test]
@@ -261,8 +261,8 @@ fn a_timeout_bounds_the_whole_call_from_its_first_send() {
     assert_eq!(error.category(), ErrorCategory::Timeout);
     assert_eq!(
         error.to_string(),
-        "the call did not finish within its timeout of 30000 ms from its first send (waits and \
-         retries included); raise the call's timeout_ms to wait longer"
+        "the call did not finish within its timeout of 30 s from its first send (waits and \
+         retries included); raise the call's timeout to wait longer"
     );
     assert!(client.is_idle());
 

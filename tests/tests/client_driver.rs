@@ -6,8 +6,8 @@
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
 use acd_core::client::{
-    CallId, CallSpec, Client, ClientConfig, ClientCredential, ClientError, Entropy, Event,
-    GiveUpReason, HttpResponse, LimitInfo, LimitOrigin, Outcome, PagingMode, PollOptions,
+    CallId, CallSpec, Client, ClientConfig, ClientCredential, ClientError, Entropy, ErrorCategory,
+    Event, GiveUpReason, HttpResponse, LimitInfo, LimitOrigin, Outcome, PagingMode, PollOptions,
     RequestSpec, TablePagerOptions, Transmit, WaitReason, MAX_MODELS,
 };
 use acd_core::gate::demo::ADA_KEY;
@@ -200,8 +200,43 @@ fn an_unreasonable_retry_after_gives_up_at_once_with_the_servers_time() {
         panic!("a give-up, got {got:?}")
     };
     assert!(
-        error.to_string().contains("retry at 1700003600000 Unix ms"),
+        error
+            .to_string()
+            .contains("retry at 2023-11-14T23:13:20Z (1 h from now)"),
         "{error}"
+    );
+    assert_eq!(error.retry_at(), Some(UnixMillis::new(NOW + 3_600_000)));
+}
+
+#[test]
+fn a_real_429_that_ends_the_call_carries_its_retry_time() {
+    let mut client = client();
+    let spec = CallSpec::request(RequestSpec::list_table_records("t")).with_options(
+        acd_core::client::CallOptions {
+            max_attempts: Some(1),
+            ..Default::default()
+        },
+    );
+    let id = client.start(spec).unwrap();
+    send(&mut client, NOW);
+    let outcome = Outcome::Response(
+        HttpResponse::new(429, r#"{"detail":"later","status":429}"#)
+            .with_header("Retry-After", "2"),
+    );
+    client.handle(id, outcome, NOW).unwrap();
+    let got = events(&mut client);
+    let [(_, Event::Failed(error))] = got.as_slice() else {
+        panic!("a give-up, got {got:?}")
+    };
+    assert_eq!(error.category(), ErrorCategory::RateLimit);
+    let flat: serde_json::Value =
+        serde_json::from_str(&acd_core::client::ErrorJson(error).to_json()).unwrap();
+    assert_eq!(flat["retry_at_ms"], NOW + 2000);
+    assert_eq!(flat["status"], 429);
+    assert_eq!(flat["sent"], true);
+    assert_eq!(
+        flat["body"],
+        serde_json::json!({"detail": "later", "status": 429})
     );
 }
 

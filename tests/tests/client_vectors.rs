@@ -266,9 +266,15 @@ fn run_deprecation(input: &Value) -> Value {
     serde_json::to_value(parse_deprecation(text(input, "operation"), &headers(input))).unwrap()
 }
 
+/// A client error's category, sentence, flat members and the class each
+/// language raises for it (core's one table).
 fn run_errors(input: &Value) -> Value {
     let error: ClientError = serde_json::from_value(input.clone()).unwrap();
-    json!({"category": error.category(), "message": error.to_string()})
+    let flat: Value = serde_json::from_str(&acd_core::client::ErrorJson(&error).to_json()).unwrap();
+    let classes = error.category().classes();
+    json!({"category": error.category(), "message": error.to_string(),
+           "status": flat["status"], "sent": flat["sent"], "retry_at_ms": flat["retry_at_ms"],
+           "classes": {"python": classes.python, "kotlin": classes.kotlin, "js": classes.js}})
 }
 
 fn replay(file: &str, run: fn(&Value) -> Value) {

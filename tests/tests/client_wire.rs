@@ -38,7 +38,8 @@ fn a_request_goes_out_and_its_answer_comes_back_as_json() {
                 "call": 1, "method": "GET",
                 "url": "http://127.0.0.1:8080/api/v1/tables/orders?limit=2",
                 "headers": [["Accept", "application/json"], ["X-API-Key", "acd_live_demo_ada"]],
-                "body": null, "timeout_at": null
+                // The core's defaults: 30 s per exchange, a 32 MiB body.
+                "body": null, "timeout_at": NOW + 30_000, "max_body_bytes": 32 * 1024 * 1024
             }],
             "events": [],
             "timeout": null
@@ -107,7 +108,7 @@ fn a_malformed_spec_is_refused_as_a_request_error_before_any_io() {
     let error = client
         .start_json(br#"{"type": "table_pages", "table": "orders", "pagesize": 10}"#)
         .unwrap_err();
-    assert_eq!(error.category(), ErrorCategory::Request);
+    assert_eq!(error.category(), ErrorCategory::InvalidRequest);
     assert!(
         error
             .to_string()
@@ -169,10 +170,11 @@ fn misuse_of_the_byte_entries_is_a_typed_error() {
         "the response header block is not valid: header line 1 has no ':'; \
          write each header as `Name: value` on its own line"
     );
-    let kind = client.fail(CallId(9), "dns", NOW).unwrap_err();
+    let kind = client.fail(CallId(9), "gremlins", NOW).unwrap_err();
     assert_eq!(
         kind.to_string(),
-        "the transport failure is not valid: \"dns\" is not one of connect, timeout, interrupted"
+        "the transport failure is not valid: \"gremlins\" is not one of connect, timeout, \
+         interrupted, refused, dns, connect_timeout, blocked, reset, unknown, protocol"
     );
     let config =
         Client::from_config_json(br#"{"base_url": 5}"#, Entropy::from_seed(0)).unwrap_err();

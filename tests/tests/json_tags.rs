@@ -34,6 +34,7 @@ fn client_errors_and_the_reasons_inside_them() {
         attempts: 5,
         last: Box::new(ClientError::Transport {
             failure: TransportFailure::Timeout,
+            origin: None,
         }),
     };
     assert_eq!(

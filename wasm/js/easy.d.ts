@@ -49,7 +49,7 @@ export interface ApiIndex {
   webhooks_documentation_url?: string;
 }
 
-/** An agent run (`createAgentRun`, `getRun`). */
+/** An agent run (`runs.create`, `runs.get`). */
 export interface Run {
   id: string;
   agent_id: string;
@@ -144,10 +144,10 @@ export interface TablePagesOptions extends CallOptions {
 /** Options of one page of table records. */
 export interface TableReadOptions extends Omit<TablePagesOptions, 'uniqueOrder'> { offset?: number }
 
-/** Options of connection records (`filter`: the connection's filter as JSON text). */
+/** Options of connection records (`filter`: the connection's filter, any JSON value or its JSON text). */
 export interface ConnectionOptions extends CallOptions {
   pageSize?: number;
-  filter?: string;
+  filter?: unknown;
   egress?: 'default' | 'header' | 'url';
 }
 
@@ -165,7 +165,8 @@ export interface RequestOptions extends CallOptions {
 }
 
 /** Options of `runs.create`: the run's `input` (sent as `{"input": ...}`), or the whole `body`. */
-export interface RunCreateOptions extends CallOptions { input?: unknown; body?: unknown }
+/** The core writes the body: `{"input": input}`, or `{}` without an input. */
+export interface RunCreateOptions extends CallOptions { input?: unknown }
 
 /** Options of `runs.wait`; `timeoutMs` is how long to wait for a terminal status. */
 export interface RunWaitOptions extends CallOptions {

@@ -45,6 +45,21 @@ class CallState {
 }
 
 /** ACD_API_KEY and ACD_BASE_URL as the host has them (Node), for the core. */
+/**
+ * The logger of a client given none: warnings on `console.warn` (a wait of
+ * 10 s or more is seen with no configuration); `ACD_LOG=info` or
+ * `ACD_LOG=debug` (Node) adds the rest, as `OPENAI_LOG` does.
+ */
+function consoleLogger() {
+  const wanted = String(globalThis.process?.env?.ACD_LOG ?? '').trim().toLowerCase();
+  const info = wanted === 'info' || wanted === 'debug';
+  return {
+    warn: (message) => console.warn(`[acd] ${message}`),
+    info: info ? (message) => console.info(`[acd] ${message}`) : undefined,
+    debug: wanted === 'debug' ? (message) => console.debug(`[acd] ${message}`) : undefined,
+  };
+}
+
 function environment() {
   const env = globalThis.process?.env;
   return env ? defined({ ACD_API_KEY: env.ACD_API_KEY, ACD_BASE_URL: env.ACD_BASE_URL }) : undefined;
@@ -76,6 +91,32 @@ function rowsOf(pages) {
     throw: (error) => pages.throw(error),
   };
   return iterator;
+}
+
+/** Options every method takes. */
+const CALL = ['timeoutMs', 'headers', 'maxAttempts', 'idempotencyKey', 'signal', 'credential'];
+const INDEX = CALL;
+const TABLE_READ = [...CALL, 'pageSize', 'offset', 'orderBy', 'descending', 'after'];
+const TABLE_PAGES = [...CALL, 'pageSize', 'orderBy', 'descending', 'uniqueOrder'];
+const CONNECTION_READ = [...CALL, 'pageSize', 'offset', 'filter', 'egress'];
+const CONNECTION_PAGES = [...CALL, 'pageSize', 'filter', 'egress'];
+const RUN_CREATE = [...CALL, 'input'];
+const RUN_GET = CALL;
+const RUN_WAIT = [...CALL, 'intervalMs', 'jitterPerMille', 'onStatus'];
+const REQUEST = [...CALL, 'path', 'query', 'roles', 'body', 'egress'];
+
+/**
+ * `options` itself when every member is one of `names`; else a TypeError
+ * naming the unknown ones and the accepted ones (as Python's
+ * `TypeError: unknown call option(s)`), so `{page_size: 2}` is not silently
+ * ignored.
+ */
+function refuseUnknown(options, names) {
+  const unknown = Object.keys(options ?? {}).filter((name) => !names.includes(name)).sort();
+  if (unknown.length > 0) {
+    throw new TypeError(`unknown call option(s) [${unknown.map((name) => `'${name}'`).join(', ')}]; the options are ${names.join(', ')}`);
+  }
+  return options;
 }
 
 /** The members of `object` whose value is defined. */
@@ -112,16 +153,17 @@ export function acdClientOver(newEngine) {
         credentials: options.credentials, env: environment(),
       });
       this.#engine = newEngine(config);
-      this.#limits = Object.freeze(defined({ maxBodyBytes: config.maxBodyBytes }));
+      // The core's bound (the configuration's, else its default) always
+      // reaches the transport: a body is never read unbounded.
+      this.#limits = Object.freeze(defined({ maxBodyBytes: this.#engine.maxBodyBytes?.() ?? config.maxBodyBytes }));
       this.#timers = options.timers ?? systemTimers;
       this.#clock = options.clock ?? systemClock;
-      this.#transport = options.transport ?? fetchTransport({ timers: this.#timers });
+      // The transport's guard timers run in real time: a test clock moves
+      // only for the waits the core planned.
+      this.#transport = options.transport ?? fetchTransport({ timers: systemTimers });
       this.#onEvent = options.onEvent ?? null;
-      this.#logger = options.logger ?? null;
-      const page = (o) => pairs({
-        limit: o.pageSize, offset: o.offset, order_by: o.orderBy,
-        direction: o.descending === undefined ? undefined : (o.descending ? 'desc' : 'asc'),
-      });
+      this.#logger = options.logger ?? consoleLogger();
+      const take = (o, names) => refuseUnknown(o, names);
       const tablePages = (table, o) => ({
         type: 'table_pages', table, page_size: o.pageSize, order_by: o.orderBy,
         descending: o.descending, unique_order: o.uniqueOrder, credential: o.credential,
@@ -131,37 +173,45 @@ export function acdClientOver(newEngine) {
       });
       /** Table records: `read<T>` (one page), `iter<T>` (rows), `pages<T>` (pages). */
       this.tables = Object.freeze({
-        read: (table, o = {}) => this.request('listTableRecords', { ...o, path: { id: table }, roles: page(o) }),
-        iter: (table, o = {}) => rowsOf(this.#pages(tablePages(table, o), o)),
-        pages: (table, o = {}) => this.#pages(tablePages(table, o), o),
+        read: (table, o = {}) => this.#call({
+          type: 'table_read', table, page_size: o.pageSize, offset: o.offset, order_by: o.orderBy,
+          descending: o.descending, after: o.after, credential: o.credential,
+        }, take(o, TABLE_READ)),
+        iter: (table, o = {}) => rowsOf(this.#pages(tablePages(table, o), take(o, TABLE_PAGES))),
+        pages: (table, o = {}) => this.#pages(tablePages(table, o), take(o, TABLE_PAGES)),
       });
       /** Connection records: `read<T>`, `iter<T>`, `pages<T>` (connection, entity, options). */
       this.connections = Object.freeze({
-        read: (connection, entity, o = {}) => this.request('listConnectionRecords', {
-          ...o, path: { connection_id: connection },
-          roles: pairs({ entity_id: entity, limit: o.pageSize, offset: o.offset, filter: o.filter }),
-        }),
-        iter: (connection, entity, o = {}) => rowsOf(this.#pages(connectionPages(connection, entity, o), o)),
-        pages: (connection, entity, o = {}) => this.#pages(connectionPages(connection, entity, o), o),
+        read: (connection, entity, o = {}) => this.#call({
+          type: 'connection_read', connection, entity, page_size: o.pageSize, offset: o.offset, filter: o.filter,
+          egress: o.egress, credential: o.credential,
+        }, take(o, CONNECTION_READ)),
+        iter: (connection, entity, o = {}) => rowsOf(this.#pages(connectionPages(connection, entity, o), take(o, CONNECTION_PAGES))),
+        pages: (connection, entity, o = {}) => this.#pages(connectionPages(connection, entity, o), take(o, CONNECTION_PAGES)),
       });
       /** Agent runs: `create(agentId, {input})`, `get(runId)`, `wait(runId, {intervalMs, timeoutMs})`. */
       this.runs = Object.freeze({
-        create: (agentId, o = {}) => this.request('createAgentRun', {
-          ...o, path: { agent_id: agentId }, body: o.body ?? (o.input === undefined ? {} : { input: o.input }),
-        }),
-        get: (runId, o = {}) => this.request('getRun', { ...o, path: { run_id: runId } }),
-        wait: (runId, o = {}) => this.#waitRun(runId, o),
+        create: (agentId, o = {}) => this.#call({ type: 'run_create', agent_id: agentId, input: o.input, credential: o.credential },
+          take(o, RUN_CREATE)),
+        get: (runId, o = {}) => this.#call({ type: 'run_get', run_id: runId, credential: o.credential }, take(o, RUN_GET)),
+        wait: (runId, o = {}) => this.#waitRun(runId, take(o, RUN_WAIT)),
       });
     }
 
-    /** The API index document (`getApiIndex`). */
-    index(options = {}) { return this.request('getApiIndex', options); }
+    /** The API index document (`GET /api/v1`). */
+    index(options = {}) { return this.#call({ type: 'index', credential: options.credential }, refuseUnknown(options, INDEX)); }
+
+    /** One typed call (docs/driver-protocol.md): resolves to the response's body. */
+    #call(spec, options) {
+      return this.#run(defined(spec), options, (event, body) => (event.type === 'response' ? event.body : body));
+    }
 
     /**
      * One call of any catalogue operation: `{path, query, body}` plus the
      * per-call options; resolves to the response's body (JSON).
      */
     async request(operation, options = {}) {
+      refuseUnknown(options, REQUEST);
       const spec = {
         type: 'request', operation, path: options.path, query: pairs(options.query), roles: options.roles,
         body: options.body, credential: options.credential, egress: options.egress,
@@ -228,7 +278,7 @@ export function acdClientOver(newEngine) {
     #waitRun(runId, options) {
       const { timeoutMs, ...rest } = options; // the poller's deadline
       const spec = {
-        type: 'run_poll', run_id: runId, interval_ms: options.intervalMs, deadline_ms: timeoutMs,
+        type: 'run_wait', run_id: runId, interval_ms: options.intervalMs, deadline_ms: timeoutMs,
         jitter_per_mille: options.jitterPerMille, credential: options.credential,
       };
       return this.#run(spec, rest, (event, run) => {
@@ -285,8 +335,12 @@ export function acdClientOver(newEngine) {
       this.#onEvent?.(event, event.call);
       const logger = this.#logger;
       if (logger === null || event.message === undefined) return;
+      // The core's level: a wait of 10 s or more (and a deprecation) is a
+      // warning; a retry's own wait is debug (each wait or retry said once).
+      const level = event.type === 'deprecation' ? 'warning' : (event.level ?? 'info');
       if (typeof logger === 'function') logger(event.message, event);
-      else if (event.type === 'deprecation' && typeof logger.warn === 'function') logger.warn(event.message);
+      else if (level === 'warning' && typeof logger.warn === 'function') logger.warn(event.message);
+      else if (level === 'debug') logger.debug?.(event.message);
       else logger.info?.(event.message);
     }
 

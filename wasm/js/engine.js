@@ -60,6 +60,7 @@ export function driverEngine(Driver, config) {
     fail: (call, kind, now) => guarded(() => driver.fail(call, kind, now)),
     cancel: (call) => guarded(() => driver.cancel(call)),
     limits: () => camelKeys(JSON.parse(driver.limits())),
+    maxBodyBytes: () => driver.maxBodyBytes(),
     free: () => driver.free(),
   };
 }

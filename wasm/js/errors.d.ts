@@ -3,8 +3,10 @@
 
 /** The core's error categories. */
 export type ErrorCategory =
-  | 'config' | 'request' | 'authentication' | 'permission' | 'not_found' | 'rate_limit'
-  | 'server' | 'connection' | 'timeout' | 'interrupted' | 'protocol' | 'cancelled';
+  | 'config' | 'invalid_request' | 'bad_request' | 'authentication' | 'permission' | 'not_found'
+  | 'rate_limit' | 'server' | 'connection' | 'timeout' | 'interrupted' | 'protocol' | 'cancelled'
+  /** @deprecated the former name of `invalid_request`. */
+  | 'request';
 
 /** Base class of every error the package throws. */
 export class AcdError extends Error {
@@ -15,6 +17,12 @@ export class AcdError extends Error {
   readonly category?: ErrorCategory;
   /** The HTTP status, when an answer caused the error. */
   readonly status?: number;
+  /** The API's own sentence when it sent an Error body, else the core's. */
+  readonly detail?: string;
+  /** The API's Error body when it sent one, else `null`. */
+  readonly body?: Record<string, unknown> | null;
+  /** Whether the failing request reached the wire. */
+  readonly sent?: boolean;
   [extra: string]: unknown;
 }
 /** The client's setup is wrong (configuration, credentials, a closed client); nothing was sent. */ export class AcdConfigError extends AcdError {}
@@ -42,12 +50,13 @@ export class RateLimitError extends AcdApiError {
 /** The transport failed and the call was not retried (further). */ export class AcdTransportError extends AcdError {}
 /** The connection could not be made; nothing was sent. */ export class ConnectionError extends AcdTransportError {}
 /** No answer in time. */ export class TimeoutError extends AcdTransportError {}
+/** The connection broke after the request was sent. */ export class AcdInterruptedError extends AcdTransportError {}
 /** The call was cancelled. */ export class AcdCancelledError extends AcdError {}
 /** The one table: category → class. */
 export const CATEGORY_CLASSES: Readonly<Record<ErrorCategory, typeof AcdError>>;
 /** The class of an error of `category` (with `status` when an answer caused it). */
-export function classOfCategory(category: string, status?: number): typeof AcdError;
-/** The error of the core's error JSON (`{type, category, message, status?, retry_at?}`). */
+export function classOfCategory(category: string): typeof AcdError;
+/** The error of the core's error JSON (`{type, category, message, status, detail, body, retry_at_ms, sent}`). */
 export function errorFromCore(json: Record<string, unknown>): AcdError;
 /** Used by the wasm modules. */
 export function createAcdError(className: string, code: string, message: string): AcdError;

@@ -33,39 +33,41 @@ export class AcdError extends Error {
 /** The server broke the API's contract (a redirect, a malformed or over-large body). */ export class AcdProtocolError extends AcdApiError {}
 /** The transport failed and the call was not retried (further). */ export class AcdTransportError extends AcdError {}
 /** The connection could not be made; the request was never sent. */ export class ConnectionError extends AcdTransportError {}
+/** The connection broke after the request was sent (the server may have processed it). */ export class AcdInterruptedError extends AcdTransportError {}
 /** No answer in time (a transport timeout, the call's `timeoutMs`, a run's deadline). */ export class TimeoutError extends AcdTransportError {}
 /** The call was cancelled. */ export class AcdCancelledError extends AcdError {}
 
 /**
- * The one table: the class of a client error of each core category. A
- * `request` error that carries an HTTP status is the API's refusal
- * (BadRequestError); without one it was refused before sending.
+ * The one table: the class of a client error of each core category (core's
+ * list, `ErrorCategory::classes`; a test checks it against
+ * `errorCategoriesJson()`). `request`, the former name of
+ * `invalid_request`, stays readable.
  */
 export const CATEGORY_CLASSES = Object.freeze({
-  config: AcdConfigError, request: AcdRequestError,
+  config: AcdConfigError, invalid_request: AcdRequestError, request: AcdRequestError, bad_request: BadRequestError,
   authentication: AuthenticationError, permission: PermissionDeniedError,
   not_found: NotFoundError, rate_limit: RateLimitError, server: ServerError,
-  connection: ConnectionError, timeout: TimeoutError, interrupted: AcdTransportError,
+  connection: ConnectionError, timeout: TimeoutError, interrupted: AcdInterruptedError,
   protocol: AcdProtocolError, cancelled: AcdCancelledError,
 });
 
-/** The class of an error of `category` (with `status` when an HTTP answer caused it). */
-export function classOfCategory(category, status) {
-  if (category === 'request' && typeof status === 'number') return BadRequestError;
+/** The class of an error of `category`. */
+export function classOfCategory(category) {
   return Object.hasOwn(CATEGORY_CLASSES, category) ? CATEGORY_CLASSES[category] : AcdError;
 }
 
 /**
- * The error of the core's error JSON (`{type, category, message, status?,
- * retry_at?, ...}`, docs/driver-protocol.md): its class from the table,
- * `code` the type in upper case, `retryAt` from `retry_at`.
+ * The error of the core's flat error object (`{type, category, message,
+ * status, detail, body, retry_at_ms, sent, ...}`, docs/driver-protocol.md):
+ * its class from the table, `code` the type in upper case, `retryAt` (Unix
+ * ms) from `retry_at_ms`.
  */
 export function errorFromCore(json) {
-  const { type, category, message, status, retry_at: retryAt, ...rest } = json ?? {};
+  const { type, category, message, status, retry_at_ms: retryAt, ...rest } = json ?? {};
   const details = { ...rest, category };
   if (status !== undefined && status !== null) details.status = status;
   if (retryAt !== undefined && retryAt !== null) details.retryAt = retryAt;
-  const Class = classOfCategory(category, details.status);
+  const Class = classOfCategory(category);
   return new Class(String(message ?? 'unknown error'), String(type ?? 'client').toUpperCase(), details);
 }
 

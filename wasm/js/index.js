@@ -6,7 +6,7 @@ import { Driver } from '../pkg/acd_client.js';
 import { acdClientOver } from './easy.js';
 import { driverEngine } from './engine.js';
 
-export { default, version } from '../pkg/acd_client.js';
+export { default, version, errorCategoriesJson, clientErrorJson } from '../pkg/acd_client.js';
 export * from './errors.js';
 export { systemClock } from './easy.js';
 export { fetchTransport, classifyFetchError, systemTimers } from './transport.js';

@@ -235,7 +235,12 @@ export class SandboxClock {
   /** How many timers are set. */
   get pendingTimers() { return this.#timers.size; }
 
-  /** After one real tick, moves the sandbox to each timer in turn and fires it. */
+  /**
+   * After a few real milliseconds (answers already on their way over
+   * loopback arrive first: a session wakes at the next outcome or its
+   * wake-up, whichever is first), moves the sandbox to each timer in turn
+   * and fires it. Timers due at one instant move the clock once.
+   */
   #pump() {
     if (this.#pumping) return;
     this.#pumping = true;
@@ -262,6 +267,6 @@ export class SandboxClock {
       } finally {
         this.#pumping = false;
       }
-    }, 0);
+    }, 10);
   }
 }

@@ -1,40 +1,60 @@
 // The fetch transport: sends one request with `fetch` and says how it
-// ended, by what a failure tells about delivery: `connect` (never sent:
-// refused, no route, DNS; safe to retry), `timeout` (no answer in time) or
-// `interrupted` (failed after sending); an abort by the caller's signal
-// rejects with its reason. No redirect is followed (`redirect: 'manual'`):
-// the core fails the call naming the status and `Location` (a browser's
-// opaque redirect arrives as status 0), so a credential never reaches
-// another address. The timeout covers the body too, and a body stops being
-// read as soon as it passes `maxBodyBytes` (none of it when its
-// Content-Length is above).
+// ended, by the facts a failure gives (a kind of docs/driver-protocol.md):
+// never sent (`refused`, `dns`, `connect_timeout`, `blocked` for fetch's
+// bad-port list, `connect`), or sent and the answer lost (`timeout`,
+// `reset`, `interrupted`, `protocol`), or `unknown` (a browser's bare
+// "Failed to fetch": a network error or a CORS refusal, read as maybe
+// sent). An abort by the caller's signal rejects with its reason. No
+// redirect is followed (`redirect: 'manual'`): the core fails the call
+// naming the status and `Location` (a browser's opaque redirect arrives as
+// status 0), so a credential never reaches another address. The timeout
+// covers the body too, and a body stops being read as soon as its decoded
+// (decompressed) size passes `maxBodyBytes` (none of it when its
+// Content-Length is above). fetch skips 1xx responses itself.
 
-/** Error codes (Node's undici `cause.code`) meaning the request never left. */
-const NEVER_SENT = new Set([
-  'ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL',
-  'UND_ERR_CONNECT_TIMEOUT', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'ERR_TLS_CERT_ALTNAME_INVALID', 'ERR_INVALID_URL',
+/** undici's `cause.code`s and the kinds they prove. */
+const KIND_OF_CODE = new Map([
+  ['ECONNREFUSED', 'refused'],
+  ['ENOTFOUND', 'dns'], ['EAI_AGAIN', 'dns'], ['EAI_NONAME', 'dns'],
+  ['UND_ERR_CONNECT_TIMEOUT', 'connect_timeout'],
+  ['EHOSTUNREACH', 'connect'], ['ENETUNREACH', 'connect'], ['EADDRNOTAVAIL', 'connect'],
+  ['CERT_HAS_EXPIRED', 'connect'], ['DEPTH_ZERO_SELF_SIGNED_CERT', 'connect'],
+  ['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'connect'], ['ERR_TLS_CERT_ALTNAME_INVALID', 'connect'],
+  ['ERR_INVALID_URL', 'connect'],
+  ['ECONNRESET', 'reset'], ['EPIPE', 'reset'], ['ECONNABORTED', 'reset'],
+  ['UND_ERR_SOCKET', 'interrupted'], ['UND_ERR_CLOSED', 'interrupted'],
+  ['UND_ERR_HEADERS_TIMEOUT', 'timeout'], ['UND_ERR_BODY_TIMEOUT', 'timeout'],
+  ['UND_ERR_HEADERS_OVERFLOW', 'protocol'], ['UND_ERR_RES_CONTENT_LENGTH_MISMATCH', 'interrupted'],
 ]);
 
-/** The `code` of an error or of the errors in its `cause` chain. */
-function errorCodes(error) {
-  const codes = [];
+/** The errors of `error`'s `cause` chain (and of any `errors` list). */
+function chain(error) {
+  const found = [];
   for (let current = error, depth = 0; current && depth < 5; current = current.cause, depth += 1) {
-    if (typeof current.code === 'string') codes.push(current.code);
-    if (Array.isArray(current.errors)) {
-      for (const inner of current.errors) if (typeof inner?.code === 'string') codes.push(inner.code);
-    }
+    found.push(current);
+    if (Array.isArray(current.errors)) found.push(...current.errors.filter(Boolean));
   }
-  return codes;
+  return found;
 }
 
 /**
- * How a fetch that threw ended: `"connect"` when the error proves nothing
- * was sent, else `"interrupted"` (browsers say only "Failed to fetch", so a
- * failure there is treated as possibly delivered).
+ * The failure kind of a fetch that threw, from what its error proves:
+ * a code undici gave, fetch's own "bad port" refusal (`blocked`), a
+ * `TimeoutError` (`timeout`, e.g. `AbortSignal.timeout` inside a custom
+ * fetch), a parser error (`HPE_*`: `protocol`); otherwise `unknown`.
  */
 export function classifyFetchError(error) {
-  return errorCodes(error).some((code) => NEVER_SENT.has(code)) ? 'connect' : 'interrupted';
+  const errors = chain(error);
+  for (const current of errors) {
+    const code = typeof current?.code === 'string' ? current.code : '';
+    if (KIND_OF_CODE.has(code)) return KIND_OF_CODE.get(code);
+    if (code.startsWith('HPE_')) return 'protocol';
+  }
+  for (const current of errors) {
+    if (current?.message === 'bad port') return 'blocked';
+    if (current?.name === 'TimeoutError') return 'timeout';
+  }
+  return 'unknown';
 }
 
 /** The timers of the host (`setTimeout`/`clearTimeout`). */

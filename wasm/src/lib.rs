@@ -39,3 +39,19 @@ static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_all
 pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_owned()
 }
+
+/// Core's one list of error categories with the class each language raises
+/// for each and the CLI's exit status (`ErrorCategory::classes`), as JSON.
+#[wasm_bindgen(js_name = errorCategoriesJson)]
+pub fn error_categories_json() -> String {
+    acd_core::client::ErrorCategory::table_json()
+}
+
+/// A client error in the core's JSON form as the driver protocol's flat
+/// error object (what a `failed` event carries), or `None` if it is not one.
+#[wasm_bindgen(js_name = clientErrorJson)]
+pub fn client_error_json(json: &str) -> Option<String> {
+    serde_json::from_str::<acd_core::client::ClientError>(json)
+        .ok()
+        .map(|error| acd_core::client::wire::ErrorJson(&error).to_json())
+}

@@ -83,6 +83,17 @@ impl Driver {
         Ok(id.0 as f64)
     }
 
+    /// The largest response body this client accepts (its configuration's
+    /// `max_body_bytes`, else the core's default): transports stop reading
+    /// a decoded body past it.
+    #[wasm_bindgen(js_name = maxBodyBytes)]
+    pub fn max_body_bytes(&self) -> f64 {
+        // The bound is far below 2^53 in practice; a larger one only reads more.
+        #[allow(clippy::cast_precision_loss)]
+        let bound = self.client.config().max_body_bytes as f64;
+        bound
+    }
+
     /// The batch JSON: transmits to send now, events, next wake-up.
     pub fn poll(&mut self, now_ms: f64) -> Result<String, JsValue> {
         let now = instant(now_ms)?;

@@ -181,3 +181,20 @@ test('a refused configuration never shows the secret', () => {
     return !String(error).includes('bad secret') && !JSON.stringify(error).includes('bad secret');
   });
 });
+
+test('an unknown option is refused with the TypeError Python raises, before anything is sent', async () => {
+  const { api, transport } = setup();
+  assert.throws(() => api.tables.read('orders', { page_size: 2 }),
+    (error) => error instanceof TypeError && error.message.startsWith("unknown call option(s) ['page_size']; the options are "));
+  assert.throws(() => api.runs.create('a1', { body: {} }), TypeError);
+  assert.equal(transport.requests.length, 0);
+});
+
+test('tables.read sends the typed call: direction only when descending', async () => {
+  const { api, clock, transport } = setup();
+  const page = await clock.run(api.tables.read('orders', { pageSize: 2, orderBy: 'id', descending: false }));
+  assert.equal(page.length, 2);
+  await clock.run(api.tables.read('orders', { pageSize: 2, orderBy: 'id', descending: true }));
+  const targets = transport.requests.map((request) => new URL(request.url).search);
+  assert.deepEqual(targets, ['?limit=2&order_by=id', '?limit=2&order_by=id&direction=desc']);
+});

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { once } from 'node:events';
-import { AcdApiError, AcdClient, AcdProtocolError, AcdTransportError, fetchTransport } from 'acd';
+import { AcdApiError, AcdClient, AcdProtocolError, ConnectionError, AcdTransportError, fetchTransport } from 'acd';
 
 const SECRET = 'acd_live_demo_ada';
 
@@ -168,4 +168,48 @@ test('a wait beyond 2^31 - 1 ms is slept in pieces a timer can hold, one wakeup 
   assert.ok(delays.every((ms) => ms <= MAX), `${delays}`);
   // 5e9 ms = 2 full pieces and 705,032,706 ms more: three wakeups.
   assert.deepEqual(delays.filter((ms) => ms > 0), [MAX, MAX, interval - 2 * MAX]);
+});
+
+test('with no maxBodyBytes set, a never-ending body stops at the core default bound with a typed error', async () => {
+  const sent = { bytes: 0 };
+  const piece = Buffer.alloc(65536, 0x20);
+  const server = await serve((req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' }); // chunked, never ends
+    const write = () => {
+      while (!res.destroyed) {
+        sent.bytes += piece.length;
+        if (!res.write(piece)) { res.once('drain', write); return; }
+      }
+    };
+    write();
+  });
+  const api = new AcdClient({ baseUrl: server.url, apiKey: SECRET, config: { retry: { maxAttempts: 1 } } });
+  try {
+    const error = await firstPage(api).then(() => null, (caught) => caught);
+    assert.ok(error instanceof AcdProtocolError, `${error}`);
+    assert.equal(error.code, 'BODY_TOO_LARGE');
+    assert.ok(error.message.includes("the client's max body size allows"), error.message);
+  } finally {
+    api.close();
+    server.close();
+  }
+});
+
+test('a refused connection names the origin and the reason, and a never-sent POST is retried', async () => {
+  const probe = await serve(() => {});
+  const { url } = probe;
+  probe.close();
+  await new Promise((resolve) => { setTimeout(resolve, 10); });
+  const api = new AcdClient({
+    baseUrl: url, apiKey: SECRET, config: { retry: { maxAttempts: 2, backoff: { baseMs: 1, capMs: 2 } } },
+  });
+  try {
+    const error = await api.runs.create('agent-1', { input: { x: 1 } }).then(() => null, (caught) => caught);
+    assert.ok(error instanceof ConnectionError, `${error}`);
+    assert.ok(error.message.includes('gave up after 2 attempt(s)'), error.message);
+    assert.ok(error.message.includes(`the request to ${url} failed in transport: could not connect (connection refused)`),
+      error.message);
+  } finally {
+    api.close();
+  }
 });

@@ -70,3 +70,24 @@ test('the clock moves only when told, and a system clock is named', { skip }, as
     system.stop();
   }
 });
+
+test('7 concurrent reads at 5 per 60 s take one extra window, not two, and the guard timers do not move the clock', { skip }, async () => {
+  const sandbox = await start(['--clock', 'manual']);
+  try {
+    const clock = await SandboxClock.connect(sandbox.url);
+    // 1 s before a boundary of the sandbox's aligned 60 s windows.
+    const start0 = await clock.set(1_700_000_039_000);
+    const warnings = [];
+    const logger = { warn: (line) => warnings.push(line), info: () => {}, debug: () => {} };
+    const api = new AcdClient({ baseUrl: sandbox.url, apiKey: 'acd_live_demo_ada', clock, timers: clock, logger });
+    const pages = await Promise.all(Array.from({ length: 7 }, () => api.tables.read('orders', { pageSize: 2 })));
+    assert.deepEqual(pages, Array(7).fill(rows.slice(0, 2)));
+    const elapsed = (await clock.sync()) - start0;
+    // 5 go at once; 2 once the window has ended (1 s), plus at most 1 s of jitter.
+    assert.ok(elapsed >= 1_000 && elapsed <= 2_500, `${elapsed} ms`);
+    assert.deepEqual(warnings, [], 'no wait of 10 s or more was said');
+    api.close();
+  } finally {
+    sandbox.stop();
+  }
+});

@@ -36,13 +36,16 @@ from ._errors import (
     AcdError,
     APIConnectionError,
     APIError,
+    APIInterruptedError,
     APITimeoutError,
     AuthenticationError,
     BadRequestError,
+    CallCancelledError,
     ConfigError,
     InternalServerError,
     NotFoundError,
     PermissionDeniedError,
+    ProtocolError,
     RateLimitError,
     RequestError,
 )
@@ -56,10 +59,10 @@ from . import testing
 __version__ = "0.1.0"
 
 __all__ = [
-    "AcdDeprecationWarning", "AcdError", "ApiIndex", "APIConnectionError", "APIError", "APITimeoutError",
-    "AsyncHttpClient", "AuthenticationError", "BadRequestError", "CallOptions", "Client", "ConfigError",
+    "AcdDeprecationWarning", "AcdError", "ApiIndex", "APIConnectionError", "APIError", "APIInterruptedError", "APITimeoutError",
+    "AsyncHttpClient", "AuthenticationError", "BadRequestError", "CallCancelledError", "CallOptions", "Client", "ConfigError",
     "Decision", "Event", "Gate", "GateConfig", "GateResponse", "HttpClient", "InternalServerError", "Limit",
-    "NotFoundError", "PermissionDeniedError", "RateLimitError", "Record", "Request", "RequestError",
+    "NotFoundError", "PermissionDeniedError", "ProtocolError", "RateLimitError", "Record", "Request", "RequestError",
     "ResourceAnswer", "Response", "RetryPolicy", "Run", "TransportFailure", "gate_request", "header",
     "testing",
 ]

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from typing import Any, AsyncIterator, Awaitable, Callable, Dict, List, Mapping, Optional, Type
+from typing import Any, AsyncIterator, Awaitable, Callable, Dict, List, Mapping, Optional, Set, Type
 
-from ._base import (NO_PROGRESS, Base, CallOptions, connection_read_spec, pages_spec, read_spec, request_spec,
-                    some_options, wait_spec)
+from ._base import (NO_PROGRESS, Base, CallOptions, connection_read_spec, index_spec, pages_spec, read_spec,
+                    request_spec, run_create_spec, run_get_spec, some_options, wait_spec)
 from ._config import RetryPolicy
 from ._errors import AcdError
 from ._transport import TransportFailure, async_transport
@@ -27,6 +27,7 @@ class AsyncHttpClient(Base):
     """An asyncio client of the API over HTTP.
 
     :param api_key: the API key; ``ACD_API_KEY`` when omitted.
+    :param token: an OAuth access token instead of an API key (not both).
     :param base_url: the API's base URL; ``ACD_BASE_URL`` when omitted, else
         the core's default.
     :param retry: the retry policy (the core's defaults when omitted).
@@ -54,6 +55,7 @@ class AsyncHttpClient(Base):
         self,
         api_key: Optional[str] = None,
         *,
+        token: Optional[str] = None,
         base_url: Optional[str] = None,
         retry: Optional[RetryPolicy] = None,
         seed: Optional[int] = None,
@@ -64,9 +66,14 @@ class AsyncHttpClient(Base):
         clock: Optional[Callable[[], float]] = None,
         on_event: Optional[Callable[[Event], None]] = None,
     ) -> None:
-        super().__init__(api_key, base_url, retry, seed, max_body_bytes, timeout, clock, on_event)
+        super().__init__(api_key, base_url, retry, seed, max_body_bytes, timeout, clock, on_event, token)
         self._transport = async_transport(http_client, timeout)
         self._sleep = sleep if sleep is not None else asyncio.sleep
+        self._driving = False
+        self._progress: Optional[asyncio.Event] = None
+        self._arrived: Optional[asyncio.Event] = None
+        self._failure: Optional[BaseException] = None
+        self._in_flight: Set["asyncio.Future[None]"] = set()
         self.tables = AsyncTables(self)
         """Table records: :meth:`AsyncTables.read`, :meth:`AsyncTables.iter`, :meth:`AsyncTables.pages`."""
         self.connections = AsyncConnections(self)
@@ -95,7 +102,7 @@ class AsyncHttpClient(Base):
 
     async def index(self, **options: Unpack[CallOptions]) -> ApiIndex:
         """The API index (``GET /api/v1``)."""
-        index: ApiIndex = await self._call({"type": "request", "operation": "getApiIndex"}, options)
+        index: ApiIndex = await self._call(index_spec(), options)
         return index
 
     async def request(self, operation: str, *, path: Optional[Mapping[str, str]] = None,
@@ -132,24 +139,78 @@ class AsyncHttpClient(Base):
             self._finish(call)
 
     async def _step(self) -> None:
-        now = self._now_ms()
-        batch = self.client.poll(now)
-        progressed = self._route(batch["events"])
-        for transmit in batch["transmits"]:
-            progressed = True
-            if transmit["call"] not in self._queues:
-                continue  # cancelled while this batch was out
-            try:
-                reply = await self._transport.send(self._request(transmit, now))
-            except TransportFailure as failure:
-                self.client.fail(transmit["call"], failure.kind, self._now_ms())
-            else:
-                self.client.respond(transmit["call"], reply.status, reply.headers, reply.body, self._now_ms())
-        if progressed:
+        """One turn of the session (docs/driver-protocol.md, "Session"): one
+        task drives at a time; the others wait until it has delivered events."""
+        if self._driving:
+            if self._progress is None:
+                self._progress = asyncio.Event()
+            await self._progress.wait()
             return
-        if batch["timeout"] is None:
-            raise AcdError(NO_PROGRESS)
-        await self._sleep(max(0, batch["timeout"] - self._now_ms()) / 1000)
+        self._driving = True
+        try:
+            await self._drive()
+        finally:
+            self._driving = False
+            if self._progress is not None:
+                self._progress.set()
+                self._progress = None
+
+    def _wake(self) -> None:
+        """Wakes the driving task (an outcome arrived, or a call started)."""
+        if self._arrived is not None:
+            self._arrived.set()
+
+    def _start(self, spec: Dict[str, Any], options: CallOptions) -> int:
+        call = super()._start(spec, options)
+        self._wake()
+        return call
+
+    async def _drive(self) -> None:
+        """Polls; sends every transmit at once, concurrently; returns once
+        events arrived, else waits for the next outcome or the batch's
+        timeout, whichever is first."""
+        while True:
+            self._arrived = arrived = asyncio.Event()
+            if self._failure is not None:
+                failure, self._failure = self._failure, None
+                raise failure
+            now = self._now_ms()
+            batch = self.client.poll(now)
+            progressed = self._route(batch["events"])
+            for transmit in batch["transmits"]:
+                if transmit["call"] in self._queues:
+                    task = asyncio.ensure_future(self._exchange(transmit, now))
+                    self._in_flight.add(task)
+                    task.add_done_callback(self._in_flight.discard)
+            if progressed:
+                return
+            if batch["transmits"]:
+                continue  # sent: poll again, as the contract asks after each step
+            timeout = batch["timeout"]
+            if timeout is None and not self._in_flight:
+                raise AcdError(NO_PROGRESS)
+            waits: List["asyncio.Future[Any]"] = [asyncio.ensure_future(arrived.wait())]
+            if timeout is not None:
+                waits.append(asyncio.ensure_future(self._sleep(max(0, timeout - self._now_ms()) / 1000)))
+            try:
+                await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for waiting in waits:
+                    waiting.cancel()
+
+    async def _exchange(self, transmit: Dict[str, Any], now: int) -> None:
+        """Sends one transmit and hands its outcome to the core as it arrives."""
+        try:
+            reply = await self._transport.send(self._request(transmit, now))
+        except TransportFailure as failure:
+            self.client.fail(transmit["call"], failure.kind, self._now_ms())
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # raised by the driving task, as a blocking send would raise it
+            self._failure = error
+        else:
+            self.client.respond(transmit["call"], reply.status, reply.headers, reply.body, self._now_ms())
+        self._wake()
 
 
 class AsyncTables:
@@ -193,25 +254,27 @@ class AsyncConnections:
         self._api = api
 
     async def read(self, connection: str, entity: str, *, page_size: Optional[int] = None,
-             offset: Optional[int] = None, filter: Any = None, **options: Unpack[CallOptions]) -> List[Record]:
+             offset: Optional[int] = None, filter: Any = None, egress: Optional[str] = None,
+             **options: Unpack[CallOptions]) -> List[Record]:
         """As the synchronous client's method of the same name."""
         records: List[Record] = await self._api._call(
-            connection_read_spec(connection, entity, page_size, offset, filter), options)
+            connection_read_spec(connection, entity, page_size, offset, filter, egress), options)
         return records
 
     async def pages(self, connection: str, entity: str, *, page_size: Optional[int] = None, filter: Any = None,
-              **options: Unpack[CallOptions]) -> AsyncIterator[List[Record]]:
+              egress: Optional[str] = None, **options: Unpack[CallOptions]) -> AsyncIterator[List[Record]]:
         """As the synchronous client's method of the same name."""
         spec = pages_spec("connection_pages", connection=connection, entity=entity, page_size=page_size,
-                          filter=filter)
+                          filter=filter, egress=egress)
         async for event in self._api.events(self._api._start(spec, options)):
             if event["type"] == "page":
                 yield event["records"]
 
     async def iter(self, connection: str, entity: str, *, page_size: Optional[int] = None, filter: Any = None,
-             **options: Unpack[CallOptions]) -> AsyncIterator[Record]:
+             egress: Optional[str] = None, **options: Unpack[CallOptions]) -> AsyncIterator[Record]:
         """As the synchronous client's method of the same name."""
-        async for page in self.pages(connection, entity, page_size=page_size, filter=filter, **options):
+        async for page in self.pages(connection, entity, page_size=page_size, filter=filter, egress=egress,
+                                     **options):
             for record in page:
                 yield record
 
@@ -224,13 +287,13 @@ class AsyncRuns:
 
     async def create(self, agent_id: str, *, input: Any = None, **options: Unpack[CallOptions]) -> Run:
         """As the synchronous client's method of the same name."""
-        spec = request_spec("createAgentRun", {"agent_id": agent_id}, body={"input": input})
+        spec = run_create_spec(agent_id, input)
         run: Run = await self._api._call(spec, options)
         return run
 
     async def get(self, run_id: str, **options: Unpack[CallOptions]) -> Run:
         """As the synchronous client's method of the same name."""
-        run: Run = await self._api._call(request_spec("getRun", {"run_id": run_id}), options)
+        run: Run = await self._api._call(run_get_spec(run_id), options)
         return run
 
     async def wait(self, run_id: str, *, interval: Optional[float] = None, timeout: Optional[float] = None,

@@ -26,10 +26,31 @@ else:  # pragma: no cover - Python 3.9 and 3.10
 __all__ = ["Base", "CallOptions", "NO_PROGRESS", "logger"]
 
 logger = logging.getLogger("acd")
-"""The package's logger: one INFO line per wait, retry and deprecation notice
-(the core's sentence), a DEBUG line per event of a type this version does not know."""
+"""The package's logger: one line per wait and retry, in the core's sentence
+and at the core's level (WARNING for a wait of 10 s or more, so Python's
+last-resort handler prints it; INFO otherwise; DEBUG for a retry's own
+wait), INFO per deprecation notice, DEBUG per event of a type this version
+does not know. ``ACD_LOG=info`` or ``ACD_LOG=debug`` prints the rest."""
 
 NO_PROGRESS = "no call can make progress: nothing to send and nothing to wait for"
+_LEVELS = {"warning": logging.WARNING, "info": logging.INFO, "debug": logging.DEBUG}
+
+
+def _log_from_env() -> None:
+    """``ACD_LOG=info|debug`` (as ``OPENAI_LOG``): the ``acd`` logger says
+    its lines at that level on stderr, when nothing configured it."""
+    import os
+
+    level = _LEVELS.get(os.environ.get("ACD_LOG", "").strip().lower())
+    if level is None or level == logging.WARNING or logger.handlers:
+        return
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("[acd] %(levelname)s %(message)s"))
+    logger.addHandler(handler)
+    logger.setLevel(level)
+
+
+_log_from_env()
 """The sentence raised when the driver has nothing to send and no deadline."""
 
 KNOWN_EVENTS = frozenset({"response", "page", "run_status", "waiting", "retrying", "deprecation", "done",
@@ -69,30 +90,44 @@ def call_options(options: CallOptions) -> Dict[str, Any]:
     return core
 
 
-def _query(**members: Any) -> List[Tuple[str, str]]:
-    return [(name, str(value)) for name, value in members.items() if value is not None]
+def _typed(kind: str, **members: Any) -> Dict[str, Any]:
+    """A typed call spec of ``kind`` with the members set (``None`` left out):
+    the core knows each kind's operation, parameter names and body."""
+    return {"type": kind, **{name: value for name, value in members.items() if value is not None}}
 
 
 def read_spec(table: str, page_size: Optional[int], offset: Optional[int], order_by: Optional[str],
               descending: bool, after: Optional[str]) -> Dict[str, Any]:
-    """One page of ``table`` (``listTableRecords``)."""
-    return {"type": "request", "operation": "listTableRecords", "path": {"id": table},
-            "query": _query(limit=page_size, offset=offset, order_by=order_by,
-                            direction="desc" if descending else None, after=after)}
+    """One page of ``table``."""
+    return _typed("table_read", table=table, page_size=page_size, offset=offset, order_by=order_by,
+                  descending=descending or None, after=after)
 
 
 def connection_read_spec(connection: str, entity: str, page_size: Optional[int], offset: Optional[int],
-                         filter: Any) -> Dict[str, Any]:
-    """One page of ``entity`` in ``connection`` (``listConnectionRecords``)."""
-    return {"type": "request", "operation": "listConnectionRecords", "path": {"connection_id": connection},
-            "query": _query(entity_id=entity, limit=page_size, offset=offset, filter=filter_text(filter))}
+                         filter: Any, egress: Optional[str] = None) -> Dict[str, Any]:
+    """One page of ``entity`` in ``connection`` (``filter``: a JSON value or its text)."""
+    return _typed("connection_read", connection=connection, entity=entity, page_size=page_size, offset=offset,
+                  filter=filter, egress=egress)
 
 
 def pages_spec(kind: str, **members: Any) -> Dict[str, Any]:
     """A pager's call spec (``table_pages`` or ``connection_pages``)."""
-    if "filter" in members:
-        members["filter"] = filter_text(members["filter"])
-    return {"type": kind, **members}
+    return _typed(kind, **members)
+
+
+def run_create_spec(agent_id: str, input: Any) -> Dict[str, Any]:
+    """A new run of ``agent_id`` (the core writes its body)."""
+    return _typed("run_create", agent_id=agent_id, input=input)
+
+
+def run_get_spec(run_id: str) -> Dict[str, Any]:
+    """Run ``run_id`` as it is now."""
+    return _typed("run_get", run_id=run_id)
+
+
+def index_spec() -> Dict[str, Any]:
+    """The API index."""
+    return _typed("index")
 
 
 def request_spec(operation: str, path: Optional[Mapping[str, str]] = None,
@@ -104,7 +139,7 @@ def request_spec(operation: str, path: Optional[Mapping[str, str]] = None,
 
 def wait_spec(run_id: str, interval: Optional[float], timeout: Optional[float]) -> Dict[str, Any]:
     """Polling a run until a terminal status (``timeout``: the poller's deadline)."""
-    return {"type": "run_poll", "run_id": run_id, "interval_ms": to_ms(interval), "deadline_ms": to_ms(timeout)}
+    return _typed("run_wait", run_id=run_id, interval_ms=to_ms(interval), deadline_ms=to_ms(timeout))
 
 
 def some_options(headers: Optional[Mapping[str, str]], max_attempts: Optional[int]) -> CallOptions:
@@ -115,13 +150,6 @@ def some_options(headers: Optional[Mapping[str, str]], max_attempts: Optional[in
     if max_attempts is not None:
         options["max_attempts"] = max_attempts
     return options
-
-
-def filter_text(filter: Any) -> Optional[str]:
-    """``filter`` as JSON text (a string is taken as it is)."""
-    import json
-
-    return filter if filter is None or isinstance(filter, str) else json.dumps(filter)
 
 
 def now_seconds() -> float:
@@ -167,9 +195,10 @@ class Base:
 
     def __init__(self, api_key: Optional[str], base_url: Optional[str], retry: Optional[RetryPolicy],
                  seed: Optional[int], max_body_bytes: Optional[int], timeout: float,
-                 clock: Optional[Callable[[], float]], on_event: Optional[Callable[[Event], None]]) -> None:
+                 clock: Optional[Callable[[], float]], on_event: Optional[Callable[[Event], None]],
+                 token: Optional[str] = None) -> None:
         self.client = Client(client_config(api_key=api_key, base_url=base_url, retry=retry, seed=seed,
-                                           max_body_bytes=max_body_bytes))
+                                           max_body_bytes=max_body_bytes, token=token))
         self._timeout = timeout
         self._clock = clock if clock is not None else now_seconds
         self._on_event = on_event
@@ -211,9 +240,15 @@ class Base:
             event = decode(raw)
             kind = event["type"]
             if kind in _VISIBLE:
-                logger.info("%s", event.get("message", kind))
+                message = event.get("message", kind)
                 if kind == "deprecation":
+                    # Shown once, as an AcdDeprecationWarning; the log has it at INFO.
+                    logger.info("%s", message)
                     _warn_at_caller(str(event.get("message", "")))
+                else:
+                    # The core's level: a wait of 10 s or more is a WARNING (printed
+                    # with no configuration); a retry's own wait is DEBUG (said once).
+                    logger.log(_LEVELS.get(event.get("level", "info"), logging.INFO), "%s", message)
             if self._on_event is not None:
                 self._on_event(event)  # type: ignore[arg-type]
             queue = self._queues.get(event.get("call", -1))

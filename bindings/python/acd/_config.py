@@ -60,6 +60,7 @@ def client_config(
     retry: Optional[RetryPolicy],
     seed: Optional[int],
     max_body_bytes: Optional[int] = None,
+    token: Optional[str] = None,
 ) -> Dict[str, Any]:
     """The core configuration for the clients' arguments, with the
     ``ACD_API_KEY`` and ``ACD_BASE_URL`` environment variables as read here
@@ -69,6 +70,8 @@ def client_config(
         config["base_url"] = base_url
     if api_key is not None:
         config["api_key"] = api_key
+    if token is not None:
+        config["token"] = token
     env = {name: os.environ.get(name) for name in ("ACD_API_KEY", "ACD_BASE_URL")}
     config["env"] = {name: value for name, value in env.items() if value}
     if retry is not None:

@@ -3,21 +3,25 @@
 ::
 
     AcdError
-    ├── ConfigError                 a configuration was refused, or the client is closed
-    ├── RequestError                a call refused before anything was sent
-    └── APIError                    a call failed (status, detail, body)
-        ├── BadRequestError         400
-        ├── AuthenticationError     401
-        ├── PermissionDeniedError   403
-        ├── NotFoundError           404
-        ├── RateLimitError          429 (after the retry policy gave up)
-        ├── InternalServerError     5xx
-        └── APIConnectionError      no HTTP response
-            └── APITimeoutError     no response in time
+    ├── ConfigError                 config: a configuration was refused, or the client is closed
+    ├── RequestError                invalid_request: a call refused before anything was sent
+    └── APIError                    a call failed after it started (status, detail, body)
+        ├── BadRequestError         bad_request: 400 and any other 4xx (409, 418, 422...)
+        ├── AuthenticationError     authentication: 401
+        ├── PermissionDeniedError   permission: 403
+        ├── NotFoundError           not_found: 404
+        ├── RateLimitError          rate_limit: 429 (after the retry policy gave up)
+        ├── InternalServerError     server: 5xx
+        ├── ProtocolError           protocol: the response broke the API's contract
+        ├── CallCancelledError      cancelled: the call was cancelled
+        └── APIConnectionError      connection: no HTTP response
+            ├── APITimeoutError     timeout: no response in time
+            └── APIInterruptedError interrupted: the connection broke after sending
 
 Every sentence comes from the Rust core unchanged, and so does each error's
-category (``ClientError::category``); one table maps a category to its class
-and no rule lives here.
+category and class name: the table below is built from the core's one list
+(``ErrorCategory::classes``, ``acd.ffi.error_categories_json``), and no rule
+lives here.
 """
 from __future__ import annotations
 
@@ -26,7 +30,7 @@ from typing import Any, Dict, Mapping, Optional, Type
 __all__ = [
     "AcdError", "ConfigError", "RequestError", "APIError", "BadRequestError", "AuthenticationError",
     "PermissionDeniedError", "NotFoundError", "RateLimitError", "InternalServerError", "APIConnectionError",
-    "APITimeoutError", "AcdDeprecationWarning",
+    "APITimeoutError", "APIInterruptedError", "ProtocolError", "CallCancelledError", "AcdDeprecationWarning",
 ]
 
 
@@ -34,13 +38,17 @@ class AcdError(Exception):
     """Base of every exception raised by ``acd``.
 
     ``status`` is the HTTP status when one was received (else ``None``),
-    ``detail`` the sentence to act on, and ``body`` the Error body as a dict
-    (``{"detail", "status", ...}``) when the API sent one (else ``None``).
+    ``detail`` the sentence to act on, ``body`` the Error body as a dict
+    (``{"detail", "status", ...}``) when the API sent one (else ``None``),
+    ``category`` the core's category and ``sent`` whether the failing
+    request reached the wire.
     """
 
     status: Optional[int]
     detail: str
     body: Optional[Dict[str, Any]]
+    category: Optional[str] = None
+    sent: bool = False
 
     def __init__(
         self,
@@ -93,9 +101,11 @@ class NotFoundError(APIError):
 class RateLimitError(APIError):
     """429 that outlasted the retry policy (the client throttles itself first,
     so a well-configured client rarely sees it). ``retry_at`` is when the
-    server said to come back (Unix seconds), when it said."""
+    server said to come back (Unix seconds), when it said; ``retry_at_ms``
+    the same in Unix ms."""
 
     retry_at: Optional[float] = None
+    retry_at_ms: Optional[int] = None
 
 
 class InternalServerError(APIError):
@@ -107,7 +117,22 @@ class APIConnectionError(APIError):
 
 
 class APITimeoutError(APIConnectionError):
-    """No response arrived before the transport's timeout."""
+    """No response arrived in time (the transport's, the call's ``timeout``,
+    or a run wait's)."""
+
+
+class APIInterruptedError(APIConnectionError):
+    """The connection broke after the request was sent (the server may have
+    processed it)."""
+
+
+class ProtocolError(APIError):
+    """The response broke the API's contract (a redirect, a malformed or
+    over-large body)."""
+
+
+class CallCancelledError(APIError):
+    """The call was cancelled."""
 
 
 class AcdDeprecationWarning(FutureWarning):
@@ -117,55 +142,42 @@ class AcdDeprecationWarning(FutureWarning):
     line of your code that made the call; filter it with :mod:`warnings`."""
 
 
-# The one table: the core's error category (ClientError::category) -> class.
-_BY_CATEGORY: Mapping[str, Type[AcdError]] = {
-    "config": ConfigError,
-    "request": RequestError,
-    "authentication": AuthenticationError,
-    "permission": PermissionDeniedError,
-    "not_found": NotFoundError,
-    "rate_limit": RateLimitError,
-    "server": InternalServerError,
-    "connection": APIConnectionError,
-    "timeout": APITimeoutError,
-    "interrupted": APIConnectionError,
-    "protocol": APIError,
-    "cancelled": APIError,
-}
+def _table() -> Mapping[str, Type[AcdError]]:
+    """The core's category -> class table (its one list, by class name);
+    ``request``, the category's former name, stays readable."""
+    import json
+
+    from ._ffi import acd_ffi as _ffi
+
+    names = globals()
+    table: Dict[str, Type[AcdError]] = {row["category"]: names[row["python"]]
+                                        for row in json.loads(_ffi.error_categories_json())}
+    table.setdefault("request", RequestError)
+    return table
 
 
-def _class_for(category: Any, status: Optional[int]) -> Type[AcdError]:
-    cls = _BY_CATEGORY.get(category, APIError) if isinstance(category, str) else APIError
-    # A request error the API answered is a 400 (BadRequestError) or, for
-    # another 4xx, a plain APIError; without a status it was never sent.
-    if cls is RequestError and status is not None:
-        return BadRequestError if status == 400 else APIError
-    return cls
+_BY_CATEGORY: Mapping[str, Type[AcdError]] = _table()
 
 
-def _status_and_body(error: Mapping[str, Any]) -> "tuple[Optional[int], Optional[str], Optional[Dict[str, Any]]]":
-    tag = error.get("type", error.get("kind"))
-    if tag == "gave_up" and isinstance(error.get("last"), dict):
-        return _status_and_body(error["last"])
-    status = error.get("status") if isinstance(error.get("status"), int) else None
-    if tag == "api":
-        detail = str(error.get("detail", ""))
-        body: Dict[str, Any] = {"detail": detail, "status": status}
-        extra = error.get("extra")
-        if isinstance(extra, dict):
-            body.update(extra)
-        return status, detail, body
-    return status, None, None
+def class_for(category: Any) -> Type[AcdError]:
+    """The class of an error of ``category`` (``APIError`` for one this
+    version does not know)."""
+    return _BY_CATEGORY.get(category, APIError) if isinstance(category, str) else APIError
 
 
 def from_core(error: Mapping[str, Any], message: str) -> AcdError:
-    """The exception for one core ``ClientError`` (its serde JSON as a dict,
-    plus ``category``, the core's category of it) and its sentence. The class
-    comes from the category alone. ``detail`` is the API's own sentence when
-    it sent an Error body, else the core's sentence."""
-    status, detail, body = _status_and_body(error)
-    exception = _class_for(error.get("category"), status)(message, status=status, detail=detail, body=body)
-    retry_at = error.get("retry_at")
+    """The exception for one core error object (the driver protocol's flat
+    error: ``category``, ``message``, ``status``, ``detail``, ``body``,
+    ``retry_at_ms``, ``sent``) and its sentence. The class comes from the
+    category alone; every member is the core's."""
+    status = error.get("status") if isinstance(error.get("status"), int) else None
+    body = error.get("body") if isinstance(error.get("body"), dict) else None
+    detail = error.get("detail") if isinstance(error.get("detail"), str) else None
+    exception = class_for(error.get("category"))(message, status=status, detail=detail, body=body)
+    exception.category = error.get("category") if isinstance(error.get("category"), str) else None
+    exception.sent = error.get("sent") is True
+    retry_at = error.get("retry_at_ms")
     if isinstance(exception, RateLimitError) and isinstance(retry_at, int):
+        exception.retry_at_ms = retry_at
         exception.retry_at = retry_at / 1000
     return exception

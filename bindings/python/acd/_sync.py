@@ -8,8 +8,8 @@ import sys
 import time
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Type
 
-from ._base import (NO_PROGRESS, Base, CallOptions, connection_read_spec, pages_spec, read_spec, request_spec,
-                    some_options, wait_spec)
+from ._base import (NO_PROGRESS, Base, CallOptions, connection_read_spec, index_spec, pages_spec, read_spec,
+                    request_spec, run_create_spec, run_get_spec, some_options, wait_spec)
 from ._config import RetryPolicy
 from ._errors import AcdError
 from ._transport import TransportFailure, sync_transport
@@ -27,6 +27,7 @@ class HttpClient(Base):
     """A synchronous client of the API over HTTP.
 
     :param api_key: the API key; ``ACD_API_KEY`` when omitted.
+    :param token: an OAuth access token instead of an API key (not both).
     :param base_url: the API's base URL; ``ACD_BASE_URL`` when omitted, else
         the core's default.
     :param retry: the retry policy (the core's defaults when omitted).
@@ -54,6 +55,7 @@ class HttpClient(Base):
         self,
         api_key: Optional[str] = None,
         *,
+        token: Optional[str] = None,
         base_url: Optional[str] = None,
         retry: Optional[RetryPolicy] = None,
         seed: Optional[int] = None,
@@ -64,7 +66,7 @@ class HttpClient(Base):
         clock: Optional[Callable[[], float]] = None,
         on_event: Optional[Callable[[Event], None]] = None,
     ) -> None:
-        super().__init__(api_key, base_url, retry, seed, max_body_bytes, timeout, clock, on_event)
+        super().__init__(api_key, base_url, retry, seed, max_body_bytes, timeout, clock, on_event, token)
         self._transport = sync_transport(http_client, timeout)
         self._sleep = sleep if sleep is not None else time.sleep
         self.tables = Tables(self)
@@ -92,7 +94,7 @@ class HttpClient(Base):
 
     def index(self, **options: Unpack[CallOptions]) -> ApiIndex:
         """The API index (``GET /api/v1``)."""
-        index: ApiIndex = self._call({"type": "request", "operation": "getApiIndex"}, options)
+        index: ApiIndex = self._call(index_spec(), options)
         return index
 
     def request(self, operation: str, *, path: Optional[Mapping[str, str]] = None,
@@ -191,26 +193,29 @@ class Connections:
         self._api = api
 
     def read(self, connection: str, entity: str, *, page_size: Optional[int] = None,
-             offset: Optional[int] = None, filter: Any = None, **options: Unpack[CallOptions]) -> List[Record]:
+             offset: Optional[int] = None, filter: Any = None, egress: Optional[str] = None,
+             **options: Unpack[CallOptions]) -> List[Record]:
         """One page of the records of ``entity`` in ``connection``;
-        ``filter`` is JSON-encoded unless it is a string."""
+        ``filter`` is any JSON value (a string is taken as its JSON text);
+        ``egress`` is ``"header"`` or ``"url"`` for the stable egress IP."""
         records: List[Record] = self._api._call(
-            connection_read_spec(connection, entity, page_size, offset, filter), options)
+            connection_read_spec(connection, entity, page_size, offset, filter, egress), options)
         return records
 
     def pages(self, connection: str, entity: str, *, page_size: Optional[int] = None, filter: Any = None,
-              **options: Unpack[CallOptions]) -> Iterator[List[Record]]:
+              egress: Optional[str] = None, **options: Unpack[CallOptions]) -> Iterator[List[Record]]:
         """Every page of the records of ``entity`` in ``connection``."""
         spec = pages_spec("connection_pages", connection=connection, entity=entity, page_size=page_size,
-                          filter=filter)
+                          filter=filter, egress=egress)
         for event in self._api.events(self._api._start(spec, options)):
             if event["type"] == "page":
                 yield event["records"]
 
     def iter(self, connection: str, entity: str, *, page_size: Optional[int] = None, filter: Any = None,
-             **options: Unpack[CallOptions]) -> Iterator[Record]:
+             egress: Optional[str] = None, **options: Unpack[CallOptions]) -> Iterator[Record]:
         """Every record of ``entity`` in ``connection``, page by page."""
-        for page in self.pages(connection, entity, page_size=page_size, filter=filter, **options):
+        for page in self.pages(connection, entity, page_size=page_size, filter=filter, egress=egress,
+                               **options):
             yield from page
 
 
@@ -223,13 +228,13 @@ class Runs:
     def create(self, agent_id: str, *, input: Any = None, **options: Unpack[CallOptions]) -> Run:
         """Starts a run of agent ``agent_id`` (``POST /agents/{agent_id}/runs``,
         body ``{"input": input}``); the new run."""
-        spec = request_spec("createAgentRun", {"agent_id": agent_id}, body={"input": input})
+        spec = run_create_spec(agent_id, input)
         run: Run = self._api._call(spec, options)
         return run
 
     def get(self, run_id: str, **options: Unpack[CallOptions]) -> Run:
         """Run ``run_id`` as it is now."""
-        run: Run = self._api._call(request_spec("getRun", {"run_id": run_id}), options)
+        run: Run = self._api._call(run_get_spec(run_id), options)
         return run
 
     def wait(self, run_id: str, *, interval: Optional[float] = None, timeout: Optional[float] = None,

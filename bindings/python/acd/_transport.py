@@ -3,8 +3,11 @@ the transports that carry one to the other (httpx when installed, urllib
 otherwise, or anything with the same ``send`` method).
 
 A transport never interprets anything: error statuses are responses, and
-transport failures are reported as ``"connect"``, ``"timeout"`` or
-``"interrupted"`` so the core decides whether to retry.
+transport failures are reported by the facts the HTTP client gave (a kind of
+``docs/driver-protocol.md``: ``"refused"``, ``"dns"``, ``"connect_timeout"``
+never sent; ``"timeout"``, ``"reset"``, ``"interrupted"``, ``"protocol"``
+after sending; ``"connect"`` for any other connection failure) so the core
+decides the error, its sentence and whether to retry.
 
 The transports made here
 
@@ -15,18 +18,30 @@ The transports made here
   deadline, counted from sending, is checked after every read (each read
   itself waits at most ``timeout``), so a body that trickles in cannot
   stretch a call forever;
-* stop reading a body as soon as it passes ``Request.max_body_bytes`` (the
-  core's bound) and read none of one whose ``Content-Length`` is above it;
-  the core then fails the call with its typed error.
+* bound the wait for the status line and headers by the same deadline (a
+  server sending one header byte a second fails at the timeout): the sync
+  transports wait for them on a worker thread;
+* stop reading a body as soon as its decoded (decompressed) size passes
+  ``Request.max_body_bytes`` (the core's bound) and read none of one whose
+  ``Content-Length`` is above it; the core then fails the call with its
+  typed error; a body shorter than its ``Content-Length`` is
+  ``"interrupted"``, never complete;
+* skip ``1xx`` informational responses (the HTTP clients do) and never take a
+  response nobody asked for, left on a kept-alive connection, as the answer
+  to the next request (that connection is dropped).
 """
 from __future__ import annotations
 
 import asyncio
+import errno
+import http.client
+import socket
+import threading
 import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Awaitable, Iterable, List, Optional, Protocol, Tuple, Union
+from typing import Any, AsyncIterator, Awaitable, Callable, Iterable, List, Optional, Protocol, Tuple, TypeVar, Union
 
 __all__ = [
     "Request", "Response", "TransportFailure", "Transport", "AsyncTransport", "UrllibTransport",
@@ -79,13 +94,21 @@ class Response:
     body: bytes
 
 
+KINDS = ("connect", "timeout", "interrupted", "refused", "dns", "connect_timeout", "blocked", "reset", "unknown",
+         "protocol")
+"""The transport-failure kinds the core takes (``docs/driver-protocol.md``)."""
+
+
 class TransportFailure(Exception):
-    """Raised by a transport when no response arrived. ``kind`` is
-    ``"connect"`` (never sent), ``"timeout"`` or ``"interrupted"``."""
+    """Raised by a transport when no response arrived. ``kind`` names the
+    fact: ``"connect"``, ``"refused"``, ``"dns"``, ``"connect_timeout"``
+    (never sent), ``"timeout"``, ``"interrupted"``, ``"reset"``,
+    ``"protocol"`` (sent: the server may have processed it), ``"blocked"``
+    or ``"unknown"``; the core turns it into the error."""
 
     def __init__(self, kind: str, message: str = "") -> None:
-        if kind not in ("connect", "timeout", "interrupted"):
-            raise ValueError(f"transport failure kind must be connect, timeout or interrupted; got {kind!r}")
+        if kind not in KINDS:
+            raise ValueError(f"transport failure kind must be one of {', '.join(KINDS)}; got {kind!r}")
         super().__init__(message or kind)
         self.kind = kind
 
@@ -147,10 +170,139 @@ class _BodyReader:
         if time.monotonic() > self.deadline:
             raise TransportFailure("timeout", f"the response did not arrive in full within {self.timeout:g} s")
 
+    def over(self) -> bool:
+        """Whether more bytes came than the bound allows."""
+        return self.limit is not None and self.size > self.limit
+
     def body(self) -> bytes:
         """The bytes kept (at most one more than the bound)."""
         body = b"".join(self.chunks)
         return body if self.limit is None else body[: self.limit + 1]
+
+
+_T = TypeVar("_T")
+
+_RESET = frozenset({errno.ECONNRESET, errno.EPIPE, errno.ECONNABORTED})
+
+
+def _causes(error: BaseException) -> List[BaseException]:
+    """``error`` and the exceptions it was raised from, outermost first."""
+    seen: List[BaseException] = []
+    current: Optional[BaseException] = error
+    while current is not None and current not in seen:
+        seen.append(current)
+        current = current.__cause__ or current.__context__
+        reason = getattr(seen[-1], "reason", None)
+        if isinstance(reason, BaseException) and reason not in seen:
+            current = reason
+    return seen
+
+
+def _connect_kind(error: BaseException) -> str:
+    """The kind of a failure while connecting (nothing was sent)."""
+    for cause in _causes(error):
+        if isinstance(cause, ConnectionRefusedError):
+            return "refused"
+        if isinstance(cause, socket.gaierror):
+            return "dns"
+        if isinstance(cause, (TimeoutError, socket.timeout)):
+            return "connect_timeout"
+    return "connect"
+
+
+def _sent_kind(error: BaseException) -> str:
+    """The kind of a failure after the request went out."""
+    for cause in _causes(error):
+        if isinstance(cause, (TimeoutError, socket.timeout)):
+            return "timeout"
+        if isinstance(cause, http.client.RemoteDisconnected):
+            return "interrupted"
+        if isinstance(cause, http.client.IncompleteRead):
+            return "interrupted"
+        if isinstance(cause, OSError) and cause.errno in _RESET:
+            return "reset"
+        if isinstance(cause, http.client.HTTPException):
+            return "protocol"  # BadStatusLine, LineTooLong, too many headers
+    return "interrupted"
+
+
+def _within(opening: Callable[[], _T], timeout: float, discard: Callable[[_T], None]) -> _T:
+    """``opening()`` (send the request, wait for the status line and headers)
+    on a worker thread, waiting at most ``timeout`` seconds for it: the
+    socket's own timeout bounds each read, not a trickle of them. Past the
+    deadline the exchange is abandoned (``discard`` closes its response if
+    one comes later) and the timeout failure is raised."""
+    done = threading.Event()
+    lock = threading.Lock()
+    box: List[Any] = []
+    abandoned = [False]
+
+    def run() -> None:
+        try:
+            outcome: Tuple[bool, Any] = (True, opening())
+        except BaseException as error:  # handed to the waiting thread
+            outcome = (False, error)
+        with lock:
+            if abandoned[0]:
+                if outcome[0]:
+                    discard(outcome[1])
+                return
+            box.append(outcome)
+        done.set()
+
+    threading.Thread(target=run, name="acd-exchange", daemon=True).start()
+    if not done.wait(timeout):
+        with lock:
+            if not box:
+                abandoned[0] = True
+                raise TransportFailure("timeout", f"the response headers did not arrive within {timeout:g} s")
+    ok, value = box[0]
+    if not ok:
+        raise value
+    result: _T = value
+    return result
+
+
+def _check_complete(headers: Iterable[Tuple[str, str]], reader: "_BodyReader", method: str, status: int) -> None:
+    """A body shorter than its ``Content-Length`` is a broken exchange."""
+    if method == "HEAD" or status in (204, 304) or 100 <= status < 200:
+        return
+    if any(name.lower() == "content-encoding" for name, _ in headers):
+        return  # the declared length is of the encoded body
+    declared = _declared_length(headers)
+    if declared is not None and reader.size < declared and not reader.over():
+        raise TransportFailure(
+            "interrupted", f"the connection closed after {reader.size} of the {declared} body bytes announced")
+
+
+class _FinalResponse(http.client.HTTPResponse):
+    """Skips every ``1xx`` informational response (http.client skips only
+    ``100``) so the final response is the one read, as in httpx."""
+
+    def _read_status(self) -> Tuple[str, int, str]:
+        while True:
+            version, status, reason = super()._read_status()  # type: ignore[misc]
+            if not 102 <= status < 200:
+                return version, status, reason
+            http.client.parse_headers(self.fp)
+
+
+class _HTTPConnection(http.client.HTTPConnection):
+    response_class = _FinalResponse
+
+
+class _HTTPSConnection(http.client.HTTPSConnection):
+    response_class = _FinalResponse
+
+
+class _HTTPHandler(urllib.request.HTTPHandler):
+    def http_open(self, req: Any) -> Any:
+        return self.do_open(_HTTPConnection, req)
+
+
+class _HTTPSHandler(urllib.request.HTTPSHandler):
+    def https_open(self, req: Any) -> Any:
+        return self.do_open(_HTTPSConnection, req, context=self._context)  # type: ignore[attr-defined]
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -178,44 +330,99 @@ class UrllibTransport:
 
     def __init__(self, timeout: float = 30.0) -> None:
         self.timeout = timeout
-        self._opener = urllib.request.build_opener(_NoRedirect)
+        self._opener = urllib.request.build_opener(_NoRedirect, _HTTPHandler, _HTTPSHandler)
 
     def send(self, request: Request) -> Response:
         """Sends ``request`` with urllib; raises :class:`TransportFailure`
         when no full response arrived in time."""
         timeout = request.exchange_timeout(self.timeout)
         reader = _BodyReader(request.max_body_bytes, time.monotonic() + timeout, timeout)
-        http = urllib.request.Request(request.url, data=request.body, method=request.method, headers=dict(request.headers))
-        try:
+        prepared = urllib.request.Request(request.url, data=request.body, method=request.method,
+                                          headers=dict(request.headers))
+
+        def opening() -> Any:
             try:
-                reply = self._opener.open(http, timeout=timeout)
+                return self._opener.open(prepared, timeout=timeout)
             except urllib.error.HTTPError as error:
-                reply = error
+                return error
+
+        try:
+            reply = _within(opening, timeout, lambda reply: reply.close())
             with reply:
                 status = reply.status if hasattr(reply, "status") and reply.status is not None else reply.code
                 headers = list(reply.headers.items())
-                body = b"" if reader.skip(headers) else _read_urllib(reply, reader)
+                if reader.skip(headers):
+                    body = b""  # the core refuses it by its Content-Length
+                else:
+                    body = _read_urllib(reply, reader)
+                    _check_complete(headers, reader, request.method, status)
                 return Response(status, headers, body)
+        except TransportFailure:
+            raise
         except urllib.error.URLError as error:
-            reason = error.reason
-            if isinstance(reason, TimeoutError):
-                raise TransportFailure("timeout", str(error)) from error
-            raise TransportFailure("connect", str(error)) from error
-        except TimeoutError as error:
-            raise TransportFailure("timeout", str(error)) from error
-        except OSError as error:
-            raise TransportFailure("interrupted", str(error)) from error
+            # urllib wraps what failed while connecting and sending.
+            raise TransportFailure(_connect_kind(error), str(error.reason)) from error
+        except (OSError, http.client.HTTPException) as error:
+            raise TransportFailure(_sent_kind(error), str(error) or type(error).__name__) from error
 
     def close(self) -> None:
         """Nothing to release."""
 
 
 def _httpx_failure(httpx: Any, error: Exception) -> TransportFailure:
-    if isinstance(error, (httpx.ConnectError, httpx.ConnectTimeout)):
-        return TransportFailure("connect", str(error))
+    if isinstance(error, (httpx.ConnectTimeout, httpx.PoolTimeout)):
+        return TransportFailure("connect_timeout", str(error))
+    if isinstance(error, httpx.ConnectError):
+        return TransportFailure(_connect_kind(error), str(error))
     if isinstance(error, httpx.TimeoutException):
         return TransportFailure("timeout", str(error))
-    return TransportFailure("interrupted", str(error))
+    if isinstance(error, httpx.RemoteProtocolError):
+        text = str(error).lower()
+        broke = "disconnected" in text or "closed" in text or "incomplete" in text
+        return TransportFailure("interrupted" if broke else "protocol", str(error))
+    if isinstance(error, httpx.LocalProtocolError):
+        return TransportFailure("protocol", str(error))
+    kind = _sent_kind(error)
+    return TransportFailure(kind if kind in ("reset", "timeout") else "interrupted", str(error))
+
+
+def _unsolicited(client: Any, url: str) -> List[Any]:
+    """The idle pooled connections of ``client`` for ``url`` that hold bytes
+    nobody asked for (an extra response the server sent). httpcore checks
+    the socket before reusing a connection, but not what h11 has already
+    buffered; this looks there (nothing, for another transport or layout)."""
+    try:
+        pool = getattr(client._transport_for_url(client._merge_url(url)), "_pool", None)
+        connections = list(getattr(pool, "connections", []))
+    except Exception:
+        return []
+    found = []
+    for connection in connections:
+        inner = getattr(connection, "_connection", None)
+        state = getattr(inner, "_h11_state", None)
+        trailing = getattr(state, "trailing_data", None)
+        if trailing is not None and trailing[0]:
+            found.append(connection)
+    return found
+
+
+def _drop_unsolicited(client: Any, url: str) -> None:
+    """Closes each connection :func:`_unsolicited` finds, so an extra
+    response is never read as the answer to the next request."""
+    for connection in _unsolicited(client, url):
+        try:
+            connection.close()
+        except Exception:
+            pass
+
+
+async def _adrop_unsolicited(client: Any, url: str) -> None:
+    """:func:`_drop_unsolicited` for an ``httpx.AsyncClient``."""
+    for connection in _unsolicited(client, url):
+        try:
+            await connection.aclose()
+        except Exception:
+            pass
 
 
 class HttpxTransport:
@@ -236,9 +443,11 @@ class HttpxTransport:
         """Sends ``request``; httpx failures become :class:`TransportFailure`."""
         timeout = request.exchange_timeout(self.timeout)
         reader = _BodyReader(request.max_body_bytes, time.monotonic() + timeout, timeout)
+        built = self.client.build_request(request.method, request.url, headers=request.headers, content=request.body)
         try:
-            with self.client.stream(request.method, request.url, headers=request.headers, content=request.body,
-                                    follow_redirects=False) as reply:
+            reply = _within(lambda: self.client.send(built, stream=True, follow_redirects=False), timeout,
+                            lambda reply: reply.close())
+            try:
                 headers = list(reply.headers.items())
                 if not reader.skip(headers):
                     reader.check_deadline()
@@ -247,6 +456,9 @@ class HttpxTransport:
                         if not reader.add(chunk):
                             break
                 return Response(reply.status_code, headers, reader.body())
+            finally:
+                reply.close()
+                _drop_unsolicited(self.client, request.url)
         except self._httpx.TransportError as error:
             raise _httpx_failure(self._httpx, error) from error
 
@@ -291,7 +503,8 @@ class AsyncHttpxTransport:
                 async for chunk in chunks:
                     if not reader.add(chunk):
                         break
-            return Response(reply.status_code, headers, reader.body())
+        await _adrop_unsolicited(self.client, request.url)
+        return Response(reply.status_code, headers, reader.body())
 
     async def aclose(self) -> None:
         """Closes the httpx client if it was made here."""

@@ -56,6 +56,7 @@ class VirtualClock:
         self._start_ms = self._now_ms
         self.sleeps: List[float] = []
         """Every sleep asked for, in seconds, in order."""
+        self._read: Optional[float] = None
 
     def __repr__(self) -> str:
         return f"VirtualClock(now={self.now})"
@@ -112,6 +113,7 @@ class SandboxClock:
         self._timeout = timeout
         self.sleeps: List[float] = []
         """Every sleep asked for, in seconds, in order."""
+        self._read: Optional[float] = None
 
     def __repr__(self) -> str:
         return f"SandboxClock({self.base_url!r})"
@@ -140,26 +142,45 @@ class SandboxClock:
 
     def __call__(self) -> float:
         """The sandbox's current instant in Unix seconds (so the clock itself is a ``clock=``)."""
-        return self._call()
+        self._read = self._call()
+        return self._read
 
     def advance(self, seconds: float) -> float:
         """Moves the sandbox's clock ``seconds`` forward (rounded up to whole
         ms); returns the new instant (Unix seconds)."""
         if seconds < 0:
             raise ValueError(f"the sandbox clock is moved forward only here; got {seconds} s")
-        return self._call({"advance_ms": max(0, math.ceil(seconds * 1000 - 1e-6))})
+        self._read = self._call({"advance_ms": max(0, math.ceil(seconds * 1000 - 1e-6))})
+        return self._read
 
     def set(self, now: float) -> float:
         """Sets the sandbox's clock to ``now`` (Unix seconds)."""
-        return self._call({"now_ms": round(now * 1000)})
+        self._read = self._call({"now_ms": round(now * 1000)})
+        return self._read
 
     def sleep(self, seconds: float) -> None:
-        """Records the sleep and advances the sandbox's clock."""
+        """Records the sleep and moves the sandbox's clock to the instant it
+        ends: ``seconds`` after the clock was last read (the client reads it
+        just before it sleeps). Sleeps to an instant the clock has already
+        reached move nothing, so concurrent sleeps to the same instant move
+        it once. A client sleeps only for the waits its core planned (its
+        transports' own time-outs are not sleeps)."""
         self.sleeps.append(seconds)
-        self.advance(max(0.0, seconds))
+        base = self._read if self._read is not None else self._call()
+        target = base + max(0.0, seconds)
+        now = self._call()
+        if target > now:
+            self._call({"advance_ms": max(0, math.ceil((target - now) * 1000 - 1e-6))})
 
     async def async_sleep(self, seconds: float) -> None:
-        """:meth:`sleep` for asyncio clients (the request to the sandbox is a short blocking one)."""
+        """:meth:`sleep` for asyncio clients. It first lets the answers
+        already on their way over loopback arrive (a session wakes at the
+        next outcome or at its wake-up, whichever is first; in the sandbox's
+        time the answers come first), then moves the clock."""
+        import asyncio
+
+        for _ in range(5):
+            await asyncio.sleep(0.002)
         self.sleep(seconds)
 
 

@@ -10,12 +10,16 @@ import com.sun.net.httpserver.HttpExchange
 import dev.acd.AcdException
 import dev.acd.AcdHttpClient
 import dev.acd.AcdTimeoutException
+import dev.acd.ConnectionException
 import dev.acd.JavaHttpTransport
 import dev.acd.RetryPolicy
 import kotlinx.coroutines.runBlocking
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.assertThrows
+import java.net.ServerSocket
 import java.util.concurrent.atomic.AtomicLong
+import kotlinx.serialization.json.buildJsonObject
+import kotlinx.serialization.json.put
 import kotlin.test.assertEquals
 import kotlin.test.assertFalse
 import kotlin.test.assertTrue
@@ -31,6 +35,25 @@ private fun page(exchange: HttpExchange) {
 }
 
 class MisbehavingServerTest {
+    @Test
+    fun `a refused connection names the origin and the reason, and a never-sent POST is retried`() {
+        val port = ServerSocket(0).use { it.localPort }
+        val url = "http://127.0.0.1:$port"
+        val retry = RetryPolicy(maxAttempts = 2, backoffBase = 1.milliseconds, backoffCap = 2.milliseconds)
+        AcdHttpClient(SECRET, url, retry = retry).use { api ->
+            val error = assertThrows<ConnectionException> {
+                runBlocking { api.runs.create("agent-1", buildJsonObject { put("x", 1) }) }
+            }
+            assertFalse(error is AcdTimeoutException)
+            val message = error.message ?: ""
+            assertTrue(message.contains("gave up after 2 attempt(s)"), message)
+            assertTrue(
+                message.contains("the request to $url failed in transport: could not connect (connection refused)"),
+                message,
+            )
+        }
+    }
+
     @Test
     fun `a 302 is not followed - the call fails naming 302 and the Location, the second server sees nothing`() {
         FaultServer.raw { _, exchange -> page(exchange) }.use { second ->

@@ -1,7 +1,9 @@
-"""Replays tests/vectors/client-errors.json: each core error (its JSON)
-gets the category and sentence the vector lists, from the core
-(``acd.ffi.client_error_json``, the driver protocol's error object), and the
-class the one table of ``acd._errors`` maps that category to."""
+"""Replays tests/vectors/client-errors.json through the public facade:
+core turns each error's JSON into the driver protocol's flat error object
+(``acd.ffi.client_error_json``), and the class the package raises for it
+must be the one the vector lists for Python (core's table,
+``ErrorCategory::classes``). No test here names a category it then asserts:
+the category comes from core."""
 from __future__ import annotations
 
 import json
@@ -15,13 +17,6 @@ from acd._errors import from_core
 from conftest import load, vector_files
 
 CASES: List[Dict[str, Any]] = [case for path in vector_files("client-errors") for case in load(path)["cases"]]
-# docs/sdk.md's error table, by category (what was never sent has no status).
-CLASSES = {
-    "config": acd.ConfigError, "request": acd.RequestError, "authentication": acd.AuthenticationError,
-    "permission": acd.PermissionDeniedError, "not_found": acd.NotFoundError, "rate_limit": acd.RateLimitError,
-    "server": acd.InternalServerError, "connection": acd.APIConnectionError, "timeout": acd.APITimeoutError,
-    "interrupted": acd.APIConnectionError, "protocol": acd.APIError, "cancelled": acd.APIError,
-}
 
 
 def test_the_error_vectors_are_present() -> None:
@@ -30,11 +25,34 @@ def test_the_error_vectors_are_present() -> None:
 
 @pytest.mark.parametrize("case", CASES, ids=[case["name"] for case in CASES])
 def test_error_vector(case: Dict[str, Any]) -> None:
+    expect = case["expect"]
     error = json.loads(ffi.client_error_json(json.dumps(case["input"])))
-    assert {"category": error["category"], "message": error["message"]} == case["expect"]
+    for member in ("category", "message", "status", "sent", "retry_at_ms"):
+        if member in expect:
+            assert error[member] == expect[member], member
     raised = from_core(error, error["message"])
-    expected = CLASSES[error["category"]]
-    if expected is acd.RequestError and error.get("status") is not None:
-        expected = acd.BadRequestError if error["status"] == 400 else acd.APIError
-    assert type(raised) is expected
-    assert str(raised) == case["expect"]["message"]
+    if "classes" in expect:
+        assert type(raised).__name__ == expect["classes"]["python"]
+        assert type(raised) is getattr(acd, expect["classes"]["python"])
+    assert str(raised) == error["message"]
+    assert raised.status == expect.get("status", raised.status)
+    if isinstance(raised, acd.RateLimitError) and "retry_at_ms" in expect:
+        assert raised.retry_at == expect["retry_at_ms"] / 1000
+
+
+def test_every_core_category_maps_to_the_class_core_names() -> None:
+    table = json.loads(ffi.error_categories_json())
+    assert len(table) >= 13
+    for row in table:
+        raised = from_core({"category": row["category"], "message": "m"}, "m")
+        assert type(raised).__name__ == row["python"], row
+        assert isinstance(raised, acd.AcdError)
+
+
+def test_a_418_is_a_bad_request_and_an_api_error() -> None:
+    error = json.loads(ffi.client_error_json(json.dumps(
+        {"type": "api", "status": 418, "detail": "teapot", "extra": {"hint": 1}})))
+    raised = from_core(error, error["message"])
+    assert isinstance(raised, acd.BadRequestError) and isinstance(raised, acd.APIError)
+    assert raised.body == {"detail": "teapot", "status": 418, "hint": 1}
+    assert raised.detail == "teapot" and raised.sent is True

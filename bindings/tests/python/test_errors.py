@@ -20,6 +20,16 @@ def from_core(error: Dict[str, Any], message: str) -> acd.AcdError:
 API_404: Dict[str, Any] = {"type": "api", "status": 404, "detail": "No table \"x\" exists.", "extra": {}}
 
 
+def _core(error: Dict[str, Any]) -> Dict[str, Any]:
+    """The core's flat error object for ``error`` (its JSON form)."""
+    import json
+
+    from acd import ffi
+
+    flat: Dict[str, Any] = json.loads(ffi.client_error_json(json.dumps(error)))
+    return flat
+
+
 @pytest.mark.parametrize(
     "error, expected",
     [
@@ -27,15 +37,15 @@ API_404: Dict[str, Any] = {"type": "api", "status": 404, "detail": "No table \"x
         ({"type": "api", "status": 401, "detail": "who", "extra": {}}, acd.AuthenticationError),
         ({"type": "api", "status": 403, "detail": "no", "extra": {}}, acd.PermissionDeniedError),
         (API_404, acd.NotFoundError),
-        ({"type": "api", "status": 405, "detail": "method", "extra": {}}, acd.APIError),
+        ({"type": "api", "status": 405, "detail": "method", "extra": {}}, acd.BadRequestError),
         ({"type": "gave_up", "attempts": 5, "reason": {"type": "max_attempts", "attempts": 5},
           "last": {"type": "api", "status": 429, "detail": "slow down", "extra": {}}}, acd.RateLimitError),
         ({"type": "gave_up", "attempts": 5, "reason": {"type": "max_attempts", "attempts": 5},
           "last": {"type": "api", "status": 503, "detail": "busy", "extra": {}}}, acd.InternalServerError),
         ({"type": "transport", "failure": "connect"}, acd.APIConnectionError),
-        ({"type": "transport", "failure": "interrupted"}, acd.APIConnectionError),
+        ({"type": "transport", "failure": "interrupted"}, acd.APIInterruptedError),
         ({"type": "transport", "failure": "timeout"}, acd.APITimeoutError),
-        ({"type": "protocol", "status": 200, "problem": "not JSON"}, acd.APIError),
+        ({"type": "protocol", "status": 200, "problem": "not JSON"}, acd.ProtocolError),
         ({"type": "invalid_params", "operation": "listTableRecords", "problems": []}, acd.RequestError),
         ({"type": "no_credential", "operation": "listTableRecords"}, acd.ConfigError),
         ({"type": "unknown_credential", "credential": "ops"}, acd.ConfigError),
@@ -43,18 +53,23 @@ API_404: Dict[str, Any] = {"type": "api", "status": 404, "detail": "No table \"x
         ({"type": "poll_deadline", "deadline_at": 1, "last_status": "running"}, acd.APITimeoutError),
         ({"type": "rate_limited_too_long", "status": 429, "limit": "per_user", "retry_at": 2,
           "wait_ms": 1, "max_wait_ms": 0}, acd.RateLimitError),
-        ({"type": "redirect", "status": 301, "location": None}, acd.APIError),
+        ({"type": "redirect", "status": 301, "location": None}, acd.ProtocolError),
     ],
 )
 def test_each_core_error_becomes_the_expected_class(error: Dict[str, Any], expected: Type[acd.AcdError]) -> None:
-    raised = from_core(error, "the sentence")
+    import json
+
+    from acd import ffi
+
+    raised = from_core(json.loads(ffi.client_error_json(json.dumps(error))), "the sentence")
     assert type(raised) is expected
     assert str(raised) == "the sentence"
 
 
 def test_an_api_error_carries_status_detail_and_the_whole_body() -> None:
-    error = from_core({"type": "api", "status": 400, "detail": "2 invalid parameters",
-                       "extra": {"errors": [{"parameter": "limit", "problem": "too big"}]}}, "the API answered 400")
+    error = from_core(_core({"type": "api", "status": 400, "detail": "2 invalid parameters",
+                             "extra": {"errors": [{"parameter": "limit", "problem": "too big"}]}}),
+                      "the API answered 400")
     assert isinstance(error, acd.BadRequestError)
     assert (error.status, error.detail) == (400, "2 invalid parameters")
     assert error.body == {"detail": "2 invalid parameters", "status": 400,
@@ -62,8 +77,8 @@ def test_an_api_error_carries_status_detail_and_the_whole_body() -> None:
 
 
 def test_a_retried_error_reports_the_last_attempt_status_and_body() -> None:
-    error = from_core({"type": "gave_up", "attempts": 3, "reason": {"type": "max_attempts", "attempts": 3},
-                       "last": {"type": "api", "status": 429, "detail": "Rate limit exceeded.", "extra": {}}},
+    error = from_core(_core({"type": "gave_up", "attempts": 3, "reason": {"type": "max_attempts", "attempts": 3},
+                             "last": {"type": "api", "status": 429, "detail": "Rate limit exceeded.", "extra": {}}}),
                       "gave up after 3 attempt(s)")
     assert isinstance(error, acd.RateLimitError)
     assert (error.status, error.detail, error.body) == (429, "Rate limit exceeded.",
@@ -72,9 +87,14 @@ def test_a_retried_error_reports_the_last_attempt_status_and_body() -> None:
 
 
 def test_transport_errors_have_no_status_and_no_body() -> None:
-    error = from_core({"type": "transport", "failure": "timeout"}, "no response arrived")
+    import json
+
+    from acd import ffi
+
+    core = json.loads(ffi.client_error_json(json.dumps({"type": "transport", "failure": "timeout"})))
+    error = from_core(core, core["message"])
     assert isinstance(error, acd.APIConnectionError) and isinstance(error, acd.APITimeoutError)
-    assert (error.status, error.detail, error.body) == (None, "no response arrived", None)
+    assert (error.status, error.detail, error.body) == (None, core["message"], None)
 
 
 def test_the_hierarchy_matches_openai_python() -> None:

@@ -79,3 +79,42 @@ def test_a_sandbox_on_the_system_clock_is_named() -> None:
         with pytest.raises(acd.AcdError, match="--clock manual") as raised:
             clock.advance(1)
         assert raised.value.status == 409
+
+
+def test_concurrent_sleeps_to_one_instant_move_the_clock_once(sandbox: str) -> None:
+    clock = SandboxClock(sandbox)
+    now = clock.set(1_700_000_000.0)
+    assert clock() == now
+    for _ in range(10):
+        clock.sleep(6.0)  # ten sleeps asked at the same reading
+    assert clock() == now + 6.0
+
+
+@pytest.mark.parametrize("flavour", ["async", "sync"])
+def test_seven_concurrent_reads_take_one_extra_window_not_two(sandbox: str, flavour: str) -> None:
+    """Issue 47's "done when": 7 reads at once at the default 5 per 60 s,
+    started 1 s before the sandbox's window ends, end in the next window
+    (one window of sandbox time at most), with no 429 and no crash."""
+    import asyncio
+
+    clock = SandboxClock(sandbox)
+    # 1 s before a window boundary of the sandbox's aligned 60 s windows.
+    start = clock.set(1_700_000_039.0)
+    if flavour == "async":
+        async def main() -> List[List[acd.Record]]:
+            async with acd.AsyncHttpClient("acd_live_demo_ada", base_url=sandbox, clock=clock,
+                                           sleep=clock.async_sleep) as api:
+                return list(await asyncio.gather(*(api.tables.read("orders", page_size=2) for _ in range(7))))
+
+        pages = asyncio.run(main())
+    else:
+        transport = Counting()
+        with acd.HttpClient("acd_live_demo_ada", base_url=sandbox, http_client=transport, clock=clock,
+                            sleep=clock.sleep) as api:
+            pages = [api.tables.read("orders", page_size=2) for _ in range(7)]
+        assert transport.statuses == [200] * 7
+    assert pages == [ROWS[:2]] * 7
+    elapsed = clock() - start
+    # 5 go at once; 2 once the window has ended (1 s) plus at most 1 s of jitter.
+    assert 1.0 <= elapsed <= 2.5, elapsed
+    assert elapsed < 60.0

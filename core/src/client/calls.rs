@@ -71,9 +71,11 @@ pub(crate) struct CallState {
     pub(crate) wake_at: UnixMillis,
     /// The caller's options for every request of the call.
     pub(crate) options: CallOptions,
-    /// When the call's first request was first sent (its timeout counts
-    /// from there).
+    /// When the call's first request was first sent.
     pub(crate) first_sent_at: Option<UnixMillis>,
+    /// When the host first polled the call (its timeout counts from there,
+    /// so a throttle wait before the first send counts too).
+    pub(crate) started_at: Option<UnixMillis>,
 }
 
 impl CallState {
@@ -97,13 +99,15 @@ impl CallState {
             wake_at: UnixMillis::ZERO,
             options,
             first_sent_at: None,
+            started_at: None,
         }
     }
 
-    /// When the call must be over: its first send plus its `timeout_ms`.
+    /// When the call must be over: its start (the first poll that saw it)
+    /// plus its `timeout_ms`.
     pub(crate) fn deadline(&self) -> Option<UnixMillis> {
         let timeout = self.options.timeout_ms?;
-        Some(self.first_sent_at?.saturating_add(timeout))
+        Some(self.started_at?.saturating_add(timeout))
     }
 
     /// Moves on to a new logical request (the next page or poll), which
@@ -148,11 +152,19 @@ impl CallState {
         }
     }
 
-    /// Whether `wait` is news to the caller (then it is remembered).
+    /// Whether `wait` is news to the caller (then it is remembered): a
+    /// wait for another reason or limit, or one that ends later than the
+    /// one said. A wait that only got shorter (the server's headers told of
+    /// an earlier reset) is not said again: each wait is said once.
     pub(crate) fn announce(&mut self, wait: &Wait) -> bool {
         self.wake_at = wait.until;
-        if self.announced.as_ref() == Some(wait) {
-            return false;
+        if let Some(said) = &self.announced {
+            let same = said.reason == wait.reason
+                && said.limit.as_ref().map(|limit| &limit.name)
+                    == wait.limit.as_ref().map(|limit| &limit.name);
+            if same && wait.until <= said.until {
+                return false;
+            }
         }
         self.announced = Some(wait.clone());
         true

@@ -83,14 +83,18 @@ impl Client {
                     Err(error) => return self.end_failed(id, error),
                 };
                 let next = pager.next_spec();
-                self.events.push_back((
-                    id,
-                    Event::Page {
-                        records,
-                        page,
-                        last,
-                    },
-                ));
+                // An empty page after the first only says the previous one
+                // was the last: the pager ends without it.
+                if !(records.is_empty() && page > 1) {
+                    self.events.push_back((
+                        id,
+                        Event::Page {
+                            records,
+                            page,
+                            last,
+                        },
+                    ));
+                }
                 if last {
                     return self.done(id);
                 }

@@ -90,6 +90,13 @@ impl ClientCredential {
         Self::api_key(DEFAULT_CREDENTIAL_ID, secret, DEFAULT_CREDENTIAL_USER)
     }
 
+    /// The credential behind a bare OAuth token (a config document's
+    /// `token`): id [`DEFAULT_CREDENTIAL_ID`], user
+    /// [`DEFAULT_CREDENTIAL_USER`], sent as `Authorization: Bearer`.
+    pub fn default_oauth_token(secret: impl Into<String>) -> Self {
+        Self::oauth_token(DEFAULT_CREDENTIAL_ID, secret, DEFAULT_CREDENTIAL_USER)
+    }
+
     /// An API key of `user`.
     pub fn api_key(id: impl Into<String>, secret: impl Into<String>, user: &str) -> Self {
         Self {
@@ -110,6 +117,12 @@ impl ClientCredential {
         }
     }
 }
+
+/// How long one exchange (send to the last byte of the body) may take when
+/// the call sets no shorter timeout: 30 s. Every transmit's `timeout_at`
+/// is at most this far after its send ([`super::Batch`]), so every
+/// transport reads the one default from the core.
+pub const DEFAULT_EXCHANGE_TIMEOUT_MS: u64 = 30_000;
 
 /// The default [`ClientConfig::max_body_bytes`]: 32 MiB.
 ///

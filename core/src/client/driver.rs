@@ -17,7 +17,7 @@ use super::config::ClientConfig;
 use super::deprecation::DeprecationTracker;
 use super::error::{ClientError, GiveUpReason};
 use super::event::{Event, LimitInfo, LimitOrigin};
-use super::http::Outcome;
+use super::http::{url_origin, Outcome};
 use super::notice::retrying_message;
 use super::random::{uniform_inclusive, Entropy, KeyStream};
 use super::ratelimit_headers::parse_rate_limit_headers;
@@ -194,8 +194,14 @@ impl Client {
     }
 
     fn try_send(&mut self, id: CallId, now: UnixMillis) -> Option<Transmit> {
+        // The call's timeout counts from the first time it could have gone.
+        self.calls.get_mut(&id)?.started_at.get_or_insert(now);
         let call = self.calls.get(&id)?;
         let firm = now < call.not_before;
+        // A quota wait on a limit with sends in flight is provisional: their
+        // answers tell when the server's window really ends, so it is said
+        // only once they are in.
+        let mut provisional = false;
         let wait = if firm {
             Some(Wait {
                 until: call.not_before,
@@ -211,6 +217,11 @@ impl Client {
                         self.end_failed(id, error);
                         return None;
                     }
+                    provisional = reason == WaitReason::Quota
+                        && self
+                            .throttle
+                            .model(&limit)
+                            .is_some_and(|model| model.in_flight > 0);
                     let limit = self.limit_info(&call.request, &limit);
                     // Up to the backoff base (never above the cap), drawn once
                     // per attempt, so instances told the same instant spread.
@@ -229,7 +240,16 @@ impl Client {
                     call.throttle_wait = Some(wait.clone());
                     Some(wait)
                 }
-                _ => call.throttle_wait.clone().filter(|wait| wait.until > now),
+                // The planned instant has come: the jitter drawn on top of
+                // it still holds the call. A wait whose instant is still
+                // ahead while the plan says "now" was planned before answers
+                // that freed the limit: it no longer holds.
+                _ => {
+                    let jitter = call.throttle_jitter.unwrap_or(0);
+                    call.throttle_wait
+                        .clone()
+                        .filter(|wait| wait.until > now && wait.until.saturating_sub(jitter) <= now)
+                }
             }
         };
         let call = self.calls.get_mut(&id)?;
@@ -248,7 +268,11 @@ impl Client {
                 if !firm {
                     call.throttled_since.get_or_insert(now);
                 }
-                self.announce_wait(id, wait, now);
+                if provisional {
+                    call.wake_at = wait.until;
+                } else {
+                    self.announce_wait(id, wait, now);
+                }
                 None
             }
             None => {
@@ -383,10 +407,11 @@ impl Client {
             }
             RetryDecision::Done => {
                 let result = match &outcome {
-                    Outcome::Response(response) => self.interpret(&request, response),
-                    Outcome::Transport(failure) => {
-                        Err(ClientError::Transport { failure: *failure })
-                    }
+                    Outcome::Response(response) => self.interpret_at(&request, response, now),
+                    Outcome::Transport(failure) => Err(ClientError::Transport {
+                        failure: *failure,
+                        origin: url_origin(&request.url),
+                    }),
                 };
                 if let Ok(ApiResponse::Index { index, .. }) = &result {
                     self.throttle.learn_index(&index.rate_limits);
@@ -404,15 +429,20 @@ impl Client {
             }
             RetryDecision::GiveUp { reason } => {
                 let last = match &outcome {
-                    Outcome::Response(response) => match self.interpret(&request, response) {
+                    Outcome::Response(response) => match self.interpret_at(&request, response, now)
+                    {
                         Err(error) => error,
                         Ok(_) => ClientError::Protocol {
                             status: response.status,
                             problem: "a successful response was not accepted".into(),
                         },
                     },
-                    Outcome::Transport(failure) => ClientError::Transport { failure: *failure },
+                    Outcome::Transport(failure) => ClientError::Transport {
+                        failure: *failure,
+                        origin: url_origin(&request.url),
+                    },
                 };
+                let last = with_retry_at(last, &outcome, now);
                 let error = match reason {
                     GiveUpReason::NotRetryable { .. } => last,
                     reason => ClientError::GaveUp {
@@ -425,6 +455,26 @@ impl Client {
             }
         }
         Ok(())
+    }
+
+    /// [`Client::interpret`], a 429's error carrying when the server said
+    /// to come back.
+    fn interpret_at(
+        &self,
+        request: &ClientRequest,
+        response: &super::http::HttpResponse,
+        now: UnixMillis,
+    ) -> Result<ApiResponse, ClientError> {
+        let mut result = self.interpret(request, response);
+        if let Err(ClientError::Api {
+            status: 429,
+            retry_at,
+            ..
+        }) = &mut result
+        {
+            *retry_at = parse_rate_limit_headers(&response.headers, now).refused_until();
+        }
+        result
     }
 
     fn interpret(
@@ -450,16 +500,22 @@ impl Client {
         key: &str,
         now: UnixMillis,
     ) -> Option<ClientError> {
-        let until = self.throttle.model(key)?.server_until?;
+        let until = self.throttle.server_until(&request.limits, key)?;
         let wait = ServerWait::new(until, now, self.throttle.max_wait_ms());
         if !wait.is_too_long() {
             return None;
         }
+        let named = match self.throttle.model(key) {
+            Some(_) => key,
+            None => request
+                .limits
+                .last()
+                .map_or(key, |limit| limit.key.as_str()),
+        };
         let limit = self
-            .limit_info(request, key)
+            .limit_info(request, named)
             .map_or_else(|| key.to_owned(), |info| info.name);
         Some(ClientError::RateLimitedTooLong {
-            status: 429,
             limit,
             retry_at: until,
             wait_ms: wait.wait_ms,
@@ -468,15 +524,40 @@ impl Client {
     }
 
     /// The limit that refused the request: the one blocked longest.
+    /// When the answer named none, the request's most specific limit (its
+    /// last: an operation's own limit comes after the base one) is named.
     fn refusing_limit(&self, request: &ClientRequest, now: UnixMillis) -> Option<LimitInfo> {
         let key = request
             .limits
             .iter()
             .filter_map(|limit| self.throttle.model(&limit.key))
             .filter(|model| model.blocked_until > now)
-            .max_by_key(|model| model.blocked_until)?
-            .key
-            .clone();
+            .max_by_key(|model| model.blocked_until)
+            .map(|model| model.key.clone())
+            .or_else(|| request.limits.last().map(|limit| limit.key.clone()))?;
         self.limit_info(request, &key)
+    }
+}
+
+/// `error` with the time a 429 said to come back (its `Retry-After` or
+/// rate-limit headers), so every rate-limit error carries it.
+fn with_retry_at(error: ClientError, outcome: &Outcome, now: UnixMillis) -> ClientError {
+    match (error, outcome) {
+        (
+            ClientError::Api {
+                status: 429,
+                detail,
+                extra,
+                retry_at: None,
+            },
+            Outcome::Response(response),
+        ) => ClientError::Api {
+            status: 429,
+            detail,
+            extra,
+            retry_at: super::ratelimit_headers::parse_rate_limit_headers(&response.headers, now)
+                .refused_until(),
+        },
+        (error, _) => error,
     }
 }

@@ -7,6 +7,7 @@
 
 use super::error_members::ExtraMembers;
 use super::http::TransportFailure;
+use super::sentence::{date_text, duration_text};
 use crate::model::ParamProblem;
 use crate::UnixMillis;
 use serde::{Deserialize, Serialize};
@@ -43,7 +44,7 @@ pub enum GiveUpReason {
     /// return than [`super::RetryPolicy::max_throttled`] allows.
     #[error(
         "the server refused {refusals} attempts with 429, more than the retry policy's \
-         max_throttled allows; the quota is in use elsewhere, so try again later"
+         limit on throttled attempts allows; the quota is in use elsewhere, so try again later"
     )]
     MaxThrottled {
         /// 429s with a server time met, this one included.
@@ -51,8 +52,11 @@ pub enum GiveUpReason {
     },
     /// The next attempt would start after the overall deadline.
     #[error(
-        "the next attempt (at {next_at} Unix ms) would start after the call's deadline \
-         ({deadline_at} Unix ms); raise the retry policy's deadline_ms to wait longer"
+        "the next attempt (at {}) would start {} after the call's deadline ({}); raise the \
+         retry policy's deadline to wait longer",
+        date_text(*next_at),
+        duration_text(next_at.saturating_since(*deadline_at)),
+        date_text(*deadline_at)
     )]
     Deadline {
         /// When the call must be finished.
@@ -62,8 +66,11 @@ pub enum GiveUpReason {
     },
     /// The server asked for a longer wait than the caller accepts.
     #[error(
-        "the server asked to retry at {retry_at} Unix ms ({wait_ms} ms from now), longer than \
-         the {max_wait_ms} ms the retry policy's max_retry_after_ms allows; retry after that time"
+        "the server asked to retry at {} ({} from now), longer than the {} the retry \
+         policy's longest server wait allows; retry after that time",
+        date_text(*retry_at),
+        duration_text(*wait_ms),
+        duration_text(*max_wait_ms)
     )]
     RetryAfterTooLong {
         /// The server's retry time.
@@ -128,15 +135,15 @@ pub enum ClientError {
     },
     /// The operation needs a credential and none is configured.
     #[error(
-        "operation {operation:?} needs a credential; add an API key or OAuth token to \
-         the client's credentials"
+        "operation {operation:?} needs a credential; give the client an API key or an OAuth \
+         token"
     )]
     NoCredential {
         /// The operation.
         operation: String,
     },
     /// The request named a credential the client does not have.
-    #[error("no credential with id {credential:?} is configured in the client's credentials")]
+    #[error("the client has no credential with id {credential:?}; name one of its credentials")]
     UnknownCredential {
         /// The id asked for.
         credential: String,
@@ -177,6 +184,10 @@ pub enum ClientError {
         detail: String,
         /// Every other member of the body (e.g. the 400 `errors` array).
         extra: ExtraMembers,
+        /// For a 429: when the server said the limit admits a request again
+        /// (its `Retry-After` or rate-limit headers), when it said.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        retry_at: Option<UnixMillis>,
     },
     /// The response broke the API's contract (wrong envelope, bad JSON…).
     #[error("the response (status {status}) broke the API contract: {problem}")]
@@ -214,19 +225,19 @@ pub enum ClientError {
         /// The bound, in bytes.
         limit: u64,
     },
-    /// A limit the request counts against admits no request before a time
-    /// the server named (in its rate-limit headers or a 429) further ahead
-    /// than [`super::RetryPolicy::max_retry_after_ms`]: the call ends at once
-    /// instead of waiting. `status` is 429, the refusal that time stands
-    /// for, so every language reports it as its rate-limit error.
+    /// The call was not sent: a limit its request counts against admits no
+    /// request before a time the server named in a 429 further ahead than
+    /// [`super::RetryPolicy::max_retry_after_ms`], so the call ends at once
+    /// instead of waiting. No HTTP answer belongs to this call (it carries
+    /// no `status`); its category is `rate_limit`.
     #[error(
-        "the server says the {limit} limit admits no request before {retry_at} Unix ms \
-         ({wait_ms} ms from now), longer than the {max_wait_ms} ms \
-         the retry policy's max_retry_after_ms allows; try again after that time"
+        "not sent: the server says the {limit} limit admits no request before {} ({} from now), longer \
+         than the {} the retry policy's longest server wait allows; try again after that time",
+        date_text(*retry_at),
+        duration_text(*wait_ms),
+        duration_text(*max_wait_ms)
     )]
     RateLimitedTooLong {
-        /// 429: the refusal the server's time stands for.
-        status: u16,
         /// The limit's name.
         limit: String,
         /// The server's time.
@@ -237,10 +248,14 @@ pub enum ClientError {
         max_wait_ms: u64,
     },
     /// The transport failed and the call was not (or no longer) retried.
-    #[error("the request failed in transport: {failure}")]
+    #[error("{}", transport_sentence(*failure, origin.as_deref()))]
     Transport {
         /// How it failed.
         failure: TransportFailure,
+        /// The origin it was sent to (`scheme://host:port`: never a
+        /// credential, path or query), when known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        origin: Option<String>,
     },
     /// Retrying stopped; `last` is the final attempt's error.
     #[error("gave up after {attempts} attempt(s): {reason}; last error: {last}")]
@@ -254,8 +269,9 @@ pub enum ClientError {
     },
     /// A run poller's deadline passed before the run reached a terminal status.
     #[error(
-        "the run did not reach a terminal status before the poller's deadline ({deadline_at} \
-         Unix ms); its last status was {last_status:?}; raise the poller's deadline_ms to wait longer"
+        "the run did not reach a terminal status before the wait's deadline ({}); its last \
+         status was {last_status:?}; raise the run wait's timeout to wait longer",
+        date_text(*deadline_at)
     )]
     PollDeadline {
         /// The deadline.
@@ -296,8 +312,9 @@ pub enum ClientError {
     /// The call's own timeout (`timeout_ms` of its options) passed before it
     /// finished, waits and retries included.
     #[error(
-        "the call did not finish within its timeout of {timeout_ms} ms from its first send \
-         (waits and retries included); raise the call's timeout_ms to wait longer"
+        "the call did not finish within its timeout of {} from its first send (waits and \
+         retries included); raise the call's timeout to wait longer",
+        duration_text(*timeout_ms)
     )]
     CallTimedOut {
         /// The call's timeout.
@@ -341,6 +358,14 @@ fn invalid_params_sentence(operation: &str, problems: &[ParamProblem]) -> String
         if problems.len() == 1 { "" } else { "s" },
         shown.join("; ")
     )
+}
+
+/// The sentence of a transport failure, naming the origin when known.
+fn transport_sentence(failure: TransportFailure, origin: Option<&str>) -> String {
+    match origin {
+        Some(origin) => format!("the request to {origin} failed in transport: {failure}"),
+        None => format!("the request failed in transport: {failure}"),
+    }
 }
 
 #[cfg(test)]

@@ -58,6 +58,7 @@ mod ratelimit_headers;
 mod request;
 mod response;
 mod retry;
+mod sentence;
 mod server_wait;
 mod start;
 mod structured;
@@ -71,15 +72,17 @@ pub use category::ErrorCategory;
 pub use config::{
     normalise_base_url, stable_egress_url_for, ApiKeyHeader, ClientConfig, ClientCredential,
     CLIENT_VERSION, DEFAULT_BASE_URL, DEFAULT_CREDENTIAL_ID, DEFAULT_CREDENTIAL_USER,
-    DEFAULT_MAX_BODY_BYTES, ENV_API_KEY, ENV_BASE_URL, STABLE_EGRESS_PATH, USER_AGENT,
+    DEFAULT_EXCHANGE_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, ENV_API_KEY, ENV_BASE_URL,
+    STABLE_EGRESS_PATH, USER_AGENT,
 };
 pub use deprecation::{parse_deprecation, Deprecated, DeprecationTracker, DeprecationWarning};
 pub use driver::{Client, Transmit};
 pub use error::{ClientError, GiveUpReason};
 pub use error_members::ExtraMembers;
 pub use event::{Event, LimitInfo, LimitOrigin};
-pub use http::{HttpResponse, Outcome, TransportFailure};
+pub use http::{url_origin, HttpResponse, Outcome, TransportFailure};
 pub use member::string_member;
+pub use notice::{notice_levels, NoticeLevel, VISIBLE_WAIT_MS};
 pub use paging::{ConnectionPagerOptions, PagingMode, TablePagerOptions};
 pub use polling::PollOptions;
 pub use random::{uniform_inclusive, Entropy, KeyStream, RandomSource, SplitMix64};
@@ -95,8 +98,10 @@ pub use retry::{
     MIN_RETRY_DELAY_MS,
 };
 pub use server_wait::{bound_window_ms, ServerWait};
-pub use throttle::{LimitModel, LimitSource, Plan, Throttle, WaitReason, MAX_MODELS};
+pub use throttle::{
+    unattributed_key, Hold, LimitModel, LimitSource, Plan, Throttle, WaitReason, MAX_MODELS,
+};
 pub use wire::{
-    Batch, CallOptions, CallSpec, ConnectionPagesCall, ErrorJson, LimitView, RequestCall,
-    RunPollCall, TablePagesCall,
+    run_body, Batch, CallOptions, CallSpec, ConnectionPagesCall, ConnectionRead, ErrorJson,
+    LimitView, RequestCall, RunPollCall, TablePagesCall, TableRead,
 };

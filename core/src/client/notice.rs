@@ -3,11 +3,64 @@
 //! for how long, because of which limit, with durations in seconds and
 //! dates written out (ISO 8601, UTC) — the text every language logs as is.
 
+use super::calls::CallId;
 use super::deprecation::{Deprecated, DeprecationWarning};
+use super::event::Event;
 use super::event::{LimitInfo, LimitOrigin};
 use super::http::TransportFailure;
 use super::throttle::WaitReason;
 use crate::UnixMillis;
+
+/// A wait this long or longer is said where a user sees it with no
+/// configuration (a warning); shorter waits and retries are informational.
+pub const VISIBLE_WAIT_MS: u64 = 10_000;
+
+/// How loudly a host says a notice event's sentence: every language logs
+/// `warning` with no configuration, `info` and `debug` when asked
+/// (`ACD_LOG=info|debug`).
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NoticeLevel {
+    /// Said already by the event before it (a retry's wait): debug only.
+    Debug,
+    /// A short wait, or a retry that goes soon.
+    Info,
+    /// A wait of [`VISIBLE_WAIT_MS`] or more, or a deprecation notice.
+    Warning,
+}
+
+/// The level of each of `events` drained at `now` (`None` for events that
+/// are not notices). A `waiting` that follows its call's `retrying` for the
+/// same instant repeats it, so it is `debug`: each wait or retry is said once.
+pub fn notice_levels(events: &[(CallId, Event)], now: UnixMillis) -> Vec<Option<NoticeLevel>> {
+    let loud = |until: UnixMillis| {
+        if until.saturating_since(now) >= VISIBLE_WAIT_MS {
+            NoticeLevel::Warning
+        } else {
+            NoticeLevel::Info
+        }
+    };
+    let mut levels = Vec::with_capacity(events.len());
+    let mut previous: Option<&(CallId, Event)> = None;
+    for entry in events {
+        let (call, event) = entry;
+        let level = match event {
+            Event::Retrying { at, .. } => Some(loud(*at)),
+            Event::Waiting { until, .. } => match previous {
+                Some((before, Event::Retrying { at, .. })) if before == call && at == until => {
+                    Some(NoticeLevel::Debug)
+                }
+                _ => Some(loud(*until)),
+            },
+            Event::Deprecation(_) => Some(NoticeLevel::Warning),
+            _ => None,
+        };
+        levels.push(level);
+        previous = Some(entry);
+    }
+    levels
+}
 
 /// `ms` as seconds with one decimal, rounded up: `1.0 s`, `0.3 s`.
 pub(crate) fn seconds_text(ms: u64) -> String {
@@ -90,11 +143,7 @@ pub(crate) fn retrying_message(
 ) -> String {
     let what = match (status, failure) {
         (Some(status), _) => format!("was answered with status {status}"),
-        (None, Some(TransportFailure::Connect)) => "could not connect".to_owned(),
-        (None, Some(TransportFailure::Timeout)) => "timed out".to_owned(),
-        (None, Some(TransportFailure::Interrupted)) => {
-            "lost its connection after sending".to_owned()
-        }
+        (None, Some(failure)) => failure.attempt_text().to_owned(),
         (None, None) => "failed".to_owned(),
     };
     format!(

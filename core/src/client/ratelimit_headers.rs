@@ -169,6 +169,13 @@ pub fn parse_rate_limit_headers(
         let trimmed = value.trim();
         let at = if let Some(seconds) = crate::model::params::parse_canonical_u64(trimmed) {
             Some(now.saturating_add(seconds.saturating_mul(1_000)))
+        } else if trimmed.len() > 20
+            && !trimmed.starts_with('0')
+            && trimmed.bytes().all(|byte| byte.is_ascii_digit())
+        {
+            // Whole seconds too many for 64 bits: the furthest instant, so
+            // the wait is refused as too long like `u64::MAX` is.
+            Some(UnixMillis::MAX)
         } else {
             parse_http_date(trimmed).map(absolute)
         };

@@ -197,6 +197,7 @@ pub fn interpret(
                     status,
                     detail: body.detail,
                     extra: body.extra,
+                    retry_at: None,
                 }),
                 Err(error) => Err(protocol(format!(
                     "an error response must carry an Error object with a string `detail`, \
@@ -394,6 +395,7 @@ mod tests {
             status,
             detail,
             extra,
+            ..
         }) = result
         else {
             panic!("expected an API error")

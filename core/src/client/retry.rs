@@ -287,9 +287,10 @@ impl RetryPlanner {
                 }
             }
             Outcome::Transport(failure) => {
-                let cost = match failure {
-                    TransportFailure::Connect => costs.retry_cost,
-                    TransportFailure::Timeout | TransportFailure::Interrupted => costs.timeout_cost,
+                let cost = if failure.never_sent() {
+                    costs.retry_cost
+                } else {
+                    costs.timeout_cost
                 };
                 let cause = RetryCause::Transport { failure: *failure };
                 (cause, cost, None, !failure.never_sent())

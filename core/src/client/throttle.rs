@@ -138,6 +138,37 @@ impl LimitModel {
     }
 }
 
+/// Which of the model's windows a response's reset belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ReportedWindow {
+    /// The window the model already learned from the server's headers
+    /// (its reset within half a window of the model's).
+    Current,
+    /// A window before the model's (its reset more than half a window
+    /// earlier): a late answer.
+    Earlier,
+    /// A window the model knows nothing of yet from the server.
+    Next,
+}
+
+impl ReportedWindow {
+    fn of(model: &LimitModel, reset_at: UnixMillis) -> Self {
+        let half = model.window_ms / 2;
+        match model.window_end {
+            Some(end) if model.source == LimitSource::Headers => {
+                if reset_at.saturating_add(half) < end {
+                    Self::Earlier
+                } else if reset_at < end.saturating_add(half) {
+                    Self::Current
+                } else {
+                    Self::Next
+                }
+            }
+            _ => Self::Next,
+        }
+    }
+}
+
 /// Why a send (or a call) has to wait.
 #[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -178,6 +209,10 @@ pub enum Plan {
 pub struct Throttle {
     models: LiteMap<String, LimitModel>,
     learned: LiteMap<String, Quota>,
+    /// 429s whose refusing limit the answer did not name, by the set of
+    /// limits the refused request counts against ([`unattributed_key`]).
+    #[serde(default)]
+    unattributed: LiteMap<String, Hold>,
     #[serde(default = "default_max_wait_ms")]
     max_wait_ms: u64,
 }
@@ -206,6 +241,7 @@ impl Throttle {
         Self {
             models: LiteMap::new_vec(),
             learned: LiteMap::new_vec(),
+            unattributed: LiteMap::new_vec(),
             max_wait_ms,
         }
     }
@@ -296,14 +332,50 @@ impl Throttle {
                 wait = Some((at, reference, reason));
             }
         }
-        match wait {
+        let mut plan = match wait {
             None => Plan::SendNow,
             Some((at, reference, reason)) => Plan::WaitUntil {
                 at,
                 limit: reference.key.clone(),
                 reason,
             },
+        };
+        let hold = if self.unattributed.is_empty() {
+            None
+        } else {
+            self.unattributed.get(&unattributed_key(limits))
+        };
+        if let Some(hold) = hold {
+            let later = match &plan {
+                Plan::SendNow => hold.blocked_until > now,
+                // The server's word names the wait when it ends no sooner.
+                Plan::WaitUntil { at, .. } => hold.blocked_until >= *at,
+            };
+            // Named by the request's most specific limit (its last).
+            if let (true, Some(last)) = (later, limits.last()) {
+                plan = Plan::WaitUntil {
+                    at: hold.blocked_until,
+                    limit: last.key.clone(),
+                    reason: WaitReason::RetryAfter,
+                };
+            }
         }
+        plan
+    }
+
+    /// The server's own time behind a wait of a request with `limits` on
+    /// limit `key` (that limit's, else a refusal's that named no limit)
+    /// when it lies further ahead than the bound.
+    pub fn server_until(&self, limits: &[LimitRef], key: &str) -> Option<UnixMillis> {
+        let own = self.models.get(key).and_then(|model| model.server_until);
+        own.or_else(|| {
+            if self.unattributed.is_empty() {
+                return None;
+            }
+            self.unattributed
+                .get(&unattributed_key(limits))?
+                .server_until
+        })
     }
 
     /// Counts a send of a request with `limits` at `now`.
@@ -316,6 +388,7 @@ impl Throttle {
                     || model.window_end.is_some_and(|end| end > now)
             });
         }
+        self.unattributed.retain(|_, hold| hold.blocked_until > now);
         for reference in limits {
             let Some(model) = self.entry(reference) else {
                 continue;
@@ -367,9 +440,29 @@ impl Throttle {
                 model.window_ms = bound_window_ms(window_ms, max_wait_ms);
                 model.window_announced = true;
             }
-            model.remaining = observation.remaining.saturating_sub(model.in_flight);
-            model.window_end = Some(bounded(observation.reset_at));
-            model.server_until = too_long(observation.reset_at).then_some(observation.reset_at);
+            let reset_at = bounded(observation.reset_at);
+            let reported = observation.remaining.saturating_sub(model.in_flight);
+            match ReportedWindow::of(model, reset_at) {
+                // Answers of one window can arrive in any order: the
+                // server's count only falls within a window, so the lowest
+                // report holds (a late, higher one is stale).
+                ReportedWindow::Current => {
+                    model.remaining = model.remaining.min(reported);
+                    model.window_end = model.window_end.max(Some(reset_at));
+                }
+                // An answer of a window that has already given way to the
+                // next one says nothing of the current one.
+                ReportedWindow::Earlier => {}
+                ReportedWindow::Next => {
+                    model.remaining = reported;
+                    model.window_end = Some(reset_at);
+                }
+            }
+            // Only a refusal's time holds calls off without asking: a reset
+            // on an admitted answer is advice, kept at the bound, after
+            // which the server is asked again.
+            model.server_until =
+                (status == 429 && too_long(observation.reset_at)).then_some(observation.reset_at);
             model.source = LimitSource::Headers;
             model.roll(now);
             refused.get_or_insert(index);
@@ -388,23 +481,25 @@ impl Throttle {
                             model.server_until = server_until;
                         }
                     }
-                    // Not known which limit refused: hold every limit of the
-                    // request until then, keeping what is known about each,
-                    // except that a limit the model believes spent past
-                    // `until` admits again then: the server's word decides,
-                    // the model's own window is not added on top.
+                    // Not known which limit refused: the refusal holds
+                    // only requests that count against exactly these
+                    // limits (a request under another limit goes at once
+                    // and meets the server's own answer).
                     None => {
+                        // A limit the model believes spent past `until`
+                        // admits again then: the server's word decides, the
+                        // model's own window is not added on top.
                         for reference in limits {
                             if let Some(model) = self.entry(reference) {
-                                model.blocked_until = model.blocked_until.max(until);
-                                if server_until.is_some() {
-                                    model.server_until = server_until;
-                                }
                                 if model.remaining_at(until) == 0 {
                                     model.window_end = Some(until);
                                 }
                             }
                         }
+                        let key = unattributed_key(limits);
+                        let hold = self.unattributed.entry(key).or_default();
+                        hold.blocked_until = hold.blocked_until.max(until);
+                        hold.server_until = server_until;
                     }
                 }
             }
@@ -472,4 +567,22 @@ impl Throttle {
             })
             .map(|(index, _)| index)
     }
+}
+
+/// A refusal's hold on requests of one set of limits, when the answer did
+/// not name the limit that refused.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Hold {
+    /// No such request before this instant (kept no further than the bound).
+    pub blocked_until: UnixMillis,
+    /// The server's own time, when further ahead than the bound.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_until: Option<UnixMillis>,
+}
+
+/// The key of a refusal on a set of limits that named none: `refused:`
+/// and their keys, joined by `+` (never a limit's own key).
+pub fn unattributed_key(limits: &[LimitRef]) -> String {
+    let keys: Vec<&str> = limits.iter().map(|limit| limit.key.as_str()).collect();
+    format!("refused:{}", keys.join("+"))
 }

@@ -240,7 +240,7 @@ impl TestServer {
     fn failure(&self, failure: TransportFailure, now: UnixMillis) -> Exchange {
         let delay = match failure {
             TransportFailure::Timeout => self.timeout_ms,
-            TransportFailure::Connect | TransportFailure::Interrupted => self.latency_ms,
+            _ => self.latency_ms,
         };
         Exchange::Failure {
             failure,

@@ -172,6 +172,8 @@ def client_error_json(json: str) -> str: ...
 
 def default_max_body_bytes() -> int: ...
 
+def error_categories_json() -> str: ...
+
 def simulate_json(config: str) -> str: ...
 
 class Admitted:
@@ -342,6 +344,7 @@ __all__ = [
     "PathParam",
     "client_error_json",
     "default_max_body_bytes",
+    "error_categories_json",
     "simulate_json",
     "Admitted",
     "AdmittedProtocol",

@@ -1,5 +1,5 @@
 //! The config JSON of the driver protocol, as read: every member of
-//! [`ClientConfig`] optional, plus `api_key` and `env`, resolved into a
+//! [`ClientConfig`] optional, plus `api_key` (or `token`) and `env`, resolved into a
 //! [`ClientConfig`] by the defaults of [`super`].
 
 use super::{
@@ -54,6 +54,9 @@ pub(super) struct ConfigDocument {
     /// A bare key: the default credential.
     #[serde(default)]
     api_key: Option<Secret>,
+    /// A bare OAuth token: the default credential (not with `api_key`).
+    #[serde(default)]
+    token: Option<Secret>,
     /// What the host read from its environment.
     #[serde(default)]
     env: Option<HostEnv>,
@@ -128,6 +131,23 @@ impl ConfigDocument {
             Some(Some(url)) => Some(normalise_url("stable_egress_url", &url, None)?),
         };
         let mut credentials = self.credentials.unwrap_or_default();
+        if let Some(token) = self.token {
+            if self.api_key.is_some() {
+                return Err(ClientError::InvalidConfig {
+                    field: "token".into(),
+                    problem: "give the client an API key or an OAuth token, not both (the API \
+                              refuses a request that carries both)"
+                        .into(),
+                });
+            }
+            if !is_well_formed_secret(token.expose()) {
+                return Err(ClientError::InvalidConfig {
+                    field: "token".into(),
+                    problem: format!("the token {SECRET_SHAPE}"),
+                });
+            }
+            credentials.insert(0, ClientCredential::default_oauth_token(token.expose()));
+        }
         let bare_key = match self.api_key {
             Some(key) => Some((key, None)),
             None if credentials.is_empty() => env_api_key.map(|key| (key, Some(ENV_API_KEY))),

@@ -295,3 +295,23 @@ fn the_version_is_the_core_crate_version() {
     assert_eq!(USER_AGENT, format!("acd/{CLIENT_VERSION}"));
     assert_eq!(crate::client::CLIENT_VERSION, CLIENT_VERSION);
 }
+
+#[test]
+fn a_bare_token_is_the_default_oauth_credential_and_not_with_a_key() {
+    let config = read(r#"{"token": "acd_oauth_demo_token_1"}"#).unwrap();
+    assert_eq!(
+        config.credentials,
+        vec![ClientCredential::oauth_token(
+            "default",
+            "acd_oauth_demo_token_1",
+            "default"
+        )]
+    );
+    let (field, problem) =
+        refusal(r#"{"token": "acd_oauth_demo_token_1", "api_key": "acd_live_demo_ada"}"#);
+    assert_eq!(field, "token");
+    assert!(
+        problem.contains("an API key or an OAuth token, not both"),
+        "{problem}"
+    );
+}

@@ -85,6 +85,16 @@ impl RequestSpec {
             .param(ParamRole::EntityId, entity)
     }
 
+    /// `POST /agents/{agent_id}/runs` (createAgentRun), without a body.
+    pub fn create_agent_run(agent_id: impl Into<String>) -> Self {
+        Self::new(crate::model::catalogue::ids::CREATE_AGENT_RUN).path("agent_id", agent_id)
+    }
+
+    /// `GET /runs/{run_id}` (getRun).
+    pub fn get_run(run_id: impl Into<String>) -> Self {
+        Self::new(crate::model::catalogue::ids::GET_RUN).path("run_id", run_id)
+    }
+
     /// Sets a path parameter.
     pub fn path(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.path.push((name.into(), value.into()));

@@ -1,10 +1,14 @@
 //! [`Batch`]: what one [`Client::poll`] hands out — every transmit that may
 //! go now, every event, the next wake-up — and its JSON, the one crossing a
-//! binding makes per step.
+//! binding makes per step. Every transmit carries the core's defaults a
+//! transport needs: `timeout_at` (never later than
+//! [`DEFAULT_EXCHANGE_TIMEOUT_MS`] after the send) and `max_body_bytes`.
 
 use crate::client::calls::CallId;
+use crate::client::config::DEFAULT_EXCHANGE_TIMEOUT_MS;
 use crate::client::driver::{Client, Transmit};
 use crate::client::event::Event;
+use crate::client::notice::{notice_levels, NoticeLevel};
 use crate::UnixMillis;
 use serde::Serialize;
 
@@ -18,6 +22,13 @@ pub struct Batch {
     /// When to poll again if no outcome arrives first (`None`: nothing
     /// waits on time).
     pub timeout: Option<UnixMillis>,
+    /// The largest response body a transport reads (the client's
+    /// [`crate::client::ClientConfig::max_body_bytes`]), on every transmit's
+    /// JSON.
+    pub max_body_bytes: u64,
+    /// How loudly to say each event (its `level` member; `None` for events
+    /// that are not notices), one per event.
+    pub levels: Vec<Option<NoticeLevel>>,
 }
 
 impl Client {
@@ -26,14 +37,24 @@ impl Client {
     pub fn poll(&mut self, now: impl Into<UnixMillis>) -> Batch {
         let now = now.into();
         let mut transmits = Vec::new();
-        while let Some(transmit) = self.poll_transmit(now) {
+        let exchange_ends = now.saturating_add(DEFAULT_EXCHANGE_TIMEOUT_MS);
+        while let Some(mut transmit) = self.poll_transmit(now) {
+            // Every exchange ends by the core's default at the latest.
+            transmit.timeout_at = Some(
+                transmit
+                    .timeout_at
+                    .map_or(exchange_ends, |at| at.min(exchange_ends)),
+            );
             transmits.push(transmit);
         }
-        let events = self.events.drain(..).collect();
+        let events: Vec<(CallId, Event)> = self.events.drain(..).collect();
+        let levels = notice_levels(&events, now);
         Batch {
             transmits,
             events,
             timeout: self.poll_timeout(),
+            max_body_bytes: self.config.max_body_bytes,
+            levels,
         }
     }
 
@@ -53,6 +74,7 @@ struct TransmitJson<'a> {
     headers: &'a [(String, String)],
     body: Option<std::borrow::Cow<'a, str>>,
     timeout_at: Option<UnixMillis>,
+    max_body_bytes: u64,
 }
 
 #[derive(Serialize)]
@@ -60,6 +82,8 @@ struct CallEvent<'a> {
     call: CallId,
     #[serde(flatten)]
     event: &'a Event,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    level: Option<NoticeLevel>,
 }
 
 #[derive(Serialize)]
@@ -87,12 +111,18 @@ impl Batch {
                         .as_deref()
                         .map(String::from_utf8_lossy),
                     timeout_at: transmit.timeout_at,
+                    max_body_bytes: self.max_body_bytes,
                 })
                 .collect(),
             events: self
                 .events
                 .iter()
-                .map(|(call, event)| CallEvent { call: *call, event })
+                .enumerate()
+                .map(|(index, (call, event))| CallEvent {
+                    call: *call,
+                    event,
+                    level: self.levels.get(index).copied().flatten(),
+                })
                 .collect(),
             timeout: self.timeout,
         };

@@ -16,18 +16,18 @@ use serde::Serialize;
 
 use super::spec::CallSpec;
 
-/// A transport failure by its protocol name: `connect`, `timeout` or
-/// `interrupted`.
+/// A transport failure by its protocol name: `connect`, `timeout`,
+/// `interrupted` (the original three, meaning what they always did) or one
+/// of the finer kinds `refused`, `dns`, `connect_timeout`, `blocked`,
+/// `reset`, `unknown`, `protocol` (`docs/driver-protocol.md`).
 pub fn parse_failure(kind: &str) -> Result<TransportFailure, ClientError> {
-    match kind {
-        "connect" => Ok(TransportFailure::Connect),
-        "timeout" => Ok(TransportFailure::Timeout),
-        "interrupted" => Ok(TransportFailure::Interrupted),
-        other => Err(ClientError::InvalidInput {
+    TransportFailure::from_name(kind).ok_or_else(|| {
+        let names: Vec<&str> = TransportFailure::ALL.iter().map(|k| k.as_str()).collect();
+        ClientError::InvalidInput {
             input: "transport failure".into(),
-            problem: format!("{other:?} is not one of connect, timeout, interrupted"),
-        }),
-    }
+            problem: format!("{kind:?} is not one of {}", names.join(", ")),
+        }
+    })
 }
 
 /// The throttle's model of one limit, as `limits_json` lists it.
@@ -94,8 +94,8 @@ impl Client {
         self.handle(call, Outcome::Response(response), now)
     }
 
-    /// `call`'s request in flight failed in transport; `kind` is
-    /// `connect`, `timeout` or `interrupted`.
+    /// `call`'s request in flight failed in transport; `kind` is one of
+    /// [`parse_failure`]'s names.
     pub fn fail(
         &mut self,
         call: CallId,

@@ -153,8 +153,7 @@ fn own_status(error: &ClientError) -> Option<u16> {
         ClientError::Api { status, .. }
         | ClientError::Protocol { status, .. }
         | ClientError::Redirect { status, .. }
-        | ClientError::BodyTooLarge { status, .. }
-        | ClientError::RateLimitedTooLong { status, .. } => Some(*status),
+        | ClientError::BodyTooLarge { status, .. } => Some(*status),
         _ => None,
     }
 }
@@ -167,9 +166,21 @@ pub fn error_status(error: &ClientError) -> Option<u16> {
     }
 }
 
-/// A [`ClientError`] as the protocol's error object: its own members
-/// (tagged by `type`), `category`, `message` and, when an HTTP answer caused
-/// it, `status`.
+/// The API's error body as it sent it: `detail`, `status` and its other
+/// members, as one JSON object.
+fn body_json(status: u16, detail: &str, extra: &crate::client::ExtraMembers) -> String {
+    let mut map = extra.to_map();
+    map.insert("detail".into(), detail.into());
+    map.insert("status".into(), status.into());
+    serde_json::Value::Object(map).to_string()
+}
+
+/// A [`ClientError`] as the protocol's one flat error object: its own
+/// members (tagged by `type`), then `category`, `message` (the sentence),
+/// `status` (the HTTP status behind it, or `null`), `detail` (the API's
+/// sentence, else the message), `body` (the API's error body, or `null`),
+/// `retry_at_ms` (when the server said to come back, or `null`) and `sent`
+/// (whether the failing request reached the wire).
 #[derive(Debug, Clone, Copy)]
 pub struct ErrorJson<'a>(pub &'a ClientError);
 
@@ -192,11 +203,31 @@ impl ErrorJson<'_> {
         text.push_str("\",\"message\":");
         text.push_str(&serde_json::to_string(&error.to_string()).unwrap_or_default());
         if own_status(error).is_none() {
-            if let Some(status) = error_status(error) {
-                text.push_str(",\"status\":");
-                text.push_str(&status.to_string());
+            text.push_str(",\"status\":");
+            match error_status(error) {
+                Some(status) => text.push_str(&status.to_string()),
+                None => text.push_str("null"),
             }
         }
+        let message = error.to_string();
+        let (detail, body) = match error.api_body() {
+            Some((status, detail, extra)) => (detail, Some(body_json(status, detail, extra))),
+            None => (message.as_str(), None),
+        };
+        // An API error's own `detail` member is already written.
+        if !matches!(error, ClientError::Api { .. }) {
+            text.push_str(",\"detail\":");
+            text.push_str(&serde_json::to_string(detail).unwrap_or_default());
+        }
+        text.push_str(",\"body\":");
+        text.push_str(body.as_deref().unwrap_or("null"));
+        text.push_str(",\"retry_at_ms\":");
+        match error.retry_at() {
+            Some(at) => text.push_str(&at.as_millis().to_string()),
+            None => text.push_str("null"),
+        }
+        text.push_str(",\"sent\":");
+        text.push_str(if error.sent() { "true" } else { "false" });
         text.push('}');
         text
     }
@@ -227,13 +258,17 @@ mod tests {
             status: 404,
             detail: "No table orders.".into(),
             extra: ExtraMembers::empty(),
+            retry_at: None,
         };
         let text = ErrorJson(&api).to_json();
-        assert_eq!(text.matches("\"status\"").count(), 1, "{text}");
+        // Once at the top, once in the API's body.
+        assert_eq!(text.matches("\"status\"").count(), 2, "{text}");
         assert_eq!(
             parsed(&api),
             json!({"type": "api", "status": 404, "detail": "No table orders.", "extra": {},
-                   "category": "not_found", "message": "the API answered 404: No table orders."})
+                   "category": "not_found", "message": "the API answered 404: No table orders.",
+                   "body": {"detail": "No table orders.", "status": 404},
+                   "retry_at_ms": null, "sent": true})
         );
         let gave_up = ClientError::GaveUp {
             reason: GiveUpReason::MaxAttempts { attempts: 2 },
@@ -256,7 +291,10 @@ mod tests {
             parsed(&timed_out),
             json!({"type": "call_timed_out", "timeout_ms": 50, "category": "timeout",
                    "message": "the call did not finish within its timeout of 50 ms from its first send \
-                               (waits and retries included); raise the call's timeout_ms to wait longer"})
+                               (waits and retries included); raise the call's timeout to wait longer",
+                   "status": null, "body": null, "retry_at_ms": null, "sent": true,
+                   "detail": "the call did not finish within its timeout of 50 ms from its first send \
+                               (waits and retries included); raise the call's timeout to wait longer"})
         );
         // Inside an event, the same object.
         let event = serde_json::to_value(Event::Failed(timed_out.clone())).unwrap();

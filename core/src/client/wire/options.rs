@@ -66,14 +66,14 @@ impl CallOptions {
             }
             if is_credential_header(name) {
                 return refuse(
-                    "the client sends the credential itself; choose it with `credential`",
+                    "the client sends the credential itself; choose the call's credential instead",
                 );
             }
             if same_name(name, IDEMPOTENCY_KEY) {
-                return refuse("set the key with the option idempotency_key instead");
+                return refuse("set the call's idempotency key instead");
             }
             if same_name(name, stable_egress_header) {
-                return refuse("ask for stable egress with `egress` instead");
+                return refuse("ask for stable egress with the call's egress choice instead");
             }
             if OWNED.iter().any(|owned| same_name(owned, name)) {
                 return refuse("the client sets this header itself");
@@ -82,14 +82,17 @@ impl CallOptions {
         if self.max_attempts == Some(0) {
             return Err(ClientError::InvalidInput {
                 input: "call options".into(),
-                problem: "max_attempts must be at least 1 (the first attempt counts)".into(),
+                problem: "the call's max attempts must be at least 1 (the first attempt counts)"
+                    .into(),
             });
         }
         if let Some(key) = &self.idempotency_key {
             if key.is_empty() || key.bytes().any(|byte| !(0x21..=0x7e).contains(&byte)) {
                 return Err(ClientError::InvalidInput {
                     input: "call options".into(),
-                    problem: "idempotency_key must be 1 or more visible ASCII characters".into(),
+                    problem:
+                        "the call's idempotency key must be 1 or more visible ASCII characters"
+                            .into(),
                 });
             }
         }

@@ -2,9 +2,13 @@
 //! a table pager, a connection pager or a run poller — with its
 //! [`CallOptions`]. Its JSON (`docs/driver-protocol.md`) is tagged by
 //! `type` and read strictly: an unknown member is refused with serde's
-//! sentence naming it.
+//! sentence naming it. The typed single-request kinds (`index`,
+//! `table_read`, `connection_read`, `run_create`, `run_get`) are read in
+//! [`super::typed`] into the request they stand for; `run_wait` is the
+//! run poller (`run_poll`, its former name, is still read).
 
 use super::options::CallOptions;
+use super::typed::{filter_text, Typed};
 use crate::client::error::ClientError;
 use crate::client::paging::{ConnectionPagerOptions, TablePagerOptions};
 use crate::client::polling::PollOptions;
@@ -24,7 +28,9 @@ pub enum CallSpec {
     TablePages(TablePagesCall),
     /// Every page of a connection's records of one entity.
     ConnectionPages(ConnectionPagesCall),
-    /// A run, polled until it reaches a terminal status.
+    /// A run, polled until it reaches a terminal status (`run_wait`; the
+    /// former name `run_poll` is still read).
+    #[serde(rename = "run_wait", alias = "run_poll")]
     RunPoll(RunPollCall),
 }
 
@@ -110,7 +116,14 @@ impl CallSpec {
         })
     }
 
-    /// A poller of run `run_id` (the catalogue's `getRun`).
+    /// A poller of run `run_id` (the catalogue's `getRun`): the `run_wait`
+    /// kind.
+    pub fn run_wait(run_id: impl Into<String>, poll: PollOptions) -> Self {
+        Self::run_poll(run_id, poll)
+    }
+
+    /// A poller of run `run_id` (the catalogue's `getRun`); the same as
+    /// [`CallSpec::run_wait`].
     pub fn run_poll(run_id: impl Into<String>, poll: PollOptions) -> Self {
         CallSpec::RunPoll(RunPollCall {
             run_id: run_id.into(),
@@ -160,7 +173,12 @@ impl CallSpec {
                 Kind::Request => CallSpec::Request(serde_json::from_slice(json)?),
                 Kind::TablePages => CallSpec::TablePages(serde_json::from_slice(json)?),
                 Kind::ConnectionPages => CallSpec::ConnectionPages(serde_json::from_slice(json)?),
-                Kind::RunPoll => CallSpec::RunPoll(serde_json::from_slice(json)?),
+                Kind::RunWait => CallSpec::RunPoll(serde_json::from_slice(json)?),
+                Kind::Index => Typed::Index.read(json)?,
+                Kind::TableRead => Typed::TableRead.read(json)?,
+                Kind::ConnectionRead => Typed::ConnectionRead.read(json)?,
+                Kind::RunCreate => Typed::RunCreate.read(json)?,
+                Kind::RunGet => Typed::RunGet.read(json)?,
             })
         };
         read().map_err(|error| ClientError::InvalidInput {
@@ -189,7 +207,13 @@ enum Kind {
     Request,
     TablePages,
     ConnectionPages,
-    RunPoll,
+    #[serde(alias = "run_poll")]
+    RunWait,
+    Index,
+    TableRead,
+    ConnectionRead,
+    RunCreate,
+    RunGet,
 }
 
 impl From<RequestSpec> for CallSpec {
@@ -347,7 +371,11 @@ struct ConnectionPagesWire {
     entity: String,
     #[serde(default)]
     page_size: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "filter_text",
+        skip_serializing_if = "Option::is_none"
+    )]
     filter: Option<String>,
     #[serde(default, skip_serializing_if = "is_default_egress")]
     egress: EgressMode,

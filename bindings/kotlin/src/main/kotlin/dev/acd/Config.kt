@@ -230,9 +230,10 @@ class CallOptions(
  * `ACD_API_KEY` and `ACD_BASE_URL` as this process sees them (the core uses
  * them where the caller set nothing).
  */
-internal fun configJson(apiKey: String?, baseUrl: String?, retry: RetryPolicy?, seed: Long?, maxBodyBytes: Long?): JsonObject =
+internal fun configJson(apiKey: String?, baseUrl: String?, retry: RetryPolicy?, seed: Long?, maxBodyBytes: Long?, token: String? = null): JsonObject =
     buildJsonObject {
         apiKey?.let { put("api_key", it) }
+        token?.let { put("token", it) }
         baseUrl?.let { put("base_url", it) }
         retry?.let { put("retry", it.toCore()) }
         seed?.let { put("seed", it) }

@@ -5,13 +5,12 @@
 package dev.acd
 
 import kotlinx.serialization.json.JsonObject
-import kotlinx.serialization.json.JsonPrimitive
 
 /**
  * Base of every exception dev.acd throws.
  *
- * @property category the core's error category (`config`, `request`,
- *   `rate_limit`, ...).
+ * @property category the core's error category (`config`,
+ *   `invalid_request`, `bad_request`, `rate_limit`, ...).
  * @property status the HTTP status when a response caused it, else `null`.
  * @property detail the API's own `detail` when it sent an Error body, else
  *   the core's sentence.
@@ -35,24 +34,37 @@ open class AcdException(
 /** A setting was refused, or the client was used after [AcdHttpClient.close]. */
 class ConfigException(message: String, cause: Throwable? = null) : AcdException(message, "config", cause = cause)
 
-/** A call refused before anything was sent (a parameter, header or operation). */
-class RequestException(message: String) : AcdException(message, "request")
+/** A call refused before anything was sent (a parameter, header or operation): `invalid_request`. */
+class RequestException(message: String) : AcdException(message, "invalid_request")
 
-/** 400: the API refused the request. */
+/**
+ * Base of the errors of a call that started: the API answered an error,
+ * broke its contract, or the transport failed (as Python's `APIError`);
+ * config and request errors are not under it.
+ */
+open class AcdApiException(
+    message: String,
+    category: String,
+    status: Int? = null,
+    detail: String? = null,
+    body: JsonObject? = null,
+) : AcdException(message, category, status, detail, body)
+
+/** 400 and any other 4xx the API answered (409, 418, 422...): `bad_request`. */
 class BadRequestException(message: String, status: Int?, detail: String?, body: JsonObject?) :
-    AcdException(message, "request", status, detail, body)
+    AcdApiException(message, "bad_request", status, detail, body)
 
 /** 401: the credential is missing, unknown, expired or not accepted. */
 class AuthenticationException(message: String, status: Int?, detail: String?, body: JsonObject?) :
-    AcdException(message, "authentication", status, detail, body)
+    AcdApiException(message, "authentication", status, detail, body)
 
 /** 403: the credential may not do this. */
 class PermissionException(message: String, status: Int?, detail: String?, body: JsonObject?) :
-    AcdException(message, "permission", status, detail, body)
+    AcdApiException(message, "permission", status, detail, body)
 
 /** 404: the table, connection, run or path does not exist. */
 class NotFoundException(message: String, status: Int?, detail: String?, body: JsonObject?) :
-    AcdException(message, "not_found", status, detail, body)
+    AcdApiException(message, "not_found", status, detail, body)
 
 /**
  * A 429 that outlasted the retry policy (the client throttles itself first).
@@ -60,45 +72,53 @@ class NotFoundException(message: String, status: Int?, detail: String?, body: Js
  * @property retryAt when the server said to come back, Unix ms, if it did.
  */
 class RateLimitException(message: String, status: Int?, detail: String?, body: JsonObject?, val retryAt: Long?) :
-    AcdException(message, "rate_limit", status, detail, body)
+    AcdApiException(message, "rate_limit", status, detail, body)
 
 /** A 5xx that outlasted the retry policy. */
 class ServerException(message: String, status: Int?, detail: String?, body: JsonObject?) :
-    AcdException(message, "server", status, detail, body)
+    AcdApiException(message, "server", status, detail, body)
+
+/** The response broke the API's contract (a redirect, a malformed or over-large body). */
+class AcdProtocolException(message: String, status: Int?, detail: String?, body: JsonObject?) :
+    AcdApiException(message, "protocol", status, detail, body)
 
 /** No HTTP response: the connection failed or broke. */
-open class ConnectionException(message: String, category: String = "connection") : AcdException(message, category)
+open class ConnectionException(message: String, category: String = "connection") : AcdApiException(message, category)
 
-/** No response in time (the transport's or the call's `timeout`). */
+/** No response in time (the transport's or the call's `timeout`, or a run wait's). */
 class AcdTimeoutException(message: String) : ConnectionException(message, "timeout")
 
+/** The connection broke after the request was sent (the server may have processed it). */
+class AcdInterruptedException(message: String) : ConnectionException(message, "interrupted")
+
+/** The call was cancelled. */
+class AcdCancelledException(message: String) : AcdException(message, "cancelled")
+
 /**
- * The one table: the exception for an error of the driver protocol
- * (`type`, `category`, `message`, and `status`, `detail`, `body`,
- * `retry_at` when present).
+ * The one table (core's list, `ErrorCategory::classes`; a test checks it
+ * against `errorCategoriesJson()`): the exception for the driver
+ * protocol's flat error object (`category`, `message`, `status`, `detail`,
+ * `body`, `retry_at_ms`, `sent`). Every member is the core's.
  */
 internal fun exceptionOf(error: JsonObject): AcdException {
     val message = error.str("message") ?: error.toString()
     val status = error.long("status")?.toInt()
-    // A gave-up error names the last attempt's error in `last`: the API's
-    // `detail` and other members are there.
-    var last = error
-    while (last["last"] is JsonObject) last = last["last"] as JsonObject
-    val detail = error.str("detail") ?: last.str("detail")
-    val body =
-        error["body"] as? JsonObject ?: detail?.let {
-            JsonObject(mapOf("detail" to JsonPrimitive(it), "status" to JsonPrimitive(status)) + ((last["extra"] as? JsonObject) ?: emptyMap()))
-        }
+    val detail = error.str("detail")
+    val body = error["body"] as? JsonObject
     return when (val category = error.str("category") ?: "protocol") {
         "config" -> ConfigException(message)
-        "request" -> if (status == null) RequestException(message) else BadRequestException(message, status, detail, body)
+        "invalid_request", "request" -> RequestException(message)
+        "bad_request" -> BadRequestException(message, status, detail, body)
         "authentication" -> AuthenticationException(message, status, detail, body)
         "permission" -> PermissionException(message, status, detail, body)
         "not_found" -> NotFoundException(message, status, detail, body)
-        "rate_limit" -> RateLimitException(message, status, detail, body, error.long("retry_at") ?: last.long("retry_at"))
+        "rate_limit" -> RateLimitException(message, status, detail, body, error.long("retry_at_ms"))
         "server" -> ServerException(message, status, detail, body)
-        "connection", "interrupted" -> ConnectionException(message, category)
+        "protocol" -> AcdProtocolException(message, status, detail, body)
+        "connection" -> ConnectionException(message)
         "timeout" -> AcdTimeoutException(message)
-        else -> AcdException(message, category, status, detail, body)
+        "interrupted" -> AcdInterruptedException(message)
+        "cancelled" -> AcdCancelledException(message)
+        else -> AcdApiException(message, category, status, detail, body)
     }
 }

@@ -57,6 +57,7 @@ sealed class Event {
         /** Why, as the core names it. */ val reason: String,
         /** The limit that makes it wait, when one does. */ val limit: Limit?,
         /** The core's sentence, e.g. `waiting 1.0 s for limit user_table_reads (100 per 60 s)`. */ val message: String,
+        /** How loudly it is logged, as the core says: `warning` (10 s or more), `info`, or `debug` (a retry's own wait). */ val level: String = "info",
     ) : Event()
 
     /** A failed attempt is retried: [attempt] is the next one's number, sent at [at] (Unix ms). */
@@ -139,6 +140,7 @@ internal fun eventOf(event: JsonObject): Event {
                 reasonOf(event.need("reason")),
                 (event["limit"] as? JsonObject)?.let { Limit(it.needStr("name"), it.needLong("requests"), it.needLong("window_seconds")) },
                 event.needStr("message"),
+                event.str("level") ?: "info",
             )
         "retrying" -> Event.Retrying(call, event.long("attempt")?.toInt(), event.long("at") ?: event.long("until"), event.needStr("message"), event)
         "deprecation" -> Event.Deprecation(call, event.needStr("message"), event)

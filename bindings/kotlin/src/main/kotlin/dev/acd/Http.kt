@@ -56,6 +56,27 @@ enum class FailureKind {
 
     /** The connection broke after sending: the server may have processed it. */
     INTERRUPTED,
+
+    /** The connection was refused: never sent. */
+    REFUSED,
+
+    /** The host name did not resolve: never sent. */
+    DNS,
+
+    /** Connecting timed out: never sent. */
+    CONNECT_TIMEOUT,
+
+    /** The HTTP client refused to open the connection: never sent. */
+    BLOCKED,
+
+    /** The connection was reset after sending: the server may have processed it. */
+    RESET,
+
+    /** Failed before any response, for no reason given: read as maybe sent. */
+    UNKNOWN,
+
+    /** The answer was not valid HTTP: the server may have processed the request. */
+    PROTOCOL,
 }
 
 /** Thrown by a [Transport] when no response arrived; [kind] says how. */

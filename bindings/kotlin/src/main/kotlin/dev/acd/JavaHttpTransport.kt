@@ -13,6 +13,8 @@ import java.io.Closeable
 import java.io.IOException
 import java.io.InterruptedIOException
 import java.net.ConnectException
+import java.net.ProtocolException
+import java.net.UnknownHostException
 import java.net.URI
 import java.net.http.HttpClient
 import java.net.http.HttpConnectTimeoutException
@@ -206,17 +208,22 @@ private fun unwrap(error: Throwable): Throwable {
     return current
 }
 
-/** What [error] (from `java.net.http` or a socket) means for the core, or `null` when no transport failure (e.g. a cancellation). */
+/** What [error] (from `java.net.http` or a socket) means for the core (the facts of docs/driver-protocol.md), or `null` when no transport failure (e.g. a cancellation). */
 fun transportFailureOf(error: Throwable): TransportFailureException? {
     val message = error.message ?: error.javaClass.simpleName
+    val causes = generateSequence(error) { it.cause }.take(6).toList()
+    val text = causes.mapNotNull { it.message?.lowercase() }
     val kind =
         when {
-            error is HttpConnectTimeoutException -> FailureKind.CONNECT
-            error is ConnectException || error.cause is ConnectException -> FailureKind.CONNECT
-            error is UnresolvedAddressException || error.cause is UnresolvedAddressException -> FailureKind.CONNECT
+            error is HttpConnectTimeoutException -> FailureKind.CONNECT_TIMEOUT
+            causes.any { it is UnresolvedAddressException || it is UnknownHostException } -> FailureKind.DNS
+            causes.any { it is ConnectException } ->
+                if (text.any { "refused" in it }) FailureKind.REFUSED else FailureKind.CONNECT
             error is HttpTimeoutException -> FailureKind.TIMEOUT
             error is JavaTimeoutException -> FailureKind.TIMEOUT
             error is InterruptedIOException -> FailureKind.TIMEOUT
+            error is ProtocolException || causes.any { it is ProtocolException } -> FailureKind.PROTOCOL
+            error is IOException && text.any { "reset" in it || "broken pipe" in it } -> FailureKind.RESET
             error is IOException -> FailureKind.INTERRUPTED
             else -> return null
         }

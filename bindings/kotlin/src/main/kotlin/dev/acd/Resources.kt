@@ -9,7 +9,7 @@ import kotlinx.coroutines.flow.flow
 import kotlinx.serialization.json.JsonArray
 import kotlinx.serialization.json.JsonElement
 import kotlinx.serialization.json.JsonObject
-import kotlinx.serialization.json.buildJsonObject
+import kotlinx.serialization.json.JsonPrimitive
 import kotlinx.serialization.json.put
 import kotlin.time.Duration
 
@@ -19,8 +19,13 @@ internal fun recordsOf(body: JsonElement): List<AcdRecord> {
     return list.map { AcdRecord(it as? JsonObject ?: throw AcdException("a record is not a JSON object: $it")) }
 }
 
-/** `name=value` pairs for the values that are set, in order. */
-private fun queryOf(vararg pairs: Pair<String, Any?>): List<Pair<String, String>> = pairs.mapNotNull { (name, value) -> value?.let { name to it.toString() } }
+/** A `filter` member: JSON text as a string, or any JSON value. */
+private fun filterOf(filter: Any?): JsonElement? =
+    when (filter) {
+        null -> null
+        is JsonElement -> filter
+        else -> JsonPrimitive(filter.toString())
+    }
 
 /** Every record of the pages of [pages], each once, in order. */
 internal fun records(pages: Flow<Event.Page>): Flow<AcdRecord> = flow { pages.collect { page -> page.records.forEach { emit(it) } } }
@@ -36,12 +41,13 @@ internal fun tablePagesSpec(table: String, pageSize: Int?, orderBy: String?, des
     }
 
 /** The `connection_pages` call spec. */
-internal fun connectionPagesSpec(connection: String, entity: String, pageSize: Int?, filter: String?, options: CallOptions): JsonObject =
+internal fun connectionPagesSpec(connection: String, entity: String, pageSize: Int?, filter: Any?, options: CallOptions, egress: String? = null): JsonObject =
     spec("connection_pages", options) {
         put("connection", connection)
         put("entity", entity)
         pageSize?.let { put("page_size", it) }
-        filter?.let { put("filter", it) }
+        filterOf(filter)?.let { put("filter", it) }
+        egress?.let { put("egress", it) }
     }
 
 /** Table records through an [AcdHttpClient]. */
@@ -56,8 +62,15 @@ class Tables internal constructor(private val api: AcdHttpClient) {
         table: String, pageSize: Int? = null, offset: Int? = null, orderBy: String? = null, descending: Boolean = false, after: String? = null,
         timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
     ): List<AcdRecord> {
-        val query = queryOf("limit" to pageSize, "offset" to offset, "order_by" to orderBy, "direction" to "desc".takeIf { descending }, "after" to after)
-        val spec = requestSpec("listTableRecords", CallOptions(timeout, headers, maxAttempts), mapOf("id" to table), query)
+        val spec =
+            spec("table_read", CallOptions(timeout, headers, maxAttempts)) {
+                put("table", table)
+                pageSize?.let { put("page_size", it) }
+                offset?.let { put("offset", it) }
+                orderBy?.let { put("order_by", it) }
+                put("descending", descending)
+                after?.let { put("after", it) }
+            }
         return recordsOf(api.response(spec).body)
     }
 
@@ -85,51 +98,67 @@ class Tables internal constructor(private val api: AcdHttpClient) {
 
 /** Connection records through an [AcdHttpClient]. */
 class Connections internal constructor(private val api: AcdHttpClient) {
-    /** One page of the records of [entity] in [connection]; [filter] is JSON text. */
+    /**
+     * One page of the records of [entity] in [connection]; [filter] is any
+     * JSON value (a `JsonElement`) or its JSON text (a `String`); [egress]
+     * `"header"` or `"url"` asks for the stable egress IP.
+     */
     @JvmName("read")
     suspend fun read(
-        connection: String, entity: String, pageSize: Int? = null, offset: Int? = null, filter: String? = null,
-        timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
+        connection: String, entity: String, pageSize: Int? = null, offset: Int? = null, filter: Any? = null,
+        timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null, egress: String? = null,
     ): List<AcdRecord> {
-        val query = queryOf("entity_id" to entity, "limit" to pageSize, "offset" to offset, "filter" to filter)
-        val spec = requestSpec("listConnectionRecords", CallOptions(timeout, headers, maxAttempts), mapOf("connection_id" to connection), query)
+        val spec =
+            spec("connection_read", CallOptions(timeout, headers, maxAttempts)) {
+                put("connection", connection)
+                put("entity", entity)
+                pageSize?.let { put("page_size", it) }
+                offset?.let { put("offset", it) }
+                filterOf(filter)?.let { put("filter", it) }
+                egress?.let { put("egress", it) }
+            }
         return recordsOf(api.response(spec).body)
     }
 
     /** Every record of [entity] in [connection], page by page, each once. */
     @JvmName("iter")
     fun iter(
-        connection: String, entity: String, pageSize: Int? = null, filter: String? = null,
-        timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
-    ): Flow<AcdRecord> = records(pages(connection, entity, pageSize, filter, timeout, headers, maxAttempts))
+        connection: String, entity: String, pageSize: Int? = null, filter: Any? = null,
+        timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null, egress: String? = null,
+    ): Flow<AcdRecord> = records(pages(connection, entity, pageSize, filter, timeout, headers, maxAttempts, egress))
 
     /** [iter]'s pages, one [Event.Page] each. */
     @JvmName("pages")
     fun pages(
-        connection: String, entity: String, pageSize: Int? = null, filter: String? = null,
-        timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
+        connection: String, entity: String, pageSize: Int? = null, filter: Any? = null,
+        timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null, egress: String? = null,
     ): Flow<Event.Page> {
-        val spec = connectionPagesSpec(connection, entity, pageSize, filter, CallOptions(timeout, headers, maxAttempts))
+        val spec = connectionPagesSpec(connection, entity, pageSize, filter, CallOptions(timeout, headers, maxAttempts), egress)
         return api.events(spec).filterIsInstance()
     }
 }
 
 /** Agent runs through an [AcdHttpClient]. */
 class Runs internal constructor(private val api: AcdHttpClient) {
-    /** Creates a run of agent [agentId] with [input] (sent as `{"input": ...}`); the new run. */
+    /** Creates a run of agent [agentId] with [input] (the core writes the body); the new run. */
     @JvmName("create")
     suspend fun create(
         agentId: String, input: JsonElement? = null, timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
-    ): Run {
-        val body = buildJsonObject { input?.let { put("input", it) } }
-        return runOf(api.response(requestSpec("createAgentRun", CallOptions(timeout, headers, maxAttempts), mapOf("agent_id" to agentId), body = body)).body)
-    }
+    ): Run =
+        runOf(
+            api.response(
+                spec("run_create", CallOptions(timeout, headers, maxAttempts)) {
+                    put("agent_id", agentId)
+                    input?.let { put("input", it) }
+                },
+            ).body,
+        )
 
     /** Run [runId] as it is now. */
     @JvmName("get")
     suspend fun get(
         runId: String, timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
-    ): Run = runOf(api.response(requestSpec("getRun", CallOptions(timeout, headers, maxAttempts), mapOf("run_id" to runId))).body)
+    ): Run = runOf(api.response(spec("run_get", CallOptions(timeout, headers, maxAttempts)) { put("run_id", runId) }).body)
 
     /**
      * Polls run [runId] every [interval] (the core's default when `null`)
@@ -141,7 +170,7 @@ class Runs internal constructor(private val api: AcdHttpClient) {
         runId: String, interval: Duration? = null, timeout: Duration? = null, headers: Map<String, String> = emptyMap(), maxAttempts: Int? = null,
     ): Run {
         val spec =
-            spec("run_poll", CallOptions(null, headers, maxAttempts)) {
+            spec("run_wait", CallOptions(null, headers, maxAttempts)) {
                 put("run_id", runId)
                 interval?.let { put("interval_ms", it.inWholeMilliseconds) }
                 timeout?.let { put("deadline_ms", it.inWholeMilliseconds) }
