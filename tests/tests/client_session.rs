@@ -521,3 +521,27 @@ fn a_window_the_server_reports_holds_in_every_window_not_only_the_first() {
         "the sixth read wakes at {wake} ms"
     );
 }
+
+#[test]
+fn a_server_whose_resets_slide_never_holds_the_limit() {
+    // Every answer says 999 of 1000 left and a reset 60 s after it (a
+    // sliding window): 200 reads one second apart each go at once.
+    let mut c = client();
+    let spec = br#"{"type":"table_read","table":"orders","page_size":2}"#;
+    let headers = "Content-Type: application/json\nRateLimit-Limit: 1000\nRateLimit-Remaining: 999\nRateLimit-Reset: 60\n";
+    for n in 0..200u64 {
+        let now = T0 + n * 1_000;
+        let id = c.start_json(spec).unwrap();
+        let sent = c.poll(UnixMillis::new(now)).transmits;
+        assert_eq!(sent.len(), 1, "read {n} was held");
+        c.respond(
+            id,
+            200,
+            headers,
+            br#"{"data":[]}"#.to_vec(),
+            UnixMillis::new(now + 10),
+        )
+        .unwrap();
+        c.poll(UnixMillis::new(now + 10));
+    }
+}

@@ -145,32 +145,29 @@ impl LimitModel {
     }
 }
 
+/// How far apart two answers of one window may report its reset: resets
+/// are whole seconds, so answers of one fixed window, in whatever order they
+/// arrive, report resets within a second of each other plus their latency.
+const SAME_WINDOW_MS: u64 = 2_000;
+
 /// Which of the model's windows a response's reset belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum ReportedWindow {
-    /// The window the model already learned from the server's headers
-    /// (its reset within half a window of the model's).
+    /// The window the server's headers already reported (its reset within
+    /// [`SAME_WINDOW_MS`] of that one's).
     Current,
-    /// A window before the model's (its reset more than half a window
-    /// earlier): a late answer.
+    /// A window that ended before the reported one: a late answer.
     Earlier,
-    /// A window the model knows nothing of yet from the server.
+    /// A window the model knows nothing of yet from the server (or a
+    /// server whose windows slide: each answer's reset later than the last).
     Next,
 }
 
 impl ReportedWindow {
     fn of(model: &LimitModel, reset_at: UnixMillis) -> Self {
-        let half = model.window_ms / 2;
         match model.reported_end {
-            Some(end) => {
-                if reset_at.saturating_add(half) < end {
-                    Self::Earlier
-                } else if reset_at < end.saturating_add(half) {
-                    Self::Current
-                } else {
-                    Self::Next
-                }
-            }
+            Some(end) if reset_at.saturating_add(SAME_WINDOW_MS) < end => Self::Earlier,
+            Some(end) if reset_at <= end.saturating_add(SAME_WINDOW_MS) => Self::Current,
             _ => Self::Next,
         }
     }
@@ -453,10 +450,12 @@ impl Throttle {
                 // Answers of one window can arrive in any order: the
                 // server's count only falls within a window, so the lowest
                 // report holds (a late, higher one is stale).
+                // The latest of the window's resets holds (the safe side),
+                // within SAME_WINDOW_MS of the first one reported: a window
+                // cannot slide on, it rolls and the next answer starts anew.
                 ReportedWindow::Current => {
                     model.remaining = model.remaining.min(reported);
-                    model.window_end = model.reported_end.max(Some(reset_at));
-                    model.reported_end = model.window_end;
+                    model.window_end = model.window_end.max(Some(reset_at));
                 }
                 // An answer of a window that has already given way to the
                 // next one says nothing of the current one.
