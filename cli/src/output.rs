@@ -153,12 +153,13 @@ pub fn write_compact(out: &mut impl Write, value: &RawValue) -> io::Result<()> {
 pub fn head(response: &acd_core::client::HttpResponse) -> String {
     let mut text = format!("HTTP/1.1 {}\r\n", response.status);
     for (name, value) in &response.headers {
-        let value =
-            if crate::api::is_credential_header(name) || name.eq_ignore_ascii_case("set-cookie") {
-                "[redacted]"
-            } else {
-                value.as_str()
-            };
+        let value = if acd_core::model::is_credential_header(name)
+            || name.eq_ignore_ascii_case("set-cookie")
+        {
+            "[redacted]"
+        } else {
+            value.as_str()
+        };
         text.push_str(&format!("{name}: {value}\r\n"));
     }
     text.push_str("\r\n");

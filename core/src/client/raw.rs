@@ -217,16 +217,14 @@ impl CallSpec {
                 "a connection's records page by entity; give the entity in the query".into(),
             ));
         };
-        let defaults = ConnectionPagerOptions::default();
         Ok(CallSpec::connection_pages(
             first_path_value,
             entity,
             ConnectionPagerOptions {
-                page_size: page_size.unwrap_or(defaults.page_size),
+                page_size: page_size.unwrap_or(ConnectionPagerOptions::default().page_size),
                 filter,
                 egress: spec.egress,
                 credential: spec.credential.clone(),
-                ..defaults
             },
         ))
     }
