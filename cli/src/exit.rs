@@ -43,9 +43,24 @@ pub fn code_of(error: &ClientError) -> u8 {
     error.category().classes().exit_code
 }
 
-/// The final stderr line: the core's sentence.
+/// Where the command's credential comes from, said after the core's
+/// sentence when an error is about the client's credential.
+const CREDENTIAL_FLAGS: &str =
+    "the command's credential is --api-key KEY or --token TOKEN (or ACD_API_KEY or ACD_TOKEN)";
+
+/// The final stderr line: the core's sentence (and, when it is about the
+/// client's credential, which flags give one).
 pub fn line_of(error: &ClientError) -> String {
-    format!("error: {error}")
+    let about_credential = match error {
+        ClientError::NoCredential { .. } | ClientError::CredentialNotAccepted { .. } => true,
+        ClientError::HeaderNotAllowed { header, .. } => acd_core::model::carries_secret(header),
+        _ => false,
+    };
+    if about_credential {
+        format!("error: {error}; {CREDENTIAL_FLAGS}")
+    } else {
+        format!("error: {error}")
+    }
 }
 
 #[cfg(test)]

@@ -270,7 +270,7 @@ fn runs_create_prints_the_run_and_with_wait_follows_it_to_its_end() {
 #[test]
 fn runs_create_against_the_sandbox_waits_to_succeeded() {
     let sandbox = Sandbox::start(&support::sandbox_config(&[], 100, 60));
-    let run = acd(&[
+    let run = support::acd_real(&[
         "runs",
         "create",
         "agent-1",
@@ -299,7 +299,10 @@ fn include_on_an_api_error_prints_its_head_and_body_and_exits_1() {
         "{}",
         run.stdout
     );
-    assert_eq!(run.stderr.trim_end(), "error: 404 No table \"t\".");
+    assert_eq!(
+        run.stderr.trim_end(),
+        "error: the API answered 404: No table \"t\"."
+    );
 }
 
 #[test]

@@ -55,8 +55,8 @@ impl ClientConfig {
             return Err(refuse(
                 "request path",
                 format!(
-                    "{target:?} holds {bad:?} (a space, CR, LF or other control character); \
-                     percent-encode it (a space is %20) and try again"
+                    "{target:?} is not a usable path: it holds {bad:?} (a space, CR, LF or \
+                     other control character); percent-encode it (a space is %20) and try again"
                 ),
             ));
         }

@@ -47,9 +47,9 @@ pub use catalogue::{
     TABLE_PAGE_MAX, TEXT_MAX_BYTES,
 };
 pub use credential::{
-    is_credential_header, is_well_formed_secret, CredentialKind, CredentialRecord, CredentialStore,
-    InMemoryCredentials, Principal, RedactedHeaders, Secret, SecretPrefixes, CREDENTIAL_HEADERS,
-    REDACTED, SECRET_MAX_BYTES, SECRET_SHAPE,
+    carries_secret, is_credential_header, is_well_formed_secret, CredentialKind, CredentialRecord,
+    CredentialStore, InMemoryCredentials, Principal, RedactedHeaders, Secret, SecretPrefixes,
+    CREDENTIAL_HEADERS, REDACTED, SECRET_HEADERS, SECRET_MAX_BYTES, SECRET_SHAPE,
 };
 pub use error_body::{invalid_params_summary, ErrorBody, SHOWN_PROBLEMS};
 pub use header_block::{parse_header_block, HeaderBlockError};
