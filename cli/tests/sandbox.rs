@@ -156,11 +156,13 @@ fn formats_json_and_csv() {
     ];
     let sandbox = Sandbox::start(&support::sandbox_config(&[("t", rows)], 100, 60));
     let base = ["--base-url", sandbox.url.as_str(), "--api-key", ADA];
-    let json = acd_real(&[
-        &base[..],
-        &["tables", "read", "t", "--all", "--format", "json"],
-    ]
-    .concat());
+    let json = acd_real(
+        &[
+            &base[..],
+            &["tables", "read", "t", "--all", "--format", "json"],
+        ]
+        .concat(),
+    );
     assert_eq!(json.code, Some(0), "{}", json.stderr);
     let parsed: Value = serde_json::from_str(&json.stdout).unwrap();
     assert_eq!(parsed.as_array().unwrap().len(), 2);
@@ -221,50 +223,56 @@ fn index_and_raw_api_print_the_body() {
 fn connections_read_filters_and_pages() {
     let sandbox = Sandbox::start(&support::sandbox_config(&[], 100, 60));
     let base = ["--base-url", sandbox.url.as_str(), "--api-key", ADA];
-    let paris = acd_real(&[
-        &base[..],
+    let paris = acd_real(
         &[
-            "connections",
-            "read",
-            "crm",
-            "--entity",
-            "contacts",
-            "--filter",
-            r#"{"city":"Paris"}"#,
-            "--stable-egress",
-        ],
-    ]
-    .concat());
+            &base[..],
+            &[
+                "connections",
+                "read",
+                "crm",
+                "--entity",
+                "contacts",
+                "--filter",
+                r#"{"city":"Paris"}"#,
+                "--stable-egress",
+            ],
+        ]
+        .concat(),
+    );
     assert_eq!(paris.code, Some(0), "{}", paris.stderr);
     assert!(paris.records().iter().all(|r| r["city"] == "Paris"));
     assert!(!paris.records().is_empty());
-    let all = acd_real(&[
-        &base[..],
+    let all = acd_real(
         &[
-            "connections",
-            "read",
-            "crm",
-            "--entity",
-            "contacts",
-            "--all",
-            "--page-size",
-            "2",
-        ],
-    ]
-    .concat());
-    let once = acd_real(&[
-        &base[..],
+            &base[..],
+            &[
+                "connections",
+                "read",
+                "crm",
+                "--entity",
+                "contacts",
+                "--all",
+                "--page-size",
+                "2",
+            ],
+        ]
+        .concat(),
+    );
+    let once = acd_real(
         &[
-            "connections",
-            "read",
-            "crm",
-            "--entity",
-            "contacts",
-            "--limit",
-            "500",
-        ],
-    ]
-    .concat());
+            &base[..],
+            &[
+                "connections",
+                "read",
+                "crm",
+                "--entity",
+                "contacts",
+                "--limit",
+                "500",
+            ],
+        ]
+        .concat(),
+    );
     assert_eq!(all.code, Some(0), "{}", all.stderr);
     assert_eq!(all.records(), once.records());
 }
@@ -292,11 +300,17 @@ fn learn_limits_reads_the_index_first_and_paces_to_the_advertised_limit() {
     // next window does not fit in the call's 5 s timeout, which ends it at once.
     assert_eq!(assumed.code, Some(3), "{}", assumed.stderr);
     assert!(
-        assumed.stderr.contains("did not finish within its timeout of 5 s"),
+        assumed
+            .stderr
+            .contains("did not finish within its timeout of 5 s"),
         "{}",
         assumed.stderr
     );
-    let sent = assumed.stderr.lines().filter(|l| l.starts_with("GET ")).count();
+    let sent = assumed
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("GET "))
+        .count();
     assert_eq!(sent, 100, "{}", assumed.stderr);
     let learned = as_ada_real(&sandbox.url, &[&["--learn-limits"][..], &args[..]].concat());
     assert_eq!(learned.code, Some(0), "{}", learned.stderr);

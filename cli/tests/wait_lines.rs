@@ -87,7 +87,8 @@ fn without_anything_from_the_server_the_catalogue_window_is_named() {
     );
     assert_eq!(run.code, Some(3), "{}", run.stderr);
     assert!(
-        run.stderr.contains("for limit user_table_reads (5 per 60 s)"),
+        run.stderr
+            .contains("for limit user_table_reads (5 per 60 s)"),
         "{}",
         run.stderr
     );
