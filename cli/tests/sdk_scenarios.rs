@@ -269,5 +269,5 @@ fn every_scenario_the_cli_skips_is_named() {
         .collect();
     // Printed with --nocapture; the count pins the list the report names.
     println!("{}", skips.join("\n"));
-    assert_eq!(skips.len(), 12, "{}", skips.join("\n"));
+    assert_eq!(skips.len(), 13, "{}", skips.join("\n"));
 }
