@@ -200,6 +200,9 @@ pub fn plan(cli: &Cli, origins: &Origins) -> Result<Plan, SetupError> {
             (Job::CreateRun { spec, wait }, Printing::Run)
         }
         Command::Completions { .. } => return fail("completions need no request"),
+        Command::Listen(_) | Command::Webhooks(_) => {
+            return fail("webhook commands need no API request")
+        }
     };
     let job_kind = if matches!(&job, Job::CreateRun { wait: Some(_), .. }) {
         crate::run::JobKind::CreateRunAndWait
