@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 import pytest
-import standardwebhooks  # type: ignore[import-untyped]
-import standardwebhooks.webhooks as reference_module  # type: ignore[import-untyped]
+import standardwebhooks
+import standardwebhooks.webhooks as reference_module
 
 import acd
 
