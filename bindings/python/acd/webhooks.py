@@ -35,7 +35,7 @@ import json
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Protocol, Sequence, Tuple, Union
 
 from ._errors import WebhookVerificationError
 from ._ffi import acd_ffi as _ffi
@@ -44,7 +44,16 @@ from ._types import Run
 __all__ = ["verify", "unwrap", "sign", "WebhookEvent", "SignedWebhook", "WebhookVerificationError"]
 
 Body = Union[bytes, bytearray, memoryview, str]
-Headers = Union[Mapping[str, Any], Iterable[Tuple[str, Any]]]
+
+
+class _HasItems(Protocol):
+    """Anything with ``items()`` of (name, value): a dict, ``http.server``'s
+    headers, httpx's, Flask's, Django's."""
+
+    def items(self) -> Iterable[Tuple[str, Any]]: ...
+
+
+Headers = Union[_HasItems, Mapping[str, Any], Iterable[Tuple[str, Any]]]
 Secrets = Union[str, Sequence[str]]
 Instant = Union[float, int, _dt.datetime]
 Duration = Union[float, int, _dt.timedelta]
