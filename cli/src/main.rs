@@ -2,16 +2,18 @@
 //!
 //! Every request is built, throttled, retried, paged and interpreted by
 //! acd-core's client role; this binary parses the command line, moves bytes
-//! over HTTP, sleeps where the core says and prints the results.
+//! over HTTP, waits where the core says and prints the results.
 //!
-//! Exit status: 0 success; 1 the API answered an error that is not retried,
-//! or a response broke the spec; 2 bad command line or configuration
-//! (nothing was sent); 3 gave up (attempts or deadline used up); 130
-//! interrupted.
+//! Exit status (a client error's is its category's, from the core's table):
+//! 0 success; 1 the API answered an error that is not retried, or a
+//! response broke the spec; 2 bad command line or configuration (nothing
+//! was sent); 3 gave up (attempts, the deadline or the server's patience
+//! used up); 130 interrupted.
 #![forbid(unsafe_code)]
 
 mod api;
 mod args;
+mod clock;
 mod engine;
 mod exit;
 mod interrupt;
@@ -74,7 +76,7 @@ fn main() -> ExitCode {
         Verbosity::Normal
     };
     let mut reporter = Reporter::new(verbosity);
-    let plan = match setup::plan(&cli, &setup::Origins::of(&matches)) {
+    let plan = match setup::plan(&cli, &matches) {
         Ok(plan) => plan,
         Err(error) => {
             reporter.say(&format!("error: {error}"));

@@ -5,12 +5,12 @@
 mod support;
 
 use serde_json::{json, Value};
-use support::{as_ada, FaultServer, Reply, Sandbox};
+use support::{as_ada, as_ada_real, FaultServer, Reply, Sandbox};
 
 fn waits(stderr: &str) -> Vec<&str> {
     stderr
         .lines()
-        .filter(|line| line.starts_with("waiting "))
+        .filter(|line| line.contains(": waiting "))
         .collect()
 }
 
@@ -18,7 +18,7 @@ fn waits(stderr: &str) -> Vec<&str> {
 fn a_sandbox_at_5_reads_per_5_s_is_named_as_the_server_says_not_as_60_s() {
     let records: Vec<Value> = (1..=7).map(|id| json!({"id": id})).collect();
     let sandbox = Sandbox::start(&support::sandbox_config(&[("orders", records)], 5, 5));
-    let run = as_ada(
+    let run = as_ada_real(
         &sandbox.url,
         &["tables", "read", "orders", "--all", "--page-size", "1"],
     );
@@ -29,7 +29,7 @@ fn a_sandbox_at_5_reads_per_5_s_is_named_as_the_server_says_not_as_60_s() {
     for line in lines {
         // The headers give the count (5) but not the window's length.
         assert!(
-            line.ends_with("for the table-read limit (5 per window, as the server announced)"),
+            line.ends_with("for limit user_table_reads (5 per window, as the server announced)"),
             "{line}"
         );
     }
@@ -87,7 +87,8 @@ fn without_anything_from_the_server_the_catalogue_window_is_named() {
     );
     assert_eq!(run.code, Some(3), "{}", run.stderr);
     assert!(
-        run.stderr.contains("the table-read limit (5 per 60 s)"),
+        run.stderr
+            .contains("for limit user_table_reads (5 per 60 s)"),
         "{}",
         run.stderr
     );

@@ -443,7 +443,8 @@ class HttpxTransport:
         """Sends ``request``; httpx failures become :class:`TransportFailure`."""
         timeout = request.exchange_timeout(self.timeout)
         reader = _BodyReader(request.max_body_bytes, time.monotonic() + timeout, timeout)
-        built = self.client.build_request(request.method, request.url, headers=request.headers, content=request.body)
+        built = self.client.build_request(request.method, request.url, headers=request.headers, content=request.body,
+                                          timeout=timeout)
         try:
             reply = _within(lambda: self.client.send(built, stream=True, follow_redirects=False), timeout,
                             lambda reply: reply.close())
@@ -496,7 +497,7 @@ class AsyncHttpxTransport:
     async def _exchange(self, request: Request, timeout: float) -> Response:
         reader = _BodyReader(request.max_body_bytes, time.monotonic() + timeout, timeout)
         async with self.client.stream(request.method, request.url, headers=request.headers, content=request.body,
-                                      follow_redirects=False) as reply:
+                                      follow_redirects=False, timeout=timeout) as reply:
             headers = list(reply.headers.items())
             if not reader.skip(headers):
                 chunks: AsyncIterator[bytes] = reply.aiter_bytes()

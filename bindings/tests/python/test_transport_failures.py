@@ -183,7 +183,9 @@ def test_an_answer_that_is_not_http_is_an_acd_error(kind: str, answer: str, scri
     server = scripted(broken)
     with pytest.raises(acd.AcdError) as caught:
         call(kind, server.url, read, retry=acd.RetryPolicy(max_attempts=2, backoff_base=0.01))
-    assert type(caught.value) in (acd.APIError, acd.APIConnectionError), repr(caught.value)
+    # The core's "protocol" category: the server broke HTTP itself.
+    assert type(caught.value) is acd.ProtocolError, repr(caught.value)
+    assert caught.value.category == "protocol"
     assert "failed in transport" in str(caught.value)
     assert server.requests == 2  # a GET: retried
 
