@@ -75,6 +75,12 @@ pub enum Command {
     Runs(RunsCommand),
     /// Any operation, raw: prints the response body.
     Api(ApiArgs),
+    /// Receives webhook deliveries on loopback, verifies each, prints one line
+    /// per event and forwards the verified ones unchanged (docs/webhooks.md).
+    Listen(crate::webhooks::ListenArgs),
+    /// Webhooks: send a signed test event.
+    #[command(subcommand)]
+    Webhooks(crate::webhooks::WebhooksCommand),
     /// Shell completions.
     Completions {
         /// The shell.

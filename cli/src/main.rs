@@ -18,6 +18,7 @@ mod engine;
 mod exit;
 mod interrupt;
 mod jq;
+mod listen;
 mod output;
 mod pipe;
 mod proxy;
@@ -25,6 +26,7 @@ mod report;
 mod run;
 mod setup;
 mod transport;
+mod webhooks;
 
 use args::{Cli, Command, Shell};
 use clap::{CommandFactory, FromArgMatches};
@@ -55,9 +57,16 @@ fn main() -> ExitCode {
             });
         }
     };
-    if let Command::Completions { shell } = &cli.command {
-        completions(*shell);
-        return ExitCode::from(exit::SUCCESS);
+    match &cli.command {
+        Command::Completions { shell } => {
+            completions(*shell);
+            return ExitCode::from(exit::SUCCESS);
+        }
+        Command::Listen(args) => return ExitCode::from(listen::listen(args)),
+        Command::Webhooks(webhooks::WebhooksCommand::Trigger(args)) => {
+            return ExitCode::from(webhooks::trigger(args))
+        }
+        _ => {}
     }
     let verbosity = if cli.global.quiet {
         Verbosity::Quiet

@@ -219,6 +219,9 @@ pub fn plan(cli: &Cli, matches: &clap::ArgMatches) -> Result<Plan, SetupError> {
             (job, printing)
         }
         Command::Completions { .. } => return fail("completions need no request"),
+        Command::Listen(_) | Command::Webhooks(_) => {
+            return fail("webhook commands need no API request")
+        }
     };
     Ok(Plan {
         config,

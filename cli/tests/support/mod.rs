@@ -175,6 +175,11 @@ pub struct Sandbox {
 impl Sandbox {
     /// Starts the sandbox with `config` on a free loopback port.
     pub fn start(config: &Value) -> Self {
+        Self::start_with(config, &[])
+    }
+
+    /// Starts the sandbox with `config` and the extra arguments `args`.
+    pub fn start_with(config: &Value, args: &[&str]) -> Self {
         let file = std::env::temp_dir().join(format!(
             "acd-cli-test-{}-{}.json",
             std::process::id(),
@@ -184,6 +189,7 @@ impl Sandbox {
         let mut child = Command::new(sandbox_binary())
             .args(["--listen", "127.0.0.1:0", "--config"])
             .arg(&file)
+            .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
