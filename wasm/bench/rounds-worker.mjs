@@ -10,7 +10,7 @@
 // nanoseconds per call. The full module (acd/gate) is the one with both
 // the Driver and the gate.
 import { parentPort, workerData } from 'node:worker_threads';
-import { Driver, Gate } from 'acd/gate';
+import { Driver, Gate } from 'acd-client/gate';
 import { clientCall, gateCall } from './workload.mjs';
 
 const { call, workload } = workerData;

@@ -6,9 +6,9 @@
 // user, 100 requests per 60 s per credential).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AcdApiError, AcdClient, AcdConfigError, AcdRequestError, NotFoundError } from 'acd';
-import { Driver } from 'acd/gate';
-import { VirtualClock, gateTransport } from 'acd/testing';
+import { AcdApiError, AcdClient, AcdConfigError, AcdRequestError, NotFoundError } from 'acd-client';
+import { Driver } from 'acd-client/gate';
+import { VirtualClock, gateTransport } from 'acd-client/testing';
 
 const T0 = 1_700_000_000_000;
 const SECRET = 'acd_live_demo_ada';
