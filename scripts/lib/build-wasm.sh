@@ -124,7 +124,7 @@ client_bytes="$(stat -c %s "$PKG/acd_client_bg.wasm")"
 verdict="met"
 [ "$client_bytes" -le $((GOAL_KIB * 1024)) ] || verdict="NOT met"
 {
-  echo "$(size_line acd_client_bg.wasm 'acd (default entry): the client, size-first'); goal <= $GOAL_KIB KiB: $verdict"
+  echo "$(size_line acd_client_bg.wasm 'acd-client (default entry): the client, size-first'); goal <= $GOAL_KIB KiB: $verdict"
   echo "$(size_line acd_wasm_bg.wasm 'acd-client/gate, acd-client/testing: every feature, speed-first'); no size goal"
 } >"$TARGET_DIR/size.txt"
 cat "$TARGET_DIR/size.txt"

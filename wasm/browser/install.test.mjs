@@ -109,7 +109,7 @@ test('Node: installed as acd@file:./acd-client-<version>.tgz, code importing "ac
 });
 
 // The table reads stay with the other tests (5 per 60 s per user); the
-// dashboard test reads a table through acd/client in Chromium.
+// dashboard test reads a table through acd-client/client in Chromium.
 test('Node: "acd-client/client" (the client module alone) reads the index and has no gate', { skip }, () => {
   const script = `
     import * as acd from 'acd-client/client';

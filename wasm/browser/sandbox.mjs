@@ -57,14 +57,14 @@ export function missingPieces() {
   return missing.length ? `missing ${missing.join(', ')}` : false;
 }
 
-/** Starts acd-sandbox through the package's own `startSandbox` (acd/testing)
+/** Starts acd-sandbox through the package's own `startSandbox` (acd-client/testing)
  * with the configuration file `config` and a static site; resolves with
  * `{ url, stop }`. */
 export function startSandbox(config, site) {
   return startPackaged({ args: ['--config', config, '--static', site], clock: 'system', binary: sandboxBin });
 }
 
-/** Starts acd-sandbox through `startSandbox` (acd/testing) with `config`
+/** Starts acd-sandbox through `startSandbox` (acd-client/testing) with `config`
  * (an object) and extra `args` (`--clock manual` among them picks the
  * manual clock; else the system clock). */
 export function startSandboxWith(config, args = []) {

@@ -32,7 +32,7 @@ test('the default entry carries the client, not the gate or the simulation', () 
   assert.equal(main.version(), gate.version());
 });
 
-test('the default entry loads the client-only module; the full one only behind acd/gate and acd/testing', () => {
+test('the default entry loads the client-only module; the full one only behind acd-client/gate and acd-client/testing', () => {
   const read = (name) => readFileSync(new URL(`../js/${name}`, import.meta.url), 'utf8');
   assert.match(read('node.js'), /pkg\/acd_client_bg\.wasm/);
   assert.match(read('index.js'), /pkg\/acd_client\.js/);

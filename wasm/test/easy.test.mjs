@@ -143,7 +143,7 @@ test('a connect failure and a timeout of a GET are retried; the rows still arriv
 const encoder = new TextEncoder();
 const bytes = (value) => encoder.encode(JSON.stringify(value));
 
-/** A Driver (the driver protocol, from acd/gate) with `config` (snake_case). */
+/** A Driver (the driver protocol, from acd-client/gate) with `config` (snake_case). */
 function driver(config) {
   return new Driver(bytes({ base_url: 'http://127.0.0.1:8080', api_key: SECRET, ...config }));
 }
