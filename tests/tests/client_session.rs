@@ -396,3 +396,67 @@ fn a_retry_is_said_once_and_short_waits_are_info() {
         .collect();
     assert_eq!(levels, [("retrying", "info"), ("waiting", "debug")]);
 }
+
+/// Five reads sent at `t`, two more held by the 5-per-60 s model; the five
+/// answers (each `RateLimit-Limit: limit`, `RateLimit-Reset: 10`, the
+/// `n`-th request's answer `RateLimit-Remaining: limit - 1 - n`) arrive at
+/// `t + 50` in `order`; the next poll's wake-up, and how many then went.
+fn wake_after_answers(order: &[usize], limit: u32) -> (u64, usize) {
+    let mut c = client();
+    let spec = br#"{"type":"table_read","table":"orders","page_size":2}"#;
+    let t = T0 + 90_000;
+    c.start_json(spec).unwrap();
+    let mut sent: Vec<CallId> = c
+        .poll(UnixMillis::new(t))
+        .transmits
+        .iter()
+        .map(|x| x.id)
+        .collect();
+    for _ in 0..6 {
+        c.start_json(spec).unwrap();
+    }
+    sent.extend(c.poll(UnixMillis::new(t)).transmits.iter().map(|x| x.id));
+    assert_eq!(sent.len(), 5, "the model admits 5 per window");
+    for &n in order {
+        let headers = format!(
+            "Content-Type: application/json\nRateLimit-Limit: {limit}\nRateLimit-Remaining: {}\nRateLimit-Reset: 10\n",
+            limit - 1 - n as u32
+        );
+        c.respond(
+            sent[n],
+            200,
+            &headers,
+            br#"{"data":[{"id":1}]}"#.to_vec(),
+            UnixMillis::new(t + 50),
+        )
+        .unwrap();
+    }
+    let batch = c.poll(UnixMillis::new(t + 50));
+    (
+        batch.timeout.map_or(0, |at| at.as_millis() - T0),
+        batch.transmits.len(),
+    )
+}
+
+#[test]
+fn answers_out_of_order_keep_the_lowest_remaining_of_their_window() {
+    // In order or not, the server said 0 left until 90.05 s + 10 s: the two
+    // held reads wake at that reset (plus at most the backoff base of
+    // jitter), not at the model's own window end (150 s), and not at once.
+    for order in [[0, 1, 2, 3, 4], [0, 1, 3, 4, 2], [4, 3, 2, 1, 0]] {
+        let (wake, went) = wake_after_answers(&order, 5);
+        assert_eq!(went, 0, "{order:?}: the window is spent");
+        assert!(
+            (100_050..=101_050).contains(&wake),
+            "{order:?}: wakes at {wake}"
+        );
+    }
+}
+
+#[test]
+fn a_wait_planned_before_answers_that_free_the_limit_no_longer_holds() {
+    // The server allows 10 per window, not the 5 the model assumed: the
+    // two held reads go at once instead of at the model's 150 s.
+    let (_, went) = wake_after_answers(&[0, 1, 3, 4, 2], 10);
+    assert_eq!(went, 2);
+}

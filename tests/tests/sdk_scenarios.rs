@@ -337,10 +337,10 @@ fn check_outcomes(
                         ));
                     }
                     if let Some(retry_at) = error.get("retry_at") {
-                        if actual.get("retry_at") != Some(retry_at) {
+                        if actual.get("retry_at_ms") != Some(retry_at) {
                             problems.push(format!(
                                 "{id}: retry_at {:?} (error {actual})",
-                                actual.get("retry_at")
+                                actual.get("retry_at_ms")
                             ));
                         }
                     }

@@ -85,7 +85,7 @@ export async function virtual(): Promise<Order[]> {
 export function explain(error: unknown): string {
   void classifyFetchError(error); void version(); void systemClock.now(); void systemTimers;
   const category: ErrorCategory = 'rate_limit';
-  const Class: typeof AcdError = classOfCategory(category, 429);
+  const Class: typeof AcdError = classOfCategory(category);
   void Class; void errorFromCore({ type: 'x', category: 'timeout', message: 'm' });
   const waiting: WaitingEvent = { type: 'waiting', call: 1, until: 0, reason: 'quota', message: 'waiting 1.0 s' };
   void waiting;

@@ -14,6 +14,7 @@ import dev.acd.RequestException
 import dev.acd.exceptionOf
 import kotlinx.serialization.json.Json
 import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.JsonElement
 import kotlinx.serialization.json.JsonPrimitive
 import kotlinx.serialization.json.buildJsonObject
 import kotlinx.serialization.json.jsonArray
@@ -72,7 +73,7 @@ class ErrorVectorsTest {
         ).jsonObject
         val exception = exceptionOf(teapot)
         assertTrue(exception is BadRequestException && exception is AcdApiException)
-        assertEquals(Json.parseToJsonElement("""{"detail":"teapot","status":418,"hint":1}"""), exception.body)
+        assertEquals<JsonElement?>(Json.parseToJsonElement("""{"detail":"teapot","status":418,"hint":1}"""), exception.body)
         val config = exceptionOf(buildJsonObject { put("category", "config"); put("message", "m") })
         val request = exceptionOf(buildJsonObject { put("category", "invalid_request"); put("message", "m") })
         assertTrue(config is ConfigException && request is RequestException)

@@ -96,7 +96,8 @@ class RecordingTransport(private val inner: Transport, private val clock: () -> 
     val statuses = mutableListOf<Int>()
 
     override suspend fun send(request: Request): Response {
-        sentAt += clock()
-        return inner.send(request).also { statuses += it.status }
+        val at = clock()
+        synchronized(this) { sentAt += at }
+        return inner.send(request).also { synchronized(this) { statuses += it.status } }
     }
 }

@@ -13,6 +13,8 @@ import dev.acd.testing.AcdSandboxOptions
 import dev.acd.testing.SandboxClock
 import kotlin.time.Duration.Companion.milliseconds
 import kotlinx.coroutines.flow.toList
+import kotlinx.coroutines.async
+import kotlinx.coroutines.awaitAll
 import kotlinx.coroutines.runBlocking
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.assertThrows
@@ -53,6 +55,35 @@ class SandboxClockTest {
             // Waiting for real would take two minutes.
             assertTrue(realMs < 30_000, "$realMs ms")
         }
+    }
+
+    /** Issue 47's "done when": 7 reads at once at the default 5 per 60 s, 1 s before a window ends, end in the next window. */
+    @Test
+    fun `seven concurrent reads take one extra window, not two`(sandbox: AcdSandbox) {
+        val clock = SandboxClock(sandbox.url)
+        val start = clock.set(1_700_000_039_000)
+        val transport = RecordingTransport(JavaHttpTransport(), System::currentTimeMillis)
+        AcdHttpClient("acd_live_demo_ada", sandbox.url, transport = transport, clock = clock::now, delay = clock::delay).use { api ->
+            val pages = runBlocking { (1..7).map { async { api.tables.read("orders", pageSize = 2) } }.awaitAll() }
+            assertEquals(List(7) { listOf(1L, 2L) }, pages.map { page -> page.map { it.long("id") } })
+        }
+        assertEquals(List(7) { 200 }, transport.statuses)
+        val elapsed = clock.now() - start
+        // 5 go at once; 2 once the window has ended (1 s) plus at most 1 s of jitter.
+        assertTrue(elapsed in 1_000..2_500, "$elapsed ms of sandbox time")
+    }
+
+    /** The same through the Java futures: all 7 started before any is joined. */
+    @Test
+    fun `seven concurrent reads from Java futures take one extra window`(sandbox: AcdSandbox) {
+        val clock = SandboxClock(sandbox.url)
+        val start = clock.set(1_700_000_039_000)
+        AcdHttpClient("acd_live_demo_ada", sandbox.url, clock = clock::now, delay = clock::delay).use { api ->
+            val futures = (1..7).map { api.java().tables.read("orders", 2) }
+            assertEquals(List(7) { 2 }, futures.map { it.get(60, java.util.concurrent.TimeUnit.SECONDS).size })
+        }
+        val elapsed = clock.now() - start
+        assertTrue(elapsed in 1_000..2_500, "$elapsed ms of sandbox time")
     }
 
     @Test

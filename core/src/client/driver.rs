@@ -240,7 +240,16 @@ impl Client {
                     call.throttle_wait = Some(wait.clone());
                     Some(wait)
                 }
-                _ => call.throttle_wait.clone().filter(|wait| wait.until > now),
+                // The planned instant has come: the jitter drawn on top of
+                // it still holds the call. A wait whose instant is still
+                // ahead while the plan says "now" was planned before answers
+                // that freed the limit: it no longer holds.
+                _ => {
+                    let jitter = call.throttle_jitter.unwrap_or(0);
+                    call.throttle_wait
+                        .clone()
+                        .filter(|wait| wait.until > now && wait.until.saturating_sub(jitter) <= now)
+                }
             }
         };
         let call = self.calls.get_mut(&id)?;

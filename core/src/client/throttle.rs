@@ -138,6 +138,37 @@ impl LimitModel {
     }
 }
 
+/// Which of the model's windows a response's reset belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ReportedWindow {
+    /// The window the model already learned from the server's headers
+    /// (its reset within half a window of the model's).
+    Current,
+    /// A window before the model's (its reset more than half a window
+    /// earlier): a late answer.
+    Earlier,
+    /// A window the model knows nothing of yet from the server.
+    Next,
+}
+
+impl ReportedWindow {
+    fn of(model: &LimitModel, reset_at: UnixMillis) -> Self {
+        let half = model.window_ms / 2;
+        match model.window_end {
+            Some(end) if model.source == LimitSource::Headers => {
+                if reset_at.saturating_add(half) < end {
+                    Self::Earlier
+                } else if reset_at < end.saturating_add(half) {
+                    Self::Current
+                } else {
+                    Self::Next
+                }
+            }
+            _ => Self::Next,
+        }
+    }
+}
+
 /// Why a send (or a call) has to wait.
 #[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -409,8 +440,24 @@ impl Throttle {
                 model.window_ms = bound_window_ms(window_ms, max_wait_ms);
                 model.window_announced = true;
             }
-            model.remaining = observation.remaining.saturating_sub(model.in_flight);
-            model.window_end = Some(bounded(observation.reset_at));
+            let reset_at = bounded(observation.reset_at);
+            let reported = observation.remaining.saturating_sub(model.in_flight);
+            match ReportedWindow::of(model, reset_at) {
+                // Answers of one window can arrive in any order: the
+                // server's count only falls within a window, so the lowest
+                // report holds (a late, higher one is stale).
+                ReportedWindow::Current => {
+                    model.remaining = model.remaining.min(reported);
+                    model.window_end = model.window_end.max(Some(reset_at));
+                }
+                // An answer of a window that has already given way to the
+                // next one says nothing of the current one.
+                ReportedWindow::Earlier => {}
+                ReportedWindow::Next => {
+                    model.remaining = reported;
+                    model.window_end = Some(reset_at);
+                }
+            }
             // Only a refusal's time holds calls off without asking: a reset
             // on an admitted answer is advice, kept at the bound, after
             // which the server is asked again.

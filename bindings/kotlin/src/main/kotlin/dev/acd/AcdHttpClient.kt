@@ -7,15 +7,9 @@ package dev.acd
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.SupervisorJob
-import kotlinx.coroutines.async
-import kotlinx.coroutines.awaitAll
 import kotlinx.coroutines.cancel
-import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.flow.Flow
 import kotlinx.coroutines.flow.flow
-import kotlinx.coroutines.sync.Mutex
-import kotlinx.coroutines.sync.withLock
-import kotlinx.coroutines.withTimeoutOrNull
 import kotlinx.serialization.json.JsonElement
 import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.JsonObjectBuilder
@@ -29,7 +23,6 @@ import java.io.Closeable
 import java.net.http.HttpClient
 import java.util.concurrent.atomic.AtomicBoolean
 import kotlin.time.Duration
-import kotlin.time.Duration.Companion.milliseconds
 
 /** The sentence thrown when the driver has nothing to send and nothing to wait for. */
 internal const val NO_PROGRESS = "no call can make progress: nothing to send and nothing to wait for"
@@ -82,10 +75,8 @@ class AcdHttpClient
         val transport: Transport = transport ?: JavaHttpTransport(http)
 
         private val ownsTransport = transport == null
-        private val logger: System.Logger = System.getLogger("acd")
-        private val queues = HashMap<Long, ArrayDeque<Event>>()
-        private val stepping = Mutex()
-        private val pending = mutableListOf<Transmit>()
+        private val logger: System.Logger = acdLogger()
+        private val session = Session(engine, this.transport, clock, delay, { scope }, { open { Unit } }, ::notify)
         private val closed = AtomicBoolean(false)
 
         /** Where the Java facade's futures run; cancelled by [close]. */
@@ -144,8 +135,7 @@ class AcdHttpClient
          */
         override fun close() {
             if (!closed.compareAndSet(false, true)) return
-            val calls = synchronized(queues) { queues.keys.toList().also { queues.clear() } }
-            calls.forEach(engine::cancel)
+            session.cancelAll()
             scope.cancel()
             if (ownsTransport) (transport as? Closeable)?.close()
         }
@@ -180,76 +170,13 @@ class AcdHttpClient
                 }
             }
 
-        /** Starts a call and opens its queue while no step runs, so none of its events is lost. */
-        internal suspend fun startOpen(spec: JsonObject): Long =
-            open { Unit }.let { stepping.withLock { open { engine.start(spec) }.also { synchronized(queues) { queues[it] = ArrayDeque() } } } }
+        /** Starts a call; its events are queued from the first poll on. */
+        internal fun startOpen(spec: JsonObject): Long = open { session.start(spec) }
 
-        internal fun finish(call: Long) {
-            val wasOpen = synchronized(queues) { queues.remove(call) != null }
-            if (wasOpen) engine.cancel(call)
-        }
+        internal fun finish(call: Long) = session.finish(call)
 
         /** The next data event of open [call], or `null` once it is done; throws if it failed. */
-        internal suspend fun nextData(call: Long): Event? {
-            while (true) {
-                open { Unit }
-                while (true) {
-                    val event = synchronized(queues) { queues[call]?.removeFirstOrNull() } ?: break
-                    when (event) {
-                        is Event.Done -> return null
-                        is Event.Failed -> throw event.error
-                        is Event.Response, is Event.Page, is Event.RunStatus -> return event
-                        else -> {} // notices went to onEvent and the log when they arrived
-                    }
-                }
-                stepping.withLock { if (synchronized(queues) { queues[call]?.isEmpty() } != false) step() }
-            }
-        }
-
-        /**
-         * One step: poll, and deliver the batch's events if it has any (its
-         * transmits wait for the next step, so a collector that stops on an
-         * event sends nothing more); else send the transmits due, or wait for
-         * the batch's wake-up.
-         */
-        private suspend fun step() {
-            if (pending.isEmpty()) {
-                val batch = open { engine.poll(clock()) }
-                pending += batch.transmits
-                for (event in batch.events) {
-                    notify(event)
-                    synchronized(queues) { queues[event.call]?.addLast(event) }
-                }
-                if (batch.events.isNotEmpty()) return
-                if (pending.isEmpty()) {
-                    val wake = batch.timeout ?: throw AcdException(NO_PROGRESS)
-                    delay((wake - clock()).coerceAtLeast(0).milliseconds)
-                    return
-                }
-            }
-            val sending = pending.filter { synchronized(queues) { it.call in queues } }
-            pending.clear()
-            val outcomes = if (sending.size == 1) listOf(exchange(sending[0])) else coroutineScope { sending.map { async { exchange(it) } }.awaitAll() }
-            for ((transmit, outcome) in sending.zip(outcomes)) {
-                when (outcome) {
-                    is Response -> engine.respond(transmit.call, outcome, clock())
-                    is FailureKind -> engine.fail(transmit.call, outcome, clock())
-                }
-            }
-        }
-
-        /** Sends one transmit: its [Response], or how it failed ([FailureKind]). */
-        private suspend fun exchange(transmit: Transmit): Any =
-            try {
-                val at = transmit.timeoutAt
-                if (at == null) {
-                    transport.send(transmit.request)
-                } else {
-                    withTimeoutOrNull((at - clock()).coerceAtLeast(0).milliseconds) { transport.send(transmit.request) } ?: FailureKind.TIMEOUT
-                }
-            } catch (failure: TransportFailureException) {
-                failure.kind
-            }
+        internal suspend fun nextData(call: Long): Event? = session.next(call)
 
         private fun notify(event: Event) {
             when (event) {
@@ -261,14 +188,6 @@ class AcdHttpClient
             }
             onEvent?.invoke(event)
         }
-    }
-
-/** The `System.Logger` level of the core's notice level (`ACD_LOG=debug` lowers the `acd` logger's threshold where the logging setup reads it). */
-internal fun levelOf(level: String?): System.Logger.Level =
-    when (level) {
-        "warning" -> System.Logger.Level.WARNING
-        "debug" -> System.Logger.Level.DEBUG
-        else -> System.Logger.Level.INFO
     }
 
 /** A CallSpec of [type] with [options] and the members [members] adds. */

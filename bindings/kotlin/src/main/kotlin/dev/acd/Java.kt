@@ -4,7 +4,6 @@
 package dev.acd
 
 import kotlinx.coroutines.future.future
-import kotlinx.coroutines.runBlocking
 import kotlinx.serialization.json.JsonElement
 import kotlinx.serialization.json.JsonObject
 import java.util.concurrent.CompletableFuture
@@ -54,10 +53,10 @@ class RecordIterator internal constructor(private val api: AcdHttpClient, privat
         while (buffer.isEmpty() && !ended) {
             val event =
                 try {
-                    runBlocking { api.nextData(call ?: api.startOpen(spec).also { call = it }) }
+                    api.async { nextData(call ?: startOpen(spec).also { call = it }) }.get()
                 } catch (error: Throwable) {
                     close()
-                    throw error
+                    throw (error as? java.util.concurrent.ExecutionException)?.cause ?: error
                 }
             if (event == null) close() else if (event is Event.Page) buffer.addAll(event.records)
         }

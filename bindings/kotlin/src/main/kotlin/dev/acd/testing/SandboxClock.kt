@@ -39,6 +39,9 @@ class SandboxClock
         private val http: HttpClient = HttpClient.newBuilder().connectTimeout(java.time.Duration.ofMillis(timeoutMs)).build()
         private val waitsMs = mutableListOf<Long>()
 
+        @Volatile
+        private var lastReadMs: Long? = null
+
         /** Every wait asked for, in ms, in order. */
         val waits: List<Long> get() = synchronized(waitsMs) { waitsMs.toList() }
 
@@ -75,7 +78,7 @@ class SandboxClock
         }
 
         /** The sandbox's current instant, Unix ms (usable as `clock = clock::now`). */
-        fun now(): Long = call(null)
+        fun now(): Long = call(null).also { lastReadMs = it }
 
         /**
          * Moves the sandbox's clock [ms] forward; returns the new instant.
@@ -84,20 +87,39 @@ class SandboxClock
          */
         fun advance(ms: Long): Long {
             require(ms >= 0) { "the sandbox clock is moved forward only here; got $ms ms" }
-            return call("{\"advance_ms\": $ms}")
+            return call("{\"advance_ms\": $ms}").also { lastReadMs = it }
         }
 
         /** Sets the sandbox's clock to [nowMs] (Unix ms); returns it. */
-        fun set(nowMs: Long): Long = call("{\"now_ms\": $nowMs}")
+        fun set(nowMs: Long): Long = call("{\"now_ms\": $nowMs}").also { lastReadMs = it }
 
-        /** Records the wait (in ms) and moves the sandbox's clock [duration] forward (usable as `delay = clock::delay`). */
+        /**
+         * Records the wait (in ms) and moves the sandbox's clock to the instant
+         * it ends: [duration] after the clock was last read (the client reads
+         * it just before it waits). A wait to an instant the sandbox has
+         * already reached moves nothing, so concurrent waits to the same
+         * instant move it once. Answers already on their way over loopback
+         * are let in first (in the sandbox's time they come first). Usable as
+         * `delay = clock::delay`; a client waits through it only for the
+         * waits its core planned, never for its transport's time-outs.
+         */
         @JvmName("delay")
         suspend fun delay(duration: Duration) {
-            val ms = duration.inWholeMilliseconds
+            val ms = maxOf(0L, duration.inWholeMilliseconds)
             synchronized(waitsMs) { waitsMs += ms }
-            withContext(Dispatchers.IO) { advance(maxOf(0L, ms)) }
+            withContext(Dispatchers.IO) {
+                kotlinx.coroutines.delay(LOOPBACK_GRACE_MS)
+                val target = (lastReadMs ?: now()) + ms
+                val current = call(null)
+                if (target > current) advance(target - current) else lastReadMs = current
+            }
         }
 
         /** The URL only. */
         override fun toString(): String = "SandboxClock($baseUrl)"
+
+        private companion object {
+            /** Real time given to answers in flight over loopback before the clock moves. */
+            const val LOOPBACK_GRACE_MS = 10L
+        }
     }
