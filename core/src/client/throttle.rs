@@ -84,6 +84,11 @@ pub struct LimitModel {
     /// at once, naming this time ([`super::ClientError::RateLimitedTooLong`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_until: Option<UnixMillis>,
+    /// The end of the current window as the server's headers gave it
+    /// (`None` until an answer reports it, and once that window ended):
+    /// what answers arriving out of order are compared with.
+    #[serde(skip)]
+    reported_end: Option<UnixMillis>,
 }
 
 impl LimitModel {
@@ -100,6 +105,7 @@ impl LimitModel {
             source,
             window_announced: source == LimitSource::Index,
             server_until: None,
+            reported_end: None,
         }
     }
 
@@ -134,6 +140,7 @@ impl LimitModel {
             self.remaining = self.limit.max(1);
             self.window_end = None;
             self.server_until = None;
+            self.reported_end = None;
         }
     }
 }
@@ -154,8 +161,8 @@ enum ReportedWindow {
 impl ReportedWindow {
     fn of(model: &LimitModel, reset_at: UnixMillis) -> Self {
         let half = model.window_ms / 2;
-        match model.window_end {
-            Some(end) if model.source == LimitSource::Headers => {
+        match model.reported_end {
+            Some(end) => {
                 if reset_at.saturating_add(half) < end {
                     Self::Earlier
                 } else if reset_at < end.saturating_add(half) {
@@ -448,7 +455,8 @@ impl Throttle {
                 // report holds (a late, higher one is stale).
                 ReportedWindow::Current => {
                     model.remaining = model.remaining.min(reported);
-                    model.window_end = model.window_end.max(Some(reset_at));
+                    model.window_end = model.reported_end.max(Some(reset_at));
+                    model.reported_end = model.window_end;
                 }
                 // An answer of a window that has already given way to the
                 // next one says nothing of the current one.
@@ -456,6 +464,7 @@ impl Throttle {
                 ReportedWindow::Next => {
                     model.remaining = reported;
                     model.window_end = Some(reset_at);
+                    model.reported_end = Some(reset_at);
                 }
             }
             // Only a refusal's time holds calls off without asking: a reset
