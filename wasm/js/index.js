@@ -1,7 +1,7 @@
-// Entry "acd" (alias "acd/client") for browsers and bundlers: the SDK's
+// Entry "acd-client" (alias "acd-client/client") for browsers and bundlers: the SDK's
 // client over the client-only module pkg/acd_client_bg.wasm. Await the
 // default export (init) once first (node.js does it on import). The gate
-// and the simulation are in "acd/gate", the test helpers in "acd/testing".
+// and the simulation are in "acd-client/gate", the test helpers in "acd-client/testing".
 import { Driver, webhookSignJson, webhookVerifyJson } from '../pkg/acd_client.js';
 import { acdClientOver } from './easy.js';
 import { driverEngine } from './engine.js';

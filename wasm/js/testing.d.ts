@@ -1,4 +1,4 @@
-// Types of the testing helpers ("acd/testing").
+// Types of the testing helpers ("acd-client/testing").
 import type { Timers, Transport, WireRequest } from './transport.js';
 import type { SignOptions, SignedWebhook, WebhookBody } from './webhooks.js';
 
@@ -116,6 +116,8 @@ export interface StartSandboxOptions {
   clock?: 'manual' | 'system';
   /** The binary (default: `ACD_SANDBOX_BIN`, else `acd-sandbox` on `PATH`). */
   binary?: string;
+  /** The sandbox's working directory (default: this process's). */
+  cwd?: string;
 }
 
 /** A running acd-sandbox started by `startSandbox`. */

@@ -1,4 +1,4 @@
-// Testing helpers (import from "acd/testing"): a virtual clock that is also
+// Testing helpers (import from "acd-client/testing"): a virtual clock that is also
 // a timer source, and the core's test server (TestServer) as a transport,
 // so an AcdClient runs against the real gate rules and a dataset in virtual
 // time: no sockets, no sleeping, the same result on every run. And

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { once } from 'node:events';
 import { gzipSync, deflateSync } from 'node:zlib';
-import { AcdClient, AcdProtocolError, fetchTransport } from 'acd';
+import { AcdClient, AcdProtocolError, fetchTransport } from 'acd-client';
 
 const SECRET = 'acd_live_demo_ada';
 const MIB = 1024 * 1024;

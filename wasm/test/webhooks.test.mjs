@@ -8,8 +8,8 @@
 // to JavaScript (a receiver never plans deliveries), so Rust replays them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { webhooks, WebhookVerificationError, AcdError, AcdArgumentError } from 'acd';
-import { signWebhook } from 'acd/testing';
+import { webhooks, WebhookVerificationError, AcdError, AcdArgumentError } from 'acd-client';
+import { signWebhook } from 'acd-client/testing';
 import { vectorFiles } from './vectors.mjs';
 
 const [{ file: VECTOR }] = vectorFiles('webhooks');

@@ -9,16 +9,16 @@ import init, {
   NotFoundError, PermissionDeniedError, RateLimitError, ServerError, TimeoutError, classOfCategory,
   classifyFetchError, errorFromCore, fetchTransport, systemClock, systemTimers, version,
   WebhookVerificationError, webhooks,
-} from 'acd';
+} from 'acd-client';
 import type {
   ApiIndex, ErrorCategory, LimitState, Page, Run, Transport, VisibleEvent, WaitingEvent,
   WebhookErrorCode, WebhookEvent,
-} from 'acd';
-import { AcdError as SameAcdError } from 'acd/errors';
-import { AcdClient as AliasClient } from 'acd/client';
-import initGate, { Admitted, Driver, Gate, GateResponse, simulate } from 'acd/gate';
-import type { GateConfig, GateRequestInit } from 'acd/gate';
-import { TestServer, VirtualClock, gateTransport, signWebhook } from 'acd/testing';
+} from 'acd-client';
+import { AcdError as SameAcdError } from 'acd-client/errors';
+import { AcdClient as AliasClient } from 'acd-client/client';
+import initGate, { Admitted, Driver, Gate, GateResponse, simulate } from 'acd-client/gate';
+import type { GateConfig, GateRequestInit } from 'acd-client/gate';
+import { TestServer, VirtualClock, gateTransport, signWebhook } from 'acd-client/testing';
 
 interface Order { id: number; sku: string }
 
@@ -60,7 +60,7 @@ export async function sdk(signal: AbortSignal): Promise<number> {
   return total + lines.length + new AliasClient().limits().length;
 }
 
-/** The gate (server role), from "acd/gate". */
+/** The gate (server role), from "acd-client/gate". */
 export async function serveOne(request: GateRequestInit): Promise<GateResponse> {
   await initGate();
   const config: GateConfig = { baseUrl: 'http://127.0.0.1:8080', limits: { credential: { requests: 100, windowMs: 60_000 } } };
