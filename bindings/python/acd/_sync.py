@@ -127,7 +127,7 @@ class HttpClient(Base):
                     yield event
                 else:
                     self._check_open()
-                    self._step()
+                    self._step(call)
         finally:
             self._finish(call)
 
@@ -145,20 +145,24 @@ class HttpClient(Base):
         with self._session.lock:
             return super()._next(call)
 
-    def _step(self) -> None:
+    def _step(self, call: int) -> None:
         """One turn of the session (docs/driver-protocol.md, "Session"): one
         thread drives at a time; the others wait until it is done."""
         if not self._session.wait_turn():
             return
         try:
-            self._drive()
+            self._drive(call)
         finally:
             self._session.done()
 
-    def _drive(self) -> None:
+    def _drive(self, call: int) -> None:
         """Polls; sends every transmit at once and returns once they are
-        answered or events arrived; else waits for the batch's wake-up."""
+        answered or events arrived; else waits for the batch's wake-up.
+        Returns at once when ``call``'s events arrived meanwhile (another
+        thread's turn delivered them)."""
         with self._session.lock:
+            if self._queues.get(call):
+                return
             now = self._now_ms()
             batch = self.client.poll(now)
             progressed = self._route(batch["events"])

@@ -77,12 +77,12 @@ internal class Session(
                     else -> {} // notices went to onEvent and the log when they arrived
                 }
             }
-            step()
+            step(call)
         }
     }
 
     /** One turn: drive if nobody does, else wait until the driving coroutine has delivered events. */
-    private suspend fun step() {
+    private suspend fun step(call: Long) {
         val waitFor =
             synchronized(lock) {
                 if (driving) {
@@ -97,7 +97,7 @@ internal class Session(
             return
         }
         try {
-            drive()
+            drive(call)
         } finally {
             val delivered = synchronized(lock) { progress.also { driving = false; progress = CompletableDeferred() } }
             delivered.complete(Unit)
@@ -105,7 +105,7 @@ internal class Session(
     }
 
     /** Polls until a batch delivers events to an open call; sends every transmit at once; sleeps to the next wake-up or outcome. */
-    private suspend fun drive() {
+    private suspend fun drive(call: Long) {
         val exchanges = exchangeContext(currentCoroutineContext())
         while (true) {
             checkOpen()
@@ -116,6 +116,8 @@ internal class Session(
             val (batch, sending) =
                 synchronized(lock) {
                     failure?.let { failure = null; throw it }
+                    // Another coroutine's turn may have delivered [call]'s events meanwhile.
+                    if (queues[call]?.isNotEmpty() == true) return
                     arrived = signal
                     val batch = engine.poll(now)
                     for (event in batch.events) queues[event.call]?.let { it.addLast(event); progressed = true }
