@@ -138,7 +138,9 @@ fn count(records: &[Box<serde_json::value::RawValue>]) -> Result<usize> {
 /// One GET of `limit` rows from `offset`, parsed: the rows.
 fn page(agent: &ureq::Agent, url: &str, limit: usize, offset: usize) -> Result<usize> {
     let mut response = agent
-        .get(format!("{url}/api/v1/tables/{TABLE}?limit={limit}&offset={offset}"))
+        .get(format!(
+            "{url}/api/v1/tables/{TABLE}?limit={limit}&offset={offset}"
+        ))
         .header("X-API-Key", KEY)
         .header("Accept", "application/json")
         .call()
@@ -160,7 +162,9 @@ fn page(agent: &ureq::Agent, url: &str, limit: usize, offset: usize) -> Result<u
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().collect();
-    let url = args.get(1).ok_or("usage: BASE_URL ROWS [ROUNDS] [WARMUP]")?;
+    let url = args
+        .get(1)
+        .ok_or("usage: BASE_URL ROWS [ROUNDS] [WARMUP]")?;
     let arg = |i: usize, default: usize| -> Result<usize> {
         args.get(i)
             .map_or(Ok(default), |a| a.parse().map_err(|_| format!("bad {a}")))
