@@ -5,7 +5,7 @@
 # own (target/dist: it never waits on, or makes wait, the suites' builds):
 #   target/dist/x86_64-unknown-linux-gnu/release/{acd,acd-sandbox}
 #                           cargo zigbuild --target x86_64-unknown-linux-gnu.2.17
-#   target/dist/wheels/acd-<v>-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl
+#   target/dist/wheels/acd_client-<v>-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl
 #                           maturin build --zig --compatibility manylinux2014;
 #                           its acd/_ffi/libacd_ffi.so is also the Kotlin jar's
 # (maturin links with a zig wrapper of its own, so the crates both builds

@@ -22,7 +22,7 @@ with_lock build-ffi
 # test run builds acd-ffi in release once and tests what users install.
 bash "$ROOT/scripts/lib/install-dist-tools.sh"
 bash "$ROOT/scripts/lib/build-dist-native.sh"
-WHEEL="$(ls "$TARGET_DIR"/dist/wheels/acd-*.whl | head -1)"
+WHEEL="$(ls "$TARGET_DIR"/dist/wheels/acd_client-*.whl | head -1)"
 mkdir -p "$OUT/native"
 LIB="$OUT/native/libacd_ffi.so"
 "$CACHE_DIR/venv-dist/bin/python" -c 'import sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read("acd/_ffi/libacd_ffi.so"))' \

@@ -5,12 +5,12 @@
 #   acd_client  features `client` only, size-first: profile wasm-release
 #               (opt-level "z", fat LTO, one codegen unit) and wasm-opt -Oz
 #               with the passes that shrink it further (CLIENT_OPT below).
-#               The module the package's default entry (`acd`) loads: the
+#               The module the package's default entry (`acd-client`) loads: the
 #               client's driver, nothing else.
 #   acd_wasm    every feature (client, gate, simulation), speed-first: the
 #               same profile with opt-level 3 (in its own target dir,
 #               target/wasm-speed) and wasm-opt -O3. Loaded only by
-#               `acd/gate` and `acd/testing` (servers, tests, tools).
+#               `acd-client/gate` and `acd-client/testing` (servers, tests, tools).
 #
 # For each:
 #   1. Debian's rustc builds std and the crate for wasm32-unknown-unknown
@@ -124,7 +124,7 @@ client_bytes="$(stat -c %s "$PKG/acd_client_bg.wasm")"
 verdict="met"
 [ "$client_bytes" -le $((GOAL_KIB * 1024)) ] || verdict="NOT met"
 {
-  echo "$(size_line acd_client_bg.wasm 'acd (default entry): the client, size-first'); goal <= $GOAL_KIB KiB: $verdict"
-  echo "$(size_line acd_wasm_bg.wasm 'acd/gate, acd/testing: every feature, speed-first'); no size goal"
+  echo "$(size_line acd_client_bg.wasm 'acd-client (default entry): the client, size-first'); goal <= $GOAL_KIB KiB: $verdict"
+  echo "$(size_line acd_wasm_bg.wasm 'acd-client/gate, acd-client/testing: every feature, speed-first'); no size goal"
 } >"$TARGET_DIR/size.txt"
 cat "$TARGET_DIR/size.txt"

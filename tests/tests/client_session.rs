@@ -460,3 +460,88 @@ fn a_wait_planned_before_answers_that_free_the_limit_no_longer_holds() {
     let (_, went) = wake_after_answers(&[0, 1, 3, 4, 2], 10);
     assert_eq!(went, 2);
 }
+
+/// Answers `sent` at `at` with `RateLimit-Limit: 5`, `RateLimit-Reset: 3`
+/// and `RateLimit-Remaining` counting down from 4, in send order.
+fn answer_short_window(c: &mut Client, sent: &[CallId], at: u64) {
+    for (n, id) in sent.iter().enumerate() {
+        let headers = format!(
+            "Content-Type: application/json\nRateLimit-Limit: 5\nRateLimit-Remaining: {}\nRateLimit-Reset: 3\n",
+            4 - n
+        );
+        c.respond(
+            *id,
+            200,
+            &headers,
+            br#"{"data":[]}"#.to_vec(),
+            UnixMillis::new(at),
+        )
+        .unwrap();
+    }
+}
+
+#[test]
+fn a_window_the_server_reports_holds_in_every_window_not_only_the_first() {
+    // The server's windows are 3 s long (its resets say so); the model
+    // assumes 60 s until told. Two windows of 5 reads each: the 6th read of
+    // the second window waits for that window's reported reset (its answers
+    // at 3.1 s say 3 s more: 6.1 s), not for the model's 60 s window opened
+    // by the second window's first send (63.05 s).
+    let mut c = client();
+    let spec = br#"{"type":"table_read","table":"orders","page_size":2}"#;
+    let t = T0;
+    for _ in 0..5 {
+        c.start_json(spec).unwrap();
+    }
+    let first: Vec<CallId> = c
+        .poll(UnixMillis::new(t))
+        .transmits
+        .iter()
+        .map(|x| x.id)
+        .collect();
+    assert_eq!(first.len(), 5);
+    answer_short_window(&mut c, &first, t + 50);
+    c.poll(UnixMillis::new(t + 50));
+    // The first window ends at 3.05 s; five more go then, and a sixth waits.
+    for _ in 0..6 {
+        c.start_json(spec).unwrap();
+    }
+    let second: Vec<CallId> = c
+        .poll(UnixMillis::new(t + 3_050))
+        .transmits
+        .iter()
+        .map(|x| x.id)
+        .collect();
+    assert_eq!(second.len(), 5);
+    answer_short_window(&mut c, &second, t + 3_100);
+    let batch = c.poll(UnixMillis::new(t + 3_100));
+    let wake = batch.timeout.unwrap().as_millis() - T0;
+    assert!(
+        (6_100..=7_100).contains(&wake),
+        "the sixth read wakes at {wake} ms"
+    );
+}
+
+#[test]
+fn a_server_whose_resets_slide_never_holds_the_limit() {
+    // Every answer says 999 of 1000 left and a reset 60 s after it (a
+    // sliding window): 200 reads one second apart each go at once.
+    let mut c = client();
+    let spec = br#"{"type":"table_read","table":"orders","page_size":2}"#;
+    let headers = "Content-Type: application/json\nRateLimit-Limit: 1000\nRateLimit-Remaining: 999\nRateLimit-Reset: 60\n";
+    for n in 0..200u64 {
+        let now = T0 + n * 1_000;
+        let id = c.start_json(spec).unwrap();
+        let sent = c.poll(UnixMillis::new(now)).transmits;
+        assert_eq!(sent.len(), 1, "read {n} was held");
+        c.respond(
+            id,
+            200,
+            headers,
+            br#"{"data":[]}"#.to_vec(),
+            UnixMillis::new(now + 10),
+        )
+        .unwrap();
+        c.poll(UnixMillis::new(now + 10));
+    }
+}

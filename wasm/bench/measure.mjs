@@ -115,7 +115,7 @@ const figure = (what, name) => {
     + `(medians of ${rounds} paired rounds; ratios min ${Math.min(...ratio).toFixed(2)}x, max ${Math.max(...ratio).toFixed(2)}x)`;
 };
 const lines = [
-  `wasm sizes: acd_client_bg.wasm ${kib(clientWasmFile)} (acd), acd_wasm_bg.wasm ${kib(wasmFile)} (acd/gate, acd/testing)`,
+  `wasm sizes: acd_client_bg.wasm ${kib(clientWasmFile)} (acd-client), acd_wasm_bg.wasm ${kib(wasmFile)} (acd-client/gate, acd-client/testing)`,
   `instantiate acd_client_bg.wasm in Node (compile + instantiate, median of 7 fresh processes): ${instantiateMs().toFixed(1)} ms`,
   `${figure('driver cycle, page of 2 records (start, poll, respond, poll; records parsed)', 'client')} (goal <= 2x)`,
   `${figure('driver cycle, page of 100 records', 'client-100')} (goal <= 2x)`,

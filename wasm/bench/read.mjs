@@ -1,5 +1,5 @@
 // What users feel: reading 5,000 rows in pages of 100 from a sandbox on
-// loopback (its limits raised), through AcdClient ("acd": the client
+// loopback (its limits raised), through AcdClient ("acd-client": the client
 // module, fetch, the driver protocol) and through a plain fetch loop doing
 // the same 50 requests and the same JSON parsing, side by side in one run:
 // rounds alternate between the two, and the medians and their ratio are
@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { AcdClient } from 'acd';
+import { AcdClient } from 'acd-client';
 
 const ROWS = 5_000;
 const PAGE = 100;

@@ -7,10 +7,10 @@
 // workerData: {call: "client" | "client-100" | "gate", workload}. It
 // checks the call takes the path the native side times, then, for each
 // message (a number of iterations), runs one round and posts its
-// nanoseconds per call. The full module (acd/gate) is the one with both
+// nanoseconds per call. The full module (acd-client/gate) is the one with both
 // the Driver and the gate.
 import { parentPort, workerData } from 'node:worker_threads';
-import { Driver, Gate } from 'acd/gate';
+import { Driver, Gate } from 'acd-client/gate';
 import { clientCall, gateCall } from './workload.mjs';
 
 const { call, workload } = workerData;

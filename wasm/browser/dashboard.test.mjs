@@ -1,22 +1,27 @@
 // The dashboard in a real browser: headless Chromium (Debian's, driven by
-// playwright-core) opens wasm/demo served by a running acd-sandbox, whose
-// configuration shortens the table-read window (5 reads per 5 s) so the test
-// pages past the limit in seconds. It asserts that no request got a 429,
-// that the countdown appeared, that the rows match the table, and that
-// errors are explained with their status; screenshots go to target/wasm/.
+// playwright-core) opens the dashboard built into the shipped sandbox
+// (`dist/bin/acd-sandbox --dashboard`, run from a directory holding nothing
+// but the binary), whose configuration shortens the table-read window
+// (5 reads per 5 s) so the test pages past the limit in seconds. It asserts
+// that no request got a 429, that the countdown appeared, that the rows
+// match the table, that Previous and Next move through the loaded pages,
+// that string cells show as text, that a created run shows each of its
+// states, and that errors are explained with their status; screenshots go
+// to target/wasm/.
 //
-// Needs: the sandbox binary (target/release/acd-sandbox, or $ACD_SANDBOX_BIN),
-// /usr/bin/chromium and .cache/node/node_modules/playwright-core
-// (scripts/test-wasm installs and builds them). Talks to 127.0.0.1 only.
+// Needs: the shipped sandbox (dist/bin/acd-sandbox from scripts/dist, or
+// $ACD_DIST_SANDBOX_BIN), /usr/bin/chromium and
+// .cache/node/node_modules/playwright-core (scripts/lib/install-chromium.sh).
+// Talks to 127.0.0.1 only.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { launchChromium, missingPieces, out, root, startSandbox } from './sandbox.mjs';
+import { launchChromium, missingShipped, out, startShippedDashboard } from './sandbox.mjs';
 
 const KEY = 'acd_live_dashboard_test';
 const rows = Array.from({ length: 23 }, (_, i) => ({ id: i + 1, item: `item ${i + 1}`, qty: (i * 7) % 10 }));
-const skip = missingPieces();
+const skip = missingShipped();
 
 let sandbox;
 let browser;
@@ -24,29 +29,25 @@ let baseUrl;
 
 before(async () => {
   if (skip) return;
-  // The page and the package (laid out as installed: acd/js, acd/pkg), as
-  // the sandbox serves them under /demo/.
-  const site = path.join(out, 'site');
-  rmSync(site, { recursive: true, force: true });
-  mkdirSync(site, { recursive: true });
-  cpSync(path.join(root, 'wasm/demo'), site, { recursive: true });
-  cpSync(path.join(root, 'wasm/js'), path.join(site, 'acd/js'), { recursive: true });
-  cpSync(path.join(root, 'wasm/pkg'), path.join(site, 'acd/pkg'), { recursive: true, dereference: true });
-  const config = path.join(out, 'dashboard-sandbox.json');
-  writeFileSync(config, JSON.stringify({
+  mkdirSync(out, { recursive: true });
+  sandbox = await startShippedDashboard({
     credentials: [{ secret: KEY, kind: 'api_key', user: 'ada' }],
     tables: [{ id: 'orders', owner: 'ada', records: rows }],
     extra_limits: { user_table_reads: { requests: 5, window_ms: 5000 } },
-  }));
-  sandbox = await startSandbox(config, site);
+  });
   baseUrl = sandbox.url;
   browser = await launchChromium();
 });
 
 after(async () => {
   await browser?.close();
-  sandbox?.stop();
+  await sandbox?.stop();
 });
+
+/** The shown table's cells, row by row, as text. */
+function cells(page) {
+  return page.$$eval('#rows tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((td) => td.textContent)));
+}
 
 /** Waits until the dashboard is idle (or done); returns its state. */
 async function settled(page) {
@@ -96,6 +97,24 @@ test('the dashboard pages past the table limit without a 429 and explains errors
   assert.match(await page.textContent('#limit-bars'), /user table reads: \d of 5 left/);
   await page.screenshot({ path: path.join(out, 'dashboard.png'), fullPage: true });
 
+  // The last page (row 23); strings as text, numbers as JSON.
+  assert.equal(await page.textContent('#page-info'), 'page 12 of 12 loaded (end of table)');
+  assert.deepEqual(await cells(page), [['23', 'item 23', '4']]);
+  assert.equal(await page.isDisabled('#next-page'), true);
+  // Previous goes back through the loaded pages without a request; Next comes forward again.
+  const requestsBefore = apiStatuses.length;
+  await page.click('#prev-page');
+  assert.equal(await page.textContent('#page-info'), 'page 11 of 12 loaded');
+  assert.deepEqual(await cells(page), [['21', 'item 21', '0'], ['22', 'item 22', '7']]);
+  for (let i = 0; i < 10; i += 1) await page.click('#prev-page');
+  assert.equal(await page.textContent('#page-info'), 'page 1 of 12 loaded');
+  assert.deepEqual(await cells(page), [['1', 'item 1', '0'], ['2', 'item 2', '7']]);
+  assert.equal(await page.isDisabled('#prev-page'), true);
+  await page.click('#next-page');
+  assert.equal(await page.textContent('#page-info'), 'page 2 of 12 loaded');
+  assert.deepEqual(await cells(page), [['3', 'item 3', '4'], ['4', 'item 4', '1']]);
+  assert.equal(apiStatuses.length, requestsBefore, 'pages already loaded are not fetched again');
+
   // An API error: its status, the core's sentence.
   await page.fill('#table-id', 'missing');
   await page.click('#load-table');
@@ -114,5 +133,31 @@ test('the dashboard pages past the table limit without a 429 and explains errors
   assert.match(await page.textContent('#error-message'), /limit must be an integer from 1 to 5000/);
   assert.equal(apiStatuses.length, sentBefore, 'nothing was sent');
   await page.screenshot({ path: path.join(out, 'dashboard-error.png'), fullPage: true });
+  assert.deepEqual(pageErrors, []);
+});
+
+test('the dashboard creates a run and shows each state it goes through', { skip }, async () => {
+  const page = await browser.newPage();
+  const posts = [];
+  page.on('request', (request) => {
+    if (request.method() === 'POST') posts.push(new URL(request.url()).pathname);
+  });
+  const pageErrors = [];
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  await page.goto(`${baseUrl}/demo/`);
+  await settled(page);
+  await page.fill('#api-key', KEY);
+  await page.fill('#run-agent', 'agent-7');
+  await page.fill('#run-input', '{"question": "why"}');
+  await page.click('#create-run');
+  // The default lifecycle: queued 1 s, running 2 s, then succeeded.
+  await page.waitForFunction(() => ['done', 'failed'].includes(document.querySelector('#run-form').dataset.state),
+    null, { timeout: 30_000 });
+  assert.equal(await page.getAttribute('#run-form', 'data-state'), 'done', await page.textContent('#error-message'));
+  assert.deepEqual(await page.$$eval('#run-states li', (items) => items.map((item) => item.textContent)),
+    ['queued', 'running', 'succeeded']);
+  assert.match(await page.textContent('#run-id'), /^run_\d+$/);
+  assert.deepEqual(posts, ['/api/v1/agents/agent-7/runs']);
+  await page.screenshot({ path: path.join(out, 'dashboard-run.png'), fullPage: true });
   assert.deepEqual(pageErrors, []);
 });

@@ -1,10 +1,12 @@
 // The npm package as a user gets it: `npm pack` in wasm/ gives
-// acd-<version>.tgz; a throwaway project installs it with
-// `npm install ./acd-<version>.tgz` (offline: it has no dependencies), then
-//  * Node imports "acd" by name and reads a sandbox table through the easy
+// acd-client-<version>.tgz; a throwaway project installs it with
+// `npm install ./acd-client-<version>.tgz` (offline: it has no dependencies), then
+//  * Node imports "acd-client" by name and reads a sandbox table through the easy
 //    path (AcdClient over fetch);
+//  * installed under its former name (`npm install acd@file:./acd-client-<version>.tgz`),
+//    code that imports "acd" keeps working;
 //  * a page served next to that project imports the installed package as
-//    ESM (import map "acd" -> node_modules/acd/js/index.js) in Chromium and
+//    ESM (import map "acd-client" -> node_modules/acd-client/js/index.js) in Chromium and
 //    does the same from the browser.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -34,6 +36,9 @@ before(async () => {
   writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'throwaway', private: true, type: 'module' }));
   execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', `./${tarball}`],
     { cwd: project, stdio: 'inherit' });
+  // The same tarball under the name "acd" (npm's alias syntax), for code written before the rename.
+  execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', `acd@file:./${tarball}`],
+    { cwd: project, stdio: 'inherit' });
   const config = path.join(project, 'sandbox.json');
   writeFileSync(config, JSON.stringify({
     credentials: [{ secret: KEY, kind: 'api_key', user: 'ada' }],
@@ -49,12 +54,12 @@ after(async () => {
   if (project) rmSync(project, { recursive: true, force: true });
 });
 
-test('the package version is the workspace version; the tarball is acd-<version>.tgz', { skip }, () => {
-  assert.equal(manifest.name, 'acd');
+test('the package version is the workspace version; the tarball is acd-client-<version>.tgz', { skip }, () => {
+  assert.equal(manifest.name, 'acd-client');
   assert.equal(manifest.version, cargoVersion);
-  const installed = JSON.parse(readFileSync(path.join(project, 'node_modules/acd/package.json'), 'utf8'));
+  const installed = JSON.parse(readFileSync(path.join(project, 'node_modules/acd-client/package.json'), 'utf8'));
   assert.equal(installed.version, cargoVersion);
-  const files = execFileSync('tar', ['-tzf', path.join(project, `acd-${cargoVersion}.tgz`)], { encoding: 'utf8' })
+  const files = execFileSync('tar', ['-tzf', path.join(project, `acd-client-${cargoVersion}.tgz`)], { encoding: 'utf8' })
     .split('\n').filter(Boolean).sort();
   for (const expected of ['package/js/index.js', 'package/js/index.d.ts', 'package/js/node.js',
     'package/js/testing.js', 'package/pkg/acd_wasm_bg.wasm', 'package/pkg/acd_wasm.js', 'package/js/errors.js',
@@ -64,14 +69,14 @@ test('the package version is the workspace version; the tarball is acd-<version>
   }
   assert.ok(!files.some((file) => file.includes('/test/') || file.includes('/demo/')), 'no tests or demo');
   // The README a user reads in node_modules says how the tarball installs.
-  const readme = readFileSync(path.join(project, 'node_modules/acd/README.md'), 'utf8');
-  assert.ok(readme.includes('npm install ./acd-<version>.tgz'), 'the README has the install line');
+  const readme = readFileSync(path.join(project, 'node_modules/acd-client/README.md'), 'utf8');
+  assert.ok(readme.includes('npm install ./acd-client-<version>.tgz'), 'the README has the install line');
 });
 
-test('Node: a throwaway project imports "acd" and reads a sandbox table through the easy path', { skip }, () => {
+test('Node: a throwaway project imports "acd-client" and reads a sandbox table through the easy path', { skip }, () => {
   const script = `
-    import { AcdClient, AcdApiError, version } from 'acd';
-    import { VirtualClock } from 'acd/testing';
+    import { AcdClient, AcdApiError, version } from 'acd-client';
+    import { VirtualClock } from 'acd-client/testing';
     const api = new AcdClient({ baseUrl: process.env.BASE, apiKey: process.env.KEY, user: 'ada' });
     const index = await api.index();
     const rows = [];
@@ -91,11 +96,23 @@ test('Node: a throwaway project imports "acd" and reads a sandbox table through 
   assert.equal(result.clock, 'function');
 });
 
-// The table reads stay with the other tests (5 per 60 s per user); the
-// dashboard test reads a table through acd/client in Chromium.
-test('Node: "acd/client" (the client module alone) reads the index and has no gate', { skip }, () => {
+test('Node: installed as acd@file:./acd-client-<version>.tgz, code importing "acd" keeps working', { skip }, () => {
   const script = `
-    import * as acd from 'acd/client';
+    import { AcdClient, version } from 'acd';
+    import { VirtualClock } from 'acd/testing';
+    const api = new AcdClient({ baseUrl: process.env.BASE, apiKey: process.env.KEY, user: 'ada' });
+    console.log(JSON.stringify({ version: version(), index: (await api.index()).version, clock: typeof VirtualClock }));`;
+  const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: project, encoding: 'utf8', env: { ...process.env, BASE: sandbox.url, KEY },
+  });
+  assert.deepEqual(JSON.parse(output.trim().split('\n').pop()), { version: cargoVersion, index: 'v1', clock: 'function' });
+});
+
+// The table reads stay with the other tests (5 per 60 s per user); the
+// dashboard test reads a table through acd-client/client in Chromium.
+test('Node: "acd-client/client" (the client module alone) reads the index and has no gate', { skip }, () => {
+  const script = `
+    import * as acd from 'acd-client/client';
     const api = new acd.AcdClient({ baseUrl: process.env.BASE, apiKey: process.env.KEY, user: 'ada' });
     const index = await api.index();
     console.log(JSON.stringify({ indexVersion: index.version, gate: typeof acd.Gate,
@@ -110,9 +127,9 @@ test('Node: "acd/client" (the client module alone) reads the index and has no ga
 
 test('a page imports the installed package as ESM and reads the table in Chromium', { skip }, async () => {
   writeFileSync(path.join(project, 'index.html'), `<!doctype html><meta charset="utf-8">
-<script type="importmap">{"imports": {"acd": "./node_modules/acd/js/index.js"}}</script>
+<script type="importmap">{"imports": {"acd-client": "./node_modules/acd-client/js/index.js"}}</script>
 <script type="module">
-  import init, { AcdClient } from 'acd';
+  import init, { AcdClient } from 'acd-client';
   window.result = (async () => {
     await init();
     const api = new AcdClient({ baseUrl: location.origin, apiKey: ${JSON.stringify(KEY)}, user: 'ada' });

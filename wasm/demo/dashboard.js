@@ -1,4 +1,6 @@
-// acd dashboard: shows the API index, pages through a table, shows the live
+// acd dashboard: shows the API index, pages through a table (Next fetches
+// the next page, Previous goes back through the pages already loaded),
+// creates a run and shows each status it goes through, shows the live
 // rate-limit state, and explains errors. It uses the package's easy path,
 // AcdClient: every rule (validation, throttling, retries, paging) is the
 // core's. A page that would break the 5-per-minute table limit waits, with a
@@ -9,7 +11,10 @@ import init, { AcdClient, AcdError, fetchTransport } from './acd/js/client.js';
 const $ = (id) => document.getElementById(id);
 const origin = window.location.origin;
 /** Counters the browser test reads (window.dashboard.stats). */
-const stats = { requests: 0, statuses: [], countdowns: 0, pages: 0, rows: [] };
+const stats = { requests: 0, statuses: [], countdowns: 0, pages: 0, rows: [], runStates: [] };
+/** The pages loaded so far (each an array of records) and the one shown. */
+let loaded = [];
+let shown = -1;
 let api;
 let apiKey;
 let pages;
@@ -156,9 +161,15 @@ function renderIndex(index) {
   );
 }
 
-function renderPage(records, last) {
-  stats.pages += 1;
-  stats.rows.push(...records);
+/** A cell's text: strings as they are, anything else as JSON. */
+function cellText(value) {
+  return typeof value === 'string' ? value : JSON.stringify(value ?? null);
+}
+
+/** Draws the loaded page `at` (0-based). */
+function renderPage(at) {
+  shown = at;
+  const records = loaded[at];
   const columns = [...new Set(records.flatMap((record) => Object.keys(record)))];
   const head = $('rows').tHead;
   head.replaceChildren(element('tr'));
@@ -166,34 +177,89 @@ function renderPage(records, last) {
   const body = $('rows').tBodies[0];
   body.replaceChildren(...records.map((record) => {
     const row = element('tr');
-    for (const column of columns) row.append(element('td', JSON.stringify(record[column] ?? null)));
+    for (const column of columns) row.append(element('td', cellText(record[column])));
     return row;
   }));
-  $('page-info').textContent = `page ${stats.pages}${last ? ' (end of table)' : ''}`;
-  $('rows').dataset.page = String(stats.pages);
+  const end = finished && at === loaded.length - 1 ? ' (end of table)' : '';
+  $('page-info').textContent = `page ${at + 1} of ${loaded.length} loaded${end}`;
+  $('rows').dataset.page = String(at + 1);
+  updatePaging();
+}
+
+/** Enables Previous when a page before is loaded, Next when one after is loaded or can be fetched. */
+function updatePaging() {
+  $('prev-page').disabled = busy || shown <= 0;
+  $('next-page').disabled = busy || (shown >= loaded.length - 1 && finished);
+}
+
+function previousPage() {
+  if (busy || shown <= 0) return;
+  renderPage(shown - 1);
+  setState(finished && shown === loaded.length - 1 ? 'done' : 'idle');
 }
 
 async function nextPage() {
-  if (busy || !pages || finished) return;
+  if (busy || !pages) return;
+  if (shown < loaded.length - 1) {
+    renderPage(shown + 1);
+    setState(finished && shown === loaded.length - 1 ? 'done' : 'idle');
+    return;
+  }
+  if (finished) return;
   busy = true;
-  $('next-page').disabled = true;
+  updatePaging();
   setState('busy');
   clearError();
   try {
     const next = await pages.next();
     if (next.done) finished = true;
     else {
-      renderPage(next.value.records, next.value.last);
+      stats.pages += 1;
+      stats.rows.push(...next.value.records);
       finished = next.value.last;
+      loaded.push(next.value.records);
     }
   } catch (error) {
     finished = true;
     showError(error);
   } finally {
     busy = false;
+    if (loaded.length) renderPage(loaded.length - 1);
     renderLimits();
-    $('next-page').disabled = finished;
+    updatePaging();
     setState(finished ? 'done' : 'idle');
+  }
+}
+
+/** Creates a run of the agent named in the form and lists each status it goes through. */
+async function createRun(event) {
+  event?.preventDefault();
+  if ($('api-key').value !== apiKey) newClient($('api-key').value);
+  clearError();
+  const states = $('run-states');
+  states.replaceChildren();
+  stats.runStates = [];
+  const show = (status) => {
+    if (stats.runStates.at(-1) === status) return;
+    stats.runStates.push(status);
+    states.append(element('li', status, { 'data-status': status }));
+  };
+  $('run-form').dataset.state = 'busy';
+  $('create-run').disabled = true;
+  try {
+    const text = $('run-input').value.trim();
+    const run = await api.runs.create($('run-agent').value, text ? { input: JSON.parse(text) } : {});
+    $('run-id').textContent = run.id;
+    show(run.status);
+    const done = await api.runs.wait(run.id, { intervalMs: 250, onStatus: (status) => show(status) });
+    show(done.status);
+    $('run-form').dataset.state = 'done';
+  } catch (error) {
+    showError(error);
+    $('run-form').dataset.state = 'failed';
+  } finally {
+    $('create-run').disabled = false;
+    renderLimits();
   }
 }
 
@@ -203,6 +269,8 @@ async function loadTable(event) {
   clearError();
   stats.pages = 0;
   stats.rows = [];
+  loaded = [];
+  shown = -1;
   $('rows').tHead.replaceChildren();
   $('rows').tBodies[0].replaceChildren();
   $('page-info').textContent = '';
@@ -226,9 +294,11 @@ async function main() {
   await init();
   $('base-url').value = origin;
   newClient($('api-key').value);
-  window.dashboard = { stats, nextPage, loadTable };
+  window.dashboard = { stats, nextPage, previousPage, loadTable, createRun };
   $('table-form').addEventListener('submit', loadTable);
   $('next-page').addEventListener('click', nextPage);
+  $('prev-page').addEventListener('click', previousPage);
+  $('run-form').addEventListener('submit', createRun);
   setInterval(() => { if (api) renderLimits(); }, 500);
   await loadIndex();
   setState('idle');

@@ -1,3 +1,3 @@
-// "acd/client": an alias of "acd" (the client-only module).
+// "acd-client/client": an alias of "acd-client" (the client-only module).
 export * from './index.js';
 export { default } from './index.js';

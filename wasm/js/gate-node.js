@@ -1,4 +1,4 @@
-// Entry "acd/gate" for Node: gate.js with the module instantiated on import.
+// Entry "acd-client/gate" for Node: gate.js with the module instantiated on import.
 import { readFileSync } from 'node:fs';
 import { webcrypto } from 'node:crypto';
 import { initSync } from '../pkg/acd_wasm.js';

@@ -1,4 +1,4 @@
-// Types of the "acd/gate" entry (gate.js, gate-node.js): the gate, the simulation, the Driver, the errors.
+// Types of the "acd-client/gate" entry (gate.js, gate-node.js): the gate, the simulation, the Driver, the errors.
 /** A limit's size. */
 export interface Quota { requests: number; windowMs: number }
 

@@ -1,4 +1,4 @@
-// Entry "acd" (and "acd/client") for Node: index.js, its module instantiated on import.
+// Entry "acd-client" (and "acd-client/client") for Node: index.js, its module instantiated on import.
 import { readFileSync } from 'node:fs';
 import { webcrypto } from 'node:crypto';
 import { initSync } from '../pkg/acd_client.js';

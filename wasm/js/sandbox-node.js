@@ -1,4 +1,4 @@
-// startSandbox() for Node (entry "acd/testing"): starts the shipped
+// startSandbox() for Node (entry "acd-client/testing"): starts the shipped
 // acd-sandbox binary (ACD_SANDBOX_BIN, else `acd-sandbox` on PATH) on a free
 // loopback port (`--listen 127.0.0.1:0`), reads its address from the first
 // line of its banner, and stops it on `stop()`. With the manual clock by
@@ -30,10 +30,11 @@ export function sandboxBinary() {
  * `{ url, apiKey, stop(), advance(ms), reset(), requests(path?) }`.
  * `options.config` is its configuration (an object, written to a scratch
  * file), `options.args` extra flags, `options.clock` 'manual' (default) or
- * 'system', `options.binary` the binary (default: `sandboxBinary()`).
+ * 'system', `options.binary` the binary (default: `sandboxBinary()`),
+ * `options.cwd` its working directory (default: this process's).
  */
 export function startSandbox(options = {}) {
-  const { config, args = [], clock = 'manual', binary = sandboxBinary() } = options;
+  const { config, args = [], clock = 'manual', binary = sandboxBinary(), cwd } = options;
   const dir = mkdtempSync(path.join(tmpdir(), 'acd-sandbox-'));
   const flags = ['--listen', '127.0.0.1:0', '--log', 'off', '--clock', clock];
   if (config !== undefined) {
@@ -42,7 +43,7 @@ export function startSandbox(options = {}) {
     flags.push('--config', file);
   }
   flags.push(...args);
-  const child = spawn(binary, flags, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(binary, flags, { stdio: ['ignore', 'pipe', 'pipe'], cwd });
   let stderr = '';
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (chunk) => { if (stderr.length < 65_536) stderr += chunk; });

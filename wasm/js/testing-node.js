@@ -1,4 +1,4 @@
-// Entry "acd/testing" for Node: testing.js, the full module instantiated on
+// Entry "acd-client/testing" for Node: testing.js, the full module instantiated on
 // import, and startSandbox() (a real acd-sandbox; Node only).
 import './gate-node.js';
 

@@ -9,7 +9,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { Driver, initSync } from '../pkg/acd_client.js';
-import { errorFromCore } from 'acd';
+import { errorFromCore } from 'acd-client';
 import { vectorFiles } from './vectors.mjs';
 
 initSync({ module: readFileSync(new URL('../pkg/acd_client_bg.wasm', import.meta.url)) });

@@ -1,14 +1,14 @@
-// The package's entries: "acd" (and its alias "acd/client") carries the
+// The package's entries: "acd-client" (and its alias "acd-client/client") carries the
 // SDK's client over the client-only module, which stays within 300 KiB;
-// the gate and the simulation come only from "acd/gate" (and "acd/testing"),
+// the gate and the simulation come only from "acd-client/gate" (and "acd-client/testing"),
 // which load the full module. Both share one set of error classes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
-import * as main from 'acd';
-import * as alias from 'acd/client';
-import * as gate from 'acd/gate';
-import * as testing from 'acd/testing';
+import * as main from 'acd-client';
+import * as alias from 'acd-client/client';
+import * as gate from 'acd-client/gate';
+import * as testing from 'acd-client/testing';
 
 const pkg = (name) => new URL(`../pkg/${name}`, import.meta.url);
 
@@ -32,7 +32,7 @@ test('the default entry carries the client, not the gate or the simulation', () 
   assert.equal(main.version(), gate.version());
 });
 
-test('the default entry loads the client-only module; the full one only behind acd/gate and acd/testing', () => {
+test('the default entry loads the client-only module; the full one only behind acd-client/gate and acd-client/testing', () => {
   const read = (name) => readFileSync(new URL(`../js/${name}`, import.meta.url), 'utf8');
   assert.match(read('node.js'), /pkg\/acd_client_bg\.wasm/);
   assert.match(read('index.js'), /pkg\/acd_client\.js/);

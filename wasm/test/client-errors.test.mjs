@@ -6,7 +6,7 @@
 // the category comes from core.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as acd from 'acd';
+import * as acd from 'acd-client';
 import { vectorFiles } from './vectors.mjs';
 
 const { AcdError, AcdApiError, BadRequestError, clientErrorJson, errorCategoriesJson, errorFromCore } = acd;

@@ -6,9 +6,9 @@
 // user, 100 requests per 60 s per credential).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AcdApiError, AcdClient, AcdConfigError, AcdRequestError, NotFoundError } from 'acd';
-import { Driver } from 'acd/gate';
-import { VirtualClock, gateTransport } from 'acd/testing';
+import { AcdApiError, AcdClient, AcdConfigError, AcdRequestError, NotFoundError } from 'acd-client';
+import { Driver } from 'acd-client/gate';
+import { VirtualClock, gateTransport } from 'acd-client/testing';
 
 const T0 = 1_700_000_000_000;
 const SECRET = 'acd_live_demo_ada';
@@ -143,7 +143,7 @@ test('a connect failure and a timeout of a GET are retried; the rows still arriv
 const encoder = new TextEncoder();
 const bytes = (value) => encoder.encode(JSON.stringify(value));
 
-/** A Driver (the driver protocol, from acd/gate) with `config` (snake_case). */
+/** A Driver (the driver protocol, from acd-client/gate) with `config` (snake_case). */
 function driver(config) {
   return new Driver(bytes({ base_url: 'http://127.0.0.1:8080', api_key: SECRET, ...config }));
 }

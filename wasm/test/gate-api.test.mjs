@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import {
   Gate, Admitted, GateResponse, AcdError, AcdArgumentError, AcdConfigError, AcdStateError,
   version,
-} from 'acd/gate';
-import * as errorsEntry from 'acd/errors';
+} from 'acd-client/gate';
+import * as errorsEntry from 'acd-client/errors';
 
 const T0 = 1_700_000_000_000;
 const ADA = 'acd_live_demo_ada';

@@ -4,7 +4,7 @@
 // suite produces and checks: equal here means equal to Rust byte for byte.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Gate, Admitted, GateResponse } from 'acd/gate';
+import { Gate, Admitted, GateResponse } from 'acd-client/gate';
 import { vectorFiles, credentialInit, gateRequestInit } from './vectors.mjs';
 
 const files = vectorFiles('gate-');

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { once } from 'node:events';
-import { AcdApiError, AcdClient, AcdProtocolError, ConnectionError, AcdTransportError, fetchTransport } from 'acd';
+import { AcdApiError, AcdClient, AcdProtocolError, ConnectionError, AcdTransportError, fetchTransport } from 'acd-client';
 
 const SECRET = 'acd_live_demo_ada';
 

@@ -10,7 +10,7 @@ import { sandboxBin as bin, startSandboxWith as startSandbox } from '../browser/
 import { existsSync } from 'node:fs';
 import {
   AcdClient, AcdConfigError, BadRequestError, NotFoundError, TimeoutError,
-} from 'acd';
+} from 'acd-client';
 
 const skip = existsSync(bin) ? false : `missing the sandbox binary ${bin}`;
 const KEY = 'acd_live_demo_ada';

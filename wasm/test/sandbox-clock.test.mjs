@@ -6,8 +6,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { sandboxBin as bin, startSandboxWith } from '../browser/sandbox.mjs';
-import { AcdClient, fetchTransport } from 'acd';
-import { SandboxClock } from 'acd/testing';
+import { AcdClient, fetchTransport } from 'acd-client';
+import { SandboxClock } from 'acd-client/testing';
 
 const skip = existsSync(bin) ? false : `missing the sandbox binary ${bin}`;
 const rows = Array.from({ length: 23 }, (_, i) => ({ id: i + 1 }));

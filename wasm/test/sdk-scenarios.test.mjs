@@ -6,8 +6,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { AcdClient, fetchTransport } from 'acd';
-import { VirtualClock } from 'acd/testing';
+import { AcdClient, fetchTransport } from 'acd-client';
+import { VirtualClock } from 'acd-client/testing';
 import { VECTORS_DIR } from './vectors.mjs';
 import { knownFailure, problems, replay, scriptedFetch } from './sdk-kit.mjs';
 

@@ -10,9 +10,9 @@ import {
   AcdClient, AcdConfigError, AcdError, AcdRequestError, AuthenticationError, BadRequestError,
   ConnectionError, NotFoundError, PermissionDeniedError, RateLimitError, ServerError, TimeoutError,
   classOfCategory, errorFromCore,
-} from 'acd';
-import { VirtualClock } from 'acd/testing';
-import { Gate } from 'acd/gate';
+} from 'acd-client';
+import { VirtualClock } from 'acd-client/testing';
+import { Gate } from 'acd-client/gate';
 import { driverEngine } from '../js/engine.js';
 
 const INDEX = JSON.parse(Gate.demo().indexJson());

@@ -7,7 +7,7 @@
 // 1_700_000_000_000, 20 s into one, so the 6th read goes out after 40 s.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AcdConfigError, simulate } from 'acd/gate';
+import { AcdConfigError, simulate } from 'acd-client/gate';
 
 const reader = (name, tasks) => ({
   name,

@@ -1,11 +1,11 @@
-// startSandbox() from "acd/testing" (Node): the shipped acd-sandbox
+// startSandbox() from "acd-client/testing" (Node): the shipped acd-sandbox
 // (ACD_SANDBOX_BIN, else on PATH) on a free loopback port with the manual
 // clock and its admin routes, stopped by stop(). Needs the sandbox binary.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { AcdClient } from 'acd';
-import { startSandbox, sandboxBinary } from 'acd/testing';
+import { AcdClient } from 'acd-client';
+import { startSandbox, sandboxBinary } from 'acd-client/testing';
 
 const bin = process.env.ACD_SANDBOX_BIN;
 const skip = bin && existsSync(bin) ? false : 'needs the acd-sandbox binary (ACD_SANDBOX_BIN)';

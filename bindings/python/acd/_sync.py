@@ -5,14 +5,14 @@ the spec asks. Sleep and clock can be injected (virtual time)."""
 from __future__ import annotations
 
 import sys
-import time
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Type
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple, Type
 
 from ._base import (NO_PROGRESS, Base, CallOptions, connection_read_spec, index_spec, pages_spec, read_spec,
                     request_spec, run_create_spec, run_get_spec, some_options, wait_spec)
 from ._config import RetryPolicy
 from ._errors import AcdError
-from ._transport import TransportFailure, sync_transport
+from ._threads import ThreadSession, send_one
+from ._transport import sync_transport
 from ._types import ApiIndex, Event, Record, Run
 
 if sys.version_info >= (3, 11):
@@ -40,7 +40,8 @@ class HttpClient(Base):
         this client.
     :param timeout: seconds one exchange may take, from sending to the last
         byte of the body. Redirects are never followed.
-    :param sleep: called with seconds to wait (default ``time.sleep``).
+    :param sleep: called with seconds to wait (by default the client waits
+        on its own lock, so a call another thread starts wakes it).
     :param clock: returns the time in Unix seconds (default ``time.time``).
     :param on_event: called with every event of every call (waits,
         retries, deprecation notices, pages, ...), as it happens.
@@ -68,7 +69,7 @@ class HttpClient(Base):
     ) -> None:
         super().__init__(api_key, base_url, retry, seed, max_body_bytes, timeout, clock, on_event, token)
         self._transport = sync_transport(http_client, timeout)
-        self._sleep = sleep if sleep is not None else time.sleep
+        self._session = ThreadSession(sleep)
         self.tables = Tables(self)
         """Table records: :meth:`Tables.read`, :meth:`Tables.iter`, :meth:`Tables.pages`."""
         self.connections = Connections(self)
@@ -130,25 +131,46 @@ class HttpClient(Base):
         finally:
             self._finish(call)
 
+    def _start(self, spec: Dict[str, Any], options: CallOptions) -> int:
+        with self._session.lock:
+            call = super()._start(spec, options)
+        self._session.wake()
+        return call
+
+    def _finish(self, call: int) -> None:
+        with self._session.lock:
+            super()._finish(call)
+
+    def _next(self, call: int) -> Tuple[bool, Optional[Dict[str, Any]]]:
+        with self._session.lock:
+            return super()._next(call)
+
     def _step(self) -> None:
-        now = self._now_ms()
-        batch = self.client.poll(now)
-        progressed = self._route(batch["events"])
-        for transmit in batch["transmits"]:
-            progressed = True
-            if transmit["call"] not in self._queues:
-                continue  # cancelled while this batch was out
-            try:
-                reply = self._transport.send(self._request(transmit, now))
-            except TransportFailure as failure:
-                self.client.fail(transmit["call"], failure.kind, self._now_ms())
-            else:
-                self.client.respond(transmit["call"], reply.status, reply.headers, reply.body, self._now_ms())
+        """One turn of the session (docs/driver-protocol.md, "Session"): one
+        thread drives at a time; the others wait until it is done."""
+        if not self._session.wait_turn():
+            return
+        try:
+            self._drive()
+        finally:
+            self._session.done()
+
+    def _drive(self) -> None:
+        """Polls; sends every transmit at once and returns once they are
+        answered or events arrived; else waits for the batch's wake-up."""
+        with self._session.lock:
+            now = self._now_ms()
+            batch = self.client.poll(now)
+            progressed = self._route(batch["events"])
+            sending = [transmit for transmit in batch["transmits"] if transmit["call"] in self._queues]
+        if batch["transmits"]:
+            self._session.exchange_all(sending, lambda transmit: send_one(self, transmit, now))
+            return
         if progressed:
             return
         if batch["timeout"] is None:
             raise AcdError(NO_PROGRESS)
-        self._sleep(max(0, batch["timeout"] - self._now_ms()) / 1000)
+        self._session.sleep(max(0, batch["timeout"] - self._now_ms()) / 1000)
 
 
 class Tables:

@@ -214,7 +214,7 @@ class ParityTest {
         // Each wait or retry is said once at the core's level: the retry at
         // INFO, and its own wait (the same wait) at DEBUG, below the logger's
         // default threshold.
-        val level = { it: Event -> if (it is Event.Waiting) it.level else (it as Event.Retrying).json.str("level") }
+        val level = { it: Event -> if (it is Event.Waiting) it.level else ((it as Event.Retrying).json["level"] as? kotlinx.serialization.json.JsonPrimitive)?.content }
         val message = { it: Event -> if (it is Event.Waiting) it.message else (it as Event.Retrying).message }
         assertEquals(shown.filter { level(it) != "debug" }.map(message), logged.filter { it.level == Level.INFO }.map { it.message })
         assertTrue(shown.any { it is Event.Retrying && level(it) == "info" }, "$shown")

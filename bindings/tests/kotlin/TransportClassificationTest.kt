@@ -25,6 +25,8 @@ class TransportClassificationTest {
         assertEquals(FailureKind.REFUSED, transportFailureOf(ConnectException("Connection refused"))?.kind)
         assertEquals(FailureKind.REFUSED, transportFailureOf(IOException("wrapped", ConnectException("Connection refused")))?.kind)
         assertEquals(FailureKind.CONNECT, transportFailureOf(ConnectException("No route to host"))?.kind)
+        // java.net.http refuses with a ConnectException that has no message.
+        assertEquals(FailureKind.REFUSED, transportFailureOf(IOException(null, ConnectException()))?.kind)
         assertEquals(FailureKind.DNS, transportFailureOf(IOException("wrapped", UnresolvedAddressException()))?.kind)
         assertEquals(FailureKind.DNS, transportFailureOf(ConnectException(null).apply { initCause(UnknownHostException("x.invalid")) })?.kind)
         assertEquals(FailureKind.TIMEOUT, transportFailureOf(HttpTimeoutException("request timed out"))?.kind)

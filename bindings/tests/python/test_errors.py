@@ -125,7 +125,9 @@ def test_parameters_are_refused_before_anything_is_sent() -> None:
 
 
 def test_a_rate_limit_error_carries_the_servers_retry_time_in_seconds() -> None:
-    error = from_core({"type": "rate_limited_too_long", "status": 429, "limit": "per_user",
-                       "retry_at": 1_700_000_600_000, "wait_ms": 600_000, "max_wait_ms": 120_000}, "too long")
+    # Refused before sending (the server's time is past the client's bound):
+    # not sent, so no HTTP status, and the server's retry time in seconds.
+    error = from_core({"type": "rate_limited_too_long", "limit": "per_user", "retry_at": 1_700_000_600_000,
+                       "wait_ms": 600_000, "max_wait_ms": 120_000}, "too long")
     assert isinstance(error, acd.RateLimitError)
-    assert (error.status, error.retry_at) == (429, 1_700_000_600.0)
+    assert (error.status, error.retry_at, error.category) == (None, 1_700_000_600.0, "rate_limit")

@@ -90,7 +90,7 @@ def test_concurrent_sleeps_to_one_instant_move_the_clock_once(sandbox: str) -> N
     assert clock() == now + 6.0
 
 
-@pytest.mark.parametrize("flavour", ["async", "sync"])
+@pytest.mark.parametrize("flavour", ["async", "sync", "threads"])
 def test_seven_concurrent_reads_take_one_extra_window_not_two(sandbox: str, flavour: str) -> None:
     """Issue 47's "done when": 7 reads at once at the default 5 per 60 s,
     started 1 s before the sandbox's window ends, end in the next window
@@ -107,6 +107,14 @@ def test_seven_concurrent_reads_take_one_extra_window_not_two(sandbox: str, flav
                 return list(await asyncio.gather(*(api.tables.read("orders", page_size=2) for _ in range(7))))
 
         pages = asyncio.run(main())
+    elif flavour == "threads":
+        from concurrent.futures import ThreadPoolExecutor
+
+        transport = Counting()
+        with acd.HttpClient("acd_live_demo_ada", base_url=sandbox, http_client=transport, clock=clock,
+                            sleep=clock.sleep) as api, ThreadPoolExecutor(7) as pool:
+            pages = list(pool.map(lambda _: api.tables.read("orders", page_size=2), range(7)))
+        assert sorted(transport.statuses) == [200] * 7
     else:
         transport = Counting()
         with acd.HttpClient("acd_live_demo_ada", base_url=sandbox, http_client=transport, clock=clock,

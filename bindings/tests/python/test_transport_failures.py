@@ -183,7 +183,9 @@ def test_an_answer_that_is_not_http_is_an_acd_error(kind: str, answer: str, scri
     server = scripted(broken)
     with pytest.raises(acd.AcdError) as caught:
         call(kind, server.url, read, retry=acd.RetryPolicy(max_attempts=2, backoff_base=0.01))
-    assert type(caught.value) in (acd.APIError, acd.APIConnectionError), repr(caught.value)
+    # The core's "protocol" category: the server broke HTTP itself.
+    assert type(caught.value) is acd.ProtocolError, repr(caught.value)
+    assert caught.value.category == "protocol"
     assert "failed in transport" in str(caught.value)
     assert server.requests == 2  # a GET: retried
 
@@ -201,11 +203,11 @@ def test_a_body_shorter_than_its_content_length_is_not_complete(kind: str, scrip
 
 
 @pytest.mark.parametrize("kind", TRANSPORTS)
-def test_informational_responses_are_skipped(kind: str, scripted: Any) -> None:
+@pytest.mark.parametrize("informational", [b"100 Continue\r\n", b"103 Early Hints\r\nLink: </style.css>; rel=preload\r\n"])
+def test_informational_responses_are_skipped(kind: str, informational: bytes, scripted: Any) -> None:
     def early_hints(server: Scripted, conn: socket.socket) -> None:
         server.read(conn)
-        conn.sendall(b"HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\n\r\n"
-                     + reply("200 OK", PAGE, "Connection: close\r\n"))
+        conn.sendall(b"HTTP/1.1 " + informational + b"\r\n" + reply("200 OK", PAGE, "Connection: close\r\n"))
 
     server = scripted(early_hints)
     assert call(kind, server.url, read) == [{"id": 1}]

@@ -84,6 +84,11 @@ pub struct LimitModel {
     /// at once, naming this time ([`super::ClientError::RateLimitedTooLong`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_until: Option<UnixMillis>,
+    /// The end of the current window as the server's headers gave it
+    /// (`None` until an answer reports it, and once that window ended):
+    /// what answers arriving out of order are compared with.
+    #[serde(skip)]
+    reported_end: Option<UnixMillis>,
 }
 
 impl LimitModel {
@@ -100,6 +105,7 @@ impl LimitModel {
             source,
             window_announced: source == LimitSource::Index,
             server_until: None,
+            reported_end: None,
         }
     }
 
@@ -134,36 +140,34 @@ impl LimitModel {
             self.remaining = self.limit.max(1);
             self.window_end = None;
             self.server_until = None;
+            self.reported_end = None;
         }
     }
 }
 
+/// How far apart two answers of one window may report its reset: resets
+/// are whole seconds, so answers of one fixed window, in whatever order they
+/// arrive, report resets within a second of each other plus their latency.
+const SAME_WINDOW_MS: u64 = 2_000;
+
 /// Which of the model's windows a response's reset belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum ReportedWindow {
-    /// The window the model already learned from the server's headers
-    /// (its reset within half a window of the model's).
+    /// The window the server's headers already reported (its reset within
+    /// [`SAME_WINDOW_MS`] of that one's).
     Current,
-    /// A window before the model's (its reset more than half a window
-    /// earlier): a late answer.
+    /// A window that ended before the reported one: a late answer.
     Earlier,
-    /// A window the model knows nothing of yet from the server.
+    /// A window the model knows nothing of yet from the server (or a
+    /// server whose windows slide: each answer's reset later than the last).
     Next,
 }
 
 impl ReportedWindow {
     fn of(model: &LimitModel, reset_at: UnixMillis) -> Self {
-        let half = model.window_ms / 2;
-        match model.window_end {
-            Some(end) if model.source == LimitSource::Headers => {
-                if reset_at.saturating_add(half) < end {
-                    Self::Earlier
-                } else if reset_at < end.saturating_add(half) {
-                    Self::Current
-                } else {
-                    Self::Next
-                }
-            }
+        match model.reported_end {
+            Some(end) if reset_at.saturating_add(SAME_WINDOW_MS) < end => Self::Earlier,
+            Some(end) if reset_at <= end.saturating_add(SAME_WINDOW_MS) => Self::Current,
             _ => Self::Next,
         }
     }
@@ -446,6 +450,9 @@ impl Throttle {
                 // Answers of one window can arrive in any order: the
                 // server's count only falls within a window, so the lowest
                 // report holds (a late, higher one is stale).
+                // The latest of the window's resets holds (the safe side),
+                // within SAME_WINDOW_MS of the first one reported: a window
+                // cannot slide on, it rolls and the next answer starts anew.
                 ReportedWindow::Current => {
                     model.remaining = model.remaining.min(reported);
                     model.window_end = model.window_end.max(Some(reset_at));
@@ -456,6 +463,7 @@ impl Throttle {
                 ReportedWindow::Next => {
                     model.remaining = reported;
                     model.window_end = Some(reset_at);
+                    model.reported_end = Some(reset_at);
                 }
             }
             // Only a refusal's time holds calls off without asking: a reset

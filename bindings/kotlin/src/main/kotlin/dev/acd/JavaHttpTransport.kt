@@ -219,7 +219,9 @@ fun transportFailureOf(error: Throwable): TransportFailureException? {
             error is HttpConnectTimeoutException -> FailureKind.CONNECT_TIMEOUT
             causes.any { it is UnresolvedAddressException || it is UnknownHostException } -> FailureKind.DNS
             causes.any { it is ConnectException } ->
-                if (text.any { "refused" in it }) FailureKind.REFUSED else FailureKind.CONNECT
+                // java.net.http's ConnectException often has no message: a
+                // refusal unless the OS said the host cannot be reached.
+                if (text.any { "unreachable" in it || "no route" in it }) FailureKind.CONNECT else FailureKind.REFUSED
             error is HttpTimeoutException -> FailureKind.TIMEOUT
             error is JavaTimeoutException -> FailureKind.TIMEOUT
             error is InterruptedIOException -> FailureKind.TIMEOUT

@@ -22,11 +22,11 @@ import com.sun.jna.Platform
  */
 class UnsupportedPlatformError(val platform: String, cause: Throwable?) :
     UnsatisfiedLinkError(
-        "acd-kotlin has no native library that loads on this platform ($platform): " +
+        "acd-client (Kotlin) has no native library that loads on this platform ($platform): " +
             "${cause?.message ?: "not found"}. The published jar carries $SUPPORTED_PLATFORM only; " +
             "on any other platform build it from source with Rust stable and Maven: " +
             "scripts/test-kotlin in a clone of the repository builds and installs " +
-            "dev.acd:acd-kotlin with the library for the machine it runs on.",
+            "dev.acd:acd-client with the library for the machine it runs on.",
     ) {
     init {
         if (cause != null) initCause(cause)
