@@ -99,11 +99,10 @@ impl Acd {
                 }
                 match event {
                     Event::Page { records, .. } => rows += count(&records)?,
-                    Event::Response { response, .. } => {
-                        if let acd_core::client::ApiResponse::Records { records, .. } = response {
-                            rows += count(&records)?;
-                        }
-                    }
+                    Event::Response {
+                        response: acd_core::client::ApiResponse::Records { records, .. },
+                        ..
+                    } => rows += count(&records)?,
                     Event::Waiting { .. } => self.waits += 1,
                     Event::Done => return Ok(rows),
                     Event::Failed(error) => return Err(error.to_string()),
