@@ -48,6 +48,7 @@ import urllib.request
 import zlib
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Awaitable, Callable, Iterable, Iterator, List, Optional, Protocol, Tuple, TypeVar, Union
+from ._workers import run_soon
 
 __all__ = [
     "Request", "Response", "TransportFailure", "Transport", "AsyncTransport", "UrllibTransport",
@@ -329,7 +330,7 @@ def _sent_kind(error: BaseException) -> str:
 
 def _within(opening: Callable[[], _T], timeout: float, discard: Callable[[_T], None]) -> _T:
     """``opening()`` (send the request, wait for the status line and headers)
-    on a worker thread, waiting at most ``timeout`` seconds for it: the
+    on a reused worker thread (:mod:`acd._workers`), waiting at most ``timeout`` seconds for it: the
     socket's own timeout bounds each read, not a trickle of them. Past the
     deadline the exchange is abandoned (``discard`` closes its response if
     one comes later) and the timeout failure is raised."""
@@ -351,7 +352,7 @@ def _within(opening: Callable[[], _T], timeout: float, discard: Callable[[_T], N
             box.append(outcome)
         done.set()
 
-    threading.Thread(target=run, name="acd-exchange", daemon=True).start()
+    run_soon(run)
     if not done.wait(timeout):
         with lock:
             if not box:
