@@ -124,7 +124,7 @@ mod tests {
         driver.fail(call, "connect".into(), 10).unwrap();
         let refused = error_json(driver.fail(call, "connect".into(), 10).unwrap_err());
         assert_eq!(refused["type"], "nothing_in_flight");
-        assert_eq!(refused["category"], "request");
+        assert_eq!(refused["category"], "invalid_request");
         let negative = error_json(driver.poll(-1).unwrap_err());
         assert_eq!(
             negative["message"],
