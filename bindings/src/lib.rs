@@ -12,6 +12,7 @@
 //!   (`docs/driver-protocol.md`): call specs and outcomes in, batches out.
 //! * [`test_server`]: the core's test server, for `acd.testing`.
 //! * [`testing`]: the core's client × gate simulation.
+//! * [`webhooks`]: webhook verification and signing (the core's JSON form).
 //! * [`gate`]: the objects: [`GateConfig`], [`Credentials`], [`GateRequest`],
 //!   [`Gate`] and [`Admitted`].
 //!
@@ -26,6 +27,7 @@ pub mod gate_types;
 pub mod test_server;
 pub mod testing;
 pub mod time;
+pub mod webhooks;
 
 pub use error::AcdError;
 pub use gate::{Admitted, Credentials, Gate, GateConfig, GateRequest};

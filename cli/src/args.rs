@@ -3,10 +3,6 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-/// Where the API is when nothing says otherwise: the core's default (the
-/// local sandbox).
-pub const DEFAULT_BASE_URL: &str = acd_core::client::DEFAULT_BASE_URL;
-
 /// acd: the command-line client of the Agent and Connected-Data API.
 ///
 /// Every request is throttled to the API's rate limits before it is sent,
@@ -27,41 +23,28 @@ pub struct Cli {
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Global options")]
 pub struct GlobalArgs {
-    /// The API's base URL; its paths (/api/v1/...) hang off it.
-    #[arg(long, global = true, env = "ACD_BASE_URL", value_name = "URL",
-          default_value = DEFAULT_BASE_URL)]
-    pub base_url: String,
-    /// An API key (sent as X-API-Key).
-    #[arg(
-        long,
-        global = true,
-        env = "ACD_API_KEY",
-        value_name = "KEY",
-        hide_env_values = true,
-        allow_hyphen_values = true
-    )]
+    /// The API's base URL; its paths (/api/v1/...) hang off it [env:
+    /// ACD_BASE_URL; default: the core's, the local sandbox
+    /// http://127.0.0.1:8080].
+    #[arg(long, global = true, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// An API key (sent as X-API-Key) [env: ACD_API_KEY].
+    #[arg(long, global = true, value_name = "KEY", allow_hyphen_values = true)]
     pub api_key: Option<String>,
-    /// An OAuth access token (sent as a bearer token).
-    #[arg(
-        long,
-        global = true,
-        env = "ACD_TOKEN",
-        value_name = "TOKEN",
-        hide_env_values = true,
-        allow_hyphen_values = true
-    )]
+    /// An OAuth access token (sent as a bearer token) [env: ACD_TOKEN].
+    #[arg(long, global = true, value_name = "TOKEN", allow_hyphen_values = true)]
     pub token: Option<String>,
-    /// The overall budget of the command for its waits and retries, in
-    /// seconds [default: the core's default deadline].
+    /// The call's timeout, in seconds: the whole call, its rate-limit
+    /// waits, retries and exchanges included [default: none].
     #[arg(long, global = true, value_name = "SECONDS")]
     pub deadline: Option<f64>,
-    /// How long one exchange may take, from sending the request to the
-    /// last byte of the response's body, in seconds [default: 60]; past it
-    /// the attempt fails as a timeout (retried like any transport failure).
+    /// How long one exchange may take at most, from sending the request to
+    /// the last byte of the response's body, in seconds [default: the
+    /// core's exchange timeout, 30]; past it the attempt fails as a timeout.
     #[arg(long, global = true, value_name = "SECONDS")]
     pub timeout: Option<f64>,
     /// Attempts per request, the first included, 429s included
-    /// [default: the core's default].
+    /// [default: the core's, 5].
     #[arg(long, global = true, value_name = "N")]
     pub max_attempts: Option<u32>,
     /// Before paging (--all), read the API index once so the client paces
@@ -92,6 +75,12 @@ pub enum Command {
     Runs(RunsCommand),
     /// Any operation, raw: prints the response body.
     Api(ApiArgs),
+    /// Receives webhook deliveries on loopback, verifies each, prints one line
+    /// per event and forwards the verified ones unchanged (docs/webhooks.md).
+    Listen(crate::webhooks::ListenArgs),
+    /// Webhooks: send a signed test event.
+    #[command(subcommand)]
+    Webhooks(crate::webhooks::WebhooksCommand),
     /// Shell completions.
     Completions {
         /// The shell.
@@ -264,8 +253,9 @@ pub struct ApiArgs {
         conflicts_with = "input"
     )]
     pub data: Option<String>,
-    /// A request header, `Name: value` (repeatable). Credentials come only
-    /// from --api-key/--token: a credential header here is refused.
+    /// A request header, `Name: value` (repeatable), added to each attempt
+    /// after the client's own. A header the client sets itself (credentials,
+    /// Accept, Content-Type, Idempotency-Key, ...) is refused.
     #[arg(short = 'H', long = "header", value_name = "NAME:VALUE")]
     pub headers: Vec<String>,
     /// Print the status line and the response headers before the body.

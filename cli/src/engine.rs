@@ -1,58 +1,63 @@
-//! The one seam between the command line and acd-core's client driver.
-//!
-//! [`Engine`] owns the core's [`Client`] and the one logical call a command
-//! makes (a single request, a table or connection pager, or a run poller).
-//! It forwards `poll_transmit`, `handle`, `poll_event` and `poll_timeout`;
-//! every rule (building, throttling, retries, paging, interpretation) is the
-//! core's. The one thing it adds is the command's own budget (`--deadline`):
-//! a wait that would end after it is not slept, the call is cancelled and
-//! the command gives up at once. No single wait is longer than the core's
-//! [`RetryPolicy::max_retry_after_ms`](acd_core::client::RetryPolicy) plus
-//! the backoff's cap (the jitter the core adds on top): a longer one comes
-//! from a server's time that cannot be right (a reset a decade ahead), and
-//! the command gives up at once naming it. With `--learn-limits` it reads the API
-//! index once before paging, so the core learns the limit the server
-//! advertises (a pager's responses describe only the tightest limit they
-//! pass through).
+//! The one seam between the command line and acd-core's client: the
+//! [`Client`] and the command's call, polled as the driver protocol says
+//! (`Client::poll`: every transmit that may go now, every event, the next
+//! wake-up). Every rule (building, throttling, retries, timeouts, paging,
+//! interpretation) is the core's; this only chains the calls of a command:
+//! with `--learn-limits` the API index is read before a pager (so the core
+//! learns the limit the server advertises), and `runs create --wait` waits
+//! for the run it created (by the created run's `id`).
 
+use crate::clock::Millis;
 use acd_core::client::{
-    CallId, CallSpec, Client, ClientConfig, ClientError, ClientRequest, Entropy, Event,
-    GiveUpReason, Outcome, PollOptions, RequestSpec,
+    ApiResponse, CallId, CallOptions, CallSpec, Client, ClientConfig, ClientError, Entropy, Event,
+    NoticeLevel, PollOptions, Transmit,
 };
-use std::collections::VecDeque;
 
-/// Unix milliseconds, the core's instant.
-pub type Millis = u64;
-
-/// The one logical call of a command.
+/// The call of a command.
 #[derive(Debug, Clone)]
 pub enum Job {
-    /// A call of the core as is: a request, a table or connection pager, a
-    /// run poller.
+    /// One call of the core as is: a request, a pager, a run wait.
     Call(CallSpec),
-    /// Create a run of an agent; with `wait`, then poll it until it ends.
+    /// Create a run; with `wait`, then wait for it to end.
     CreateRun {
-        /// The run-creation request.
-        spec: RequestSpec,
-        /// Polling options when the command waits for the run.
+        /// The `run_create` call.
+        call: CallSpec,
+        /// The wait's polling, when the command waits for the run.
         wait: Option<PollOptions>,
     },
 }
 
-/// The client and its one call.
+impl Job {
+    /// The job with `options` on each of its calls.
+    pub fn with_options(self, options: &CallOptions) -> Self {
+        match self {
+            Job::Call(call) => Job::Call(call.with_options(options.clone())),
+            Job::CreateRun { call, wait } => Job::CreateRun {
+                call: call.with_options(options.clone()),
+                wait,
+            },
+        }
+    }
+}
+
+/// What one poll gives the drive loop.
+pub struct Step {
+    /// Requests to send now, all of them at once.
+    pub transmits: Vec<Transmit>,
+    /// The command's events, each with its notice level.
+    pub events: Vec<(Event, Option<NoticeLevel>)>,
+    /// When to poll again if no outcome arrives first.
+    pub timeout: Option<Millis>,
+}
+
+/// The client and the command's call.
 pub struct Engine {
     client: Client,
     id: CallId,
-    /// The index read that precedes paging, and the paging job it precedes.
-    prelude: Option<(CallId, Job)>,
-    /// After a run is created: poll it with these options.
-    follow: Option<PollOptions>,
-    deadline_at: Option<Millis>,
-    /// The longest single wait that is slept.
-    longest_wait_ms: u64,
-    /// The bound named when a wait is refused (the policy's).
-    max_wait_ms: u64,
-    extra: VecDeque<Event>,
+    /// The index read before paging, and the pager it precedes.
+    prelude: Option<(CallId, CallSpec)>,
+    /// After the run is created: wait for it with these options.
+    follow: Option<(PollOptions, CallOptions)>,
     over: bool,
 }
 
@@ -62,230 +67,163 @@ fn os_entropy() -> Entropy {
     let mut seed = [0u8; 32];
     if getrandom::fill(&mut seed).is_err() {
         // No OS entropy: the process id and the clock still differ per run.
-        let fallback = u64::from(std::process::id()) ^ crate::run::now().rotate_left(17);
+        let fallback = u64::from(std::process::id()) ^ crate::clock::system_now().rotate_left(17);
         return Entropy::from_seed(fallback);
     }
     Entropy(seed)
 }
 
-fn start(client: &mut Client, job: Job) -> Result<CallId, ClientError> {
-    match job {
-        Job::Call(call) => client.start(call),
-        Job::CreateRun { spec, .. } => client.start(spec),
-    }
-}
-
 impl Engine {
-    /// A client for `config` with its call `job`, validated and built before
-    /// any I/O. `deadline_ms` bounds the whole command's waits from `now`;
-    /// `learn_limits` reads the index before a pager starts.
-    pub fn new(
-        config: ClientConfig,
-        job: Job,
-        deadline_ms: Option<u64>,
-        learn_limits: bool,
-        now: Millis,
-    ) -> Result<Self, ClientError> {
-        let max_wait_ms = config.retry.max_retry_after_ms;
-        let longest_wait_ms = max_wait_ms.saturating_add(config.retry.backoff.cap_ms);
+    /// A client for `config` with its call `job`, started (so validated and
+    /// built) before any I/O; `learn_limits` reads the index before a pager.
+    pub fn new(config: ClientConfig, job: Job, learn_limits: bool) -> Result<Self, ClientError> {
         let mut client = Client::new(config, os_entropy())?;
-        // Started (so validated and built) before any I/O, in every case.
-        let mut id = start(&mut client, job.clone())?;
-        let follow = match &job {
-            Job::CreateRun { wait, .. } => wait.clone(),
-            _ => None,
+        let (call, follow) = match job {
+            Job::Call(call) => (call, None),
+            Job::CreateRun { call, wait } => {
+                let options = call.options().clone();
+                (call, wait.map(|wait| (wait, options)))
+            }
         };
+        let pages = matches!(call, CallSpec::TablePages(_) | CallSpec::ConnectionPages(_));
+        let mut id = client.start(call.clone())?;
         let mut prelude = None;
-        let pages = matches!(
-            job,
-            Job::Call(CallSpec::TablePages(_) | CallSpec::ConnectionPages(_))
-        );
         if learn_limits && pages {
             client.cancel(id);
-            id = client.start(RequestSpec::get_api_index())?;
-            prelude = Some((id, job));
+            let index = CallSpec::index().with_options(call.options().clone());
+            id = client.start(index)?;
+            prelude = Some((id, call));
         }
         Ok(Self {
             client,
             id,
             prelude,
             follow,
-            deadline_at: deadline_ms.map(|ms| now.saturating_add(ms)),
-            longest_wait_ms,
-            max_wait_ms,
-            extra: VecDeque::new(),
             over: false,
         })
     }
 
-    /// The request to send now, if any (the send is recorded at `now`).
-    pub fn poll_transmit(&mut self, now: Millis) -> Option<ClientRequest> {
+    /// One poll at `now`: the transmits to send, the command's events, the
+    /// next wake-up.
+    pub fn poll(&mut self, now: Millis) -> Step {
+        let mut step = Step {
+            transmits: Vec::new(),
+            events: Vec::new(),
+            timeout: None,
+        };
         if self.over {
-            return None;
+            return step;
         }
-        Some(self.client.poll_transmit(now)?.request)
+        loop {
+            let batch = self.client.poll(now);
+            step.transmits.extend(batch.transmits);
+            step.timeout = batch.timeout.map(u64::from);
+            let mut restarted = false;
+            for ((id, event), level) in batch.events.into_iter().zip(batch.levels) {
+                if self.over {
+                    break;
+                }
+                restarted |= self.deliver(id, event, level, &mut step);
+            }
+            // A call started here has its first transmits in the next poll.
+            if !restarted || self.over {
+                return step;
+            }
+        }
     }
 
-    /// How the attempt in flight ended.
-    pub fn handle(&mut self, outcome: Outcome, now: Millis) {
-        // Err is misuse only (no attempt in flight), which this loop never does.
-        let _ = self.client.handle(self.id, outcome, now);
-    }
-
-    /// The next event of the call, in order.
-    pub fn poll_event(&mut self, now: Millis) -> Option<Event> {
-        if let Some(event) = self.extra.pop_front() {
-            return Some(event);
-        }
-        if self.over {
-            return None;
-        }
-        let (id, event) = self.client.poll_event()?;
+    /// Takes one event of the client; true when a new call was started.
+    fn deliver(
+        &mut self,
+        id: CallId,
+        event: Event,
+        level: Option<NoticeLevel>,
+        step: &mut Step,
+    ) -> bool {
         if let Some((prelude, _)) = &self.prelude {
             if id == *prelude {
-                return self.prelude_event(event, now);
+                // The index read shows its notices; its end starts the pager.
+                return match event {
+                    Event::Done | Event::Failed(_) => match self.prelude.take() {
+                        Some((_, call)) => self.start(call, step),
+                        None => false,
+                    },
+                    Event::Waiting { .. } | Event::Retrying { .. } | Event::Deprecation(_) => {
+                        step.events.push((event, level));
+                        false
+                    }
+                    _ => false,
+                };
             }
         }
         if id != self.id {
-            // The created run's call ended; its poller goes on.
-            return self.poll_event(now);
+            // A call that ended and was followed by another.
+            return false;
         }
         match event {
-            Event::Waiting {
-                until, ref limit, ..
-            } => match self.deadline_at {
-                Some(deadline_at) if until.as_millis() > deadline_at => {
-                    let what = limit.as_ref().map(crate::report::describe_limit);
-                    self.give_up(deadline_at, until.as_millis(), now, what);
-                    self.extra.pop_front()
-                }
-                _ if until.as_millis().saturating_sub(now) > self.longest_wait_ms => {
-                    self.refuse_wait(until.as_millis(), now);
-                    self.extra.pop_front()
-                }
-                _ => Some(event),
-            },
-            // A retry whose wait the command will refuse (the Waiting event
-            // that follows ends it) is not announced.
-            Event::Retrying { at, .. } if self.refuses_wait(at.as_millis(), now) => {
-                self.poll_event(now)
-            }
             Event::Response { ref response, .. } if self.follow.is_some() => {
-                self.follow_run(response);
-                self.poll_event(now)
+                self.follow_run(response, step)
             }
             Event::Done | Event::Failed(_) => {
                 self.over = true;
-                Some(event)
+                step.events.push((event, level));
+                false
             }
-            other => Some(other),
+            other => {
+                step.events.push((other, level));
+                false
+            }
         }
     }
 
-    /// Whether a wait until `until` is past the deadline or longer than
-    /// the longest wait the command accepts.
-    fn refuses_wait(&self, until: Millis, now: Millis) -> bool {
-        self.deadline_at
-            .is_some_and(|deadline_at| until > deadline_at)
-            || until.saturating_sub(now) > self.longest_wait_ms
-    }
-
-    /// The index read before paging: its waits show, its result only
-    /// teaches the client; whatever its end, paging starts then.
-    fn prelude_event(&mut self, event: Event, now: Millis) -> Option<Event> {
-        match event {
-            Event::Done | Event::Failed(_) => {
-                if let Some((_, job)) = self.prelude.take() {
-                    match start(&mut self.client, job) {
-                        Ok(id) => self.id = id,
-                        Err(error) => {
-                            self.over = true;
-                            return Some(Event::Failed(error));
-                        }
-                    }
-                }
-                self.poll_event(now)
+    fn start(&mut self, call: CallSpec, step: &mut Step) -> bool {
+        match self.client.start(call) {
+            Ok(id) => {
+                self.id = id;
+                true
             }
-            Event::Waiting { .. } => Some(event),
-            _ => self.poll_event(now),
+            Err(error) => {
+                self.over = true;
+                step.events.push((Event::Failed(error), None));
+                false
+            }
         }
     }
 
-    /// A wait past the command's deadline: cancel the call and end it here.
-    fn give_up(&mut self, deadline_at: Millis, until: Millis, now: Millis, what: Option<String>) {
-        self.client.cancel(self.id);
-        self.over = true;
-        let wait = until.saturating_sub(now) as f64 / 1000.0;
-        self.extra.push_back(Event::Failed(ClientError::GaveUp {
-            reason: GiveUpReason::Deadline {
-                deadline_at: deadline_at.into(),
-                next_at: until.into(),
-            },
-            attempts: 0,
-            last: Box::new(ClientError::InvalidConfig {
-                field: "deadline".into(),
-                problem: format!(
-                    "a wait of {wait:.1} s{} does not fit in what is left of it",
-                    what.map(|what| format!(" for {what}")).unwrap_or_default()
-                ),
-            }),
-        }));
-    }
-
-    /// The run was created: poll it (by the `id` of the created run).
-    fn follow_run(&mut self, response: &acd_core::client::ApiResponse) {
-        let Some(options) = self.follow.take() else {
-            return;
+    /// The run was created: wait for it, by the created run's `id`.
+    fn follow_run(&mut self, response: &ApiResponse, step: &mut Step) -> bool {
+        let Some((poll, options)) = self.follow.take() else {
+            return false;
         };
         let id = match response {
-            acd_core::client::ApiResponse::Object { value, .. } => {
+            ApiResponse::Object { value, .. } => {
                 serde_json::from_str::<serde_json::Value>(value.get())
                     .ok()
                     .and_then(|run| run.get("id").and_then(|id| id.as_str().map(str::to_owned)))
             }
             _ => None,
         };
-        let started = match id {
-            Some(id) => self.client.start(CallSpec::run_poll(id, options)),
-            None => Err(ClientError::Protocol {
-                status: response.status(),
-                problem: "the created run has no string `id` member to poll it by".into(),
-            }),
-        };
-        match started {
-            Ok(id) => self.id = id,
-            Err(error) => {
+        match id {
+            Some(id) => self.start(CallSpec::run_wait(id, poll).with_options(options), step),
+            None => {
                 self.over = true;
-                self.extra.push_back(Event::Failed(error));
+                step.events.push((
+                    Event::Failed(ClientError::Protocol {
+                        status: response.status(),
+                        problem: "the created run has no string `id` member to wait for it by"
+                            .into(),
+                    }),
+                    None,
+                ));
+                false
             }
         }
     }
 
-    /// A wait longer than any the command sleeps: cancel the call and end
-    /// it here, naming the server's time and the bound.
-    fn refuse_wait(&mut self, until: Millis, now: Millis) {
-        self.client.cancel(self.id);
-        self.over = true;
-        self.extra.push_back(Event::Failed(ClientError::GaveUp {
-            reason: GiveUpReason::RetryAfterTooLong {
-                retry_at: until.into(),
-                wait_ms: until.saturating_sub(now),
-                max_wait_ms: self.max_wait_ms,
-            },
-            attempts: 0,
-            last: Box::new(ClientError::InvalidConfig {
-                field: "max_retry_after_ms".into(),
-                problem: "the server's rate-limit headers name a time that far ahead".into(),
-            }),
-        }));
-    }
-
-    /// When `poll_transmit` may have something new.
-    pub fn poll_timeout(&self) -> Option<Millis> {
-        if self.over {
-            None
-        } else {
-            self.client.poll_timeout().map(u64::from)
-        }
+    /// How the request `id` sent ended.
+    pub fn handle(&mut self, id: CallId, outcome: acd_core::client::Outcome, now: Millis) {
+        // Err is an outcome for a call that is over (cancelled, or ended
+        // while its request was out), which changes nothing.
+        let _ = self.client.handle(id, outcome, now);
     }
 }

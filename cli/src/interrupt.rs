@@ -40,6 +40,16 @@ impl Interrupt {
         Self { flag, signal }
     }
 
+    /// No handler (unit tests): never interrupted; sleeps are plain.
+    #[cfg(test)]
+    pub fn none() -> Self {
+        let (_sender, signal) = mpsc::channel();
+        Self {
+            flag: Arc::new(AtomicBool::new(false)),
+            signal,
+        }
+    }
+
     /// Fails once Ctrl-C was pressed.
     pub fn check(&self) -> Result<(), Interrupted> {
         if self.flag.load(Ordering::SeqCst) {

@@ -2,20 +2,23 @@
 //!
 //! Every request is built, throttled, retried, paged and interpreted by
 //! acd-core's client role; this binary parses the command line, moves bytes
-//! over HTTP, sleeps where the core says and prints the results.
+//! over HTTP, waits where the core says and prints the results.
 //!
-//! Exit status: 0 success; 1 the API answered an error that is not retried,
-//! or a response broke the spec; 2 bad command line or configuration
-//! (nothing was sent); 3 gave up (attempts or deadline used up); 130
-//! interrupted.
+//! Exit status (a client error's is its category's, from the core's table):
+//! 0 success; 1 the API answered an error that is not retried, or a
+//! response broke the spec; 2 bad command line or configuration (nothing
+//! was sent); 3 gave up (attempts, the deadline or the server's patience
+//! used up); 130 interrupted.
 #![forbid(unsafe_code)]
 
 mod api;
 mod args;
+mod clock;
 mod engine;
 mod exit;
 mod interrupt;
 mod jq;
+mod listen;
 mod output;
 mod pipe;
 mod proxy;
@@ -23,6 +26,7 @@ mod report;
 mod run;
 mod setup;
 mod transport;
+mod webhooks;
 
 use args::{Cli, Command, Shell};
 use clap::{CommandFactory, FromArgMatches};
@@ -53,9 +57,16 @@ fn main() -> ExitCode {
             });
         }
     };
-    if let Command::Completions { shell } = &cli.command {
-        completions(*shell);
-        return ExitCode::from(exit::SUCCESS);
+    match &cli.command {
+        Command::Completions { shell } => {
+            completions(*shell);
+            return ExitCode::from(exit::SUCCESS);
+        }
+        Command::Listen(args) => return ExitCode::from(listen::listen(args)),
+        Command::Webhooks(webhooks::WebhooksCommand::Trigger(args)) => {
+            return ExitCode::from(webhooks::trigger(args))
+        }
+        _ => {}
     }
     let verbosity = if cli.global.quiet {
         Verbosity::Quiet
@@ -65,7 +76,7 @@ fn main() -> ExitCode {
         Verbosity::Normal
     };
     let mut reporter = Reporter::new(verbosity);
-    let plan = match setup::plan(&cli, &setup::Origins::of(&matches)) {
+    let plan = match setup::plan(&cli, &matches) {
         Ok(plan) => plan,
         Err(error) => {
             reporter.say(&format!("error: {error}"));

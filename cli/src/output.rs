@@ -149,16 +149,16 @@ pub fn write_compact(out: &mut impl Write, value: &RawValue) -> io::Result<()> {
 }
 
 /// `acd api -i`: the status line and the response headers, then an empty
-/// line. Credential headers never show their value.
+/// line. Headers that carry a secret (the core's `carries_secret`) never
+/// show their value.
 pub fn head(response: &acd_core::client::HttpResponse) -> String {
     let mut text = format!("HTTP/1.1 {}\r\n", response.status);
     for (name, value) in &response.headers {
-        let value =
-            if crate::api::is_credential_header(name) || name.eq_ignore_ascii_case("set-cookie") {
-                "[redacted]"
-            } else {
-                value.as_str()
-            };
+        let value = if acd_core::model::carries_secret(name) {
+            "[redacted]"
+        } else {
+            value.as_str()
+        };
         text.push_str(&format!("{name}: {value}\r\n"));
     }
     text.push_str("\r\n");

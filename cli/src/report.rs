@@ -1,19 +1,17 @@
-//! Everything on stderr except the final error: waits (a countdown bar on a
-//! terminal, one `waiting ...` line otherwise), the core's retry sentences,
+//! Everything on stderr except the final error: the core's wait sentences
+//! (a countdown bar on a terminal, one line otherwise), its retry sentences,
 //! paging progress, run status
 //! changes, deprecation warnings and, with `--verbose`, one line per HTTP
 //! exchange. Nothing here decides anything; it shows what the core decided.
 //! No secret ever reaches this module: it sees URLs, statuses and headers
 //! of responses only.
 
-use crate::engine::Millis;
-use acd_core::client::{
-    ClientRequest, DeprecationWarning, LimitInfo, LimitOrigin, Outcome, WaitReason,
-};
+use crate::clock::Millis;
+use acd_core::client::{ClientRequest, NoticeLevel, Outcome, WaitReason};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::BTreeSet;
 use std::io::IsTerminal;
-use std::time::{Duration, UNIX_EPOCH};
+use std::time::Duration;
 
 /// How chatty stderr is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,9 +24,37 @@ pub enum Verbosity {
     Verbose,
 }
 
+/// Which notices `ACD_LOG` asks for (`warning`, `info`, `debug`; the
+/// command's default is `info`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogLevel {
+    /// Long waits only.
+    Warning,
+    /// Every wait and retry, once each.
+    Info,
+    /// Also a retry's own wait.
+    Debug,
+}
+
+impl LogLevel {
+    /// `ACD_LOG`'s level; unset, empty or another value is `info`.
+    pub fn from_env() -> Self {
+        match std::env::var("ACD_LOG")
+            .as_deref()
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
+            Ok("debug") => LogLevel::Debug,
+            Ok("warning" | "warn") => LogLevel::Warning,
+            _ => LogLevel::Info,
+        }
+    }
+}
+
 /// The stderr reporter of one command.
 pub struct Reporter {
     verbosity: Verbosity,
+    log: LogLevel,
     terminal: bool,
     bars: MultiProgress,
     progress: Option<ProgressBar>,
@@ -41,6 +67,7 @@ impl Reporter {
     pub fn new(verbosity: Verbosity) -> Self {
         Self {
             verbosity,
+            log: LogLevel::from_env(),
             terminal: std::io::stderr().is_terminal(),
             bars: MultiProgress::with_draw_target(ProgressDrawTarget::stderr()),
             progress: None,
@@ -81,45 +108,48 @@ impl Reporter {
         ));
     }
 
-    /// The call waits until `until` (`now` is the current instant);
-    /// `last` names what the previous attempt got, when it is a retry.
+    /// Whether a notice of `level` is shown: never with `--quiet`;
+    /// `warning` and `info` by default (the waits and retries the command
+    /// has always shown); `debug` (a retry's own wait, already said by its
+    /// retry line) with `ACD_LOG=debug`; `ACD_LOG=warning` keeps only the
+    /// long waits.
+    fn shows(&self, level: Option<NoticeLevel>) -> bool {
+        if self.verbosity == Verbosity::Quiet {
+            return false;
+        }
+        let level = level.unwrap_or(NoticeLevel::Info);
+        match self.log {
+            LogLevel::Warning => level == NoticeLevel::Warning,
+            LogLevel::Info => level != NoticeLevel::Debug,
+            LogLevel::Debug => true,
+        }
+    }
+
+    /// A wait the core planned until `until` (`now` is the current
+    /// instant), said in the core's sentence: a countdown bar on a
+    /// terminal, one line otherwise. A run poll's interval is said at
+    /// debug only (the status lines already show the wait's progress).
     pub fn waiting(
         &mut self,
+        message: &str,
+        level: Option<NoticeLevel>,
+        reason: WaitReason,
         until: Millis,
         now: Millis,
-        limit: Option<&LimitInfo>,
-        reason: WaitReason,
-        last: Option<&str>,
     ) {
-        if self.verbosity == Verbosity::Quiet || reason == WaitReason::PollInterval {
+        let level = if reason == WaitReason::PollInterval {
+            Some(NoticeLevel::Debug)
+        } else {
+            level
+        };
+        if !self.shows(level) {
+            return;
+        }
+        if !self.terminal {
+            self.line(message);
             return;
         }
         let seconds = until.saturating_sub(now) as f64 / 1000.0;
-        let why = match (reason, limit) {
-            (WaitReason::Quota, Some(limit)) => format!("for {}", describe_announced(limit)),
-            (WaitReason::Quota, None) => "for a rate limit to reset".to_owned(),
-            (WaitReason::RetryAfter, _) => format!(
-                "as the server's Retry-After asks{}",
-                last.map(|last| format!(" (last: {last})"))
-                    .unwrap_or_default()
-            ),
-            (WaitReason::Backoff { attempt }, _) => format!(
-                "before retrying{}{}",
-                if attempt > 0 {
-                    format!(" (attempt {attempt})")
-                } else {
-                    String::new()
-                },
-                last.map(|last| format!("; last: {last}"))
-                    .unwrap_or_default()
-            ),
-            _ => String::new(),
-        };
-        let text = format!("waiting {seconds:.1} s {why}");
-        if !self.terminal {
-            self.line(&text);
-            return;
-        }
         let length = until.saturating_sub(now).max(1);
         let bar = self.bars.add(ProgressBar::new(length));
         bar.set_style(
@@ -127,15 +157,15 @@ impl Reporter {
                 .unwrap_or_else(|_| ProgressStyle::default_bar())
                 .progress_chars("=> "),
         );
-        bar.set_message(text);
+        bar.set_message(message.to_owned());
         bar.set_prefix(format!("{seconds:.1} s left"));
         self.wait = Some((bar, until));
     }
 
     /// A retry the core planned, in the core's own sentence (which attempt
     /// of how many failed and how, and when the next goes), on one line.
-    pub fn retrying(&self, message: &str) {
-        if self.verbosity != Verbosity::Quiet {
+    pub fn notice(&self, message: &str, level: Option<NoticeLevel>) {
+        if self.shows(level) {
             self.line(message);
         }
     }
@@ -196,31 +226,12 @@ impl Reporter {
         }
     }
 
-    /// A Deprecation/Sunset notice: one line per operation per command.
-    pub fn deprecation(&mut self, warning: &DeprecationWarning) {
-        if !self
-            .warned
-            .insert(format!("deprecation:{}", warning.operation_id))
-        {
-            return;
+    /// A Deprecation/Sunset notice in the core's sentence: one line per
+    /// notice per command (not one per page).
+    pub fn deprecation(&mut self, message: &str) {
+        if self.warned.insert(format!("deprecation:{message}")) {
+            self.line(&format!("warning: {message}"));
         }
-        let sunset = match warning.sunset_at {
-            Some(seconds) => format!(
-                "; it will be removed on {} (Sunset)",
-                httpdate::fmt_http_date(UNIX_EPOCH + Duration::from_secs(seconds))
-            ),
-            None => "; no sunset date is announced".to_owned(),
-        };
-        let link = warning
-            .deprecation_link
-            .as_ref()
-            .or(warning.sunset_link.as_ref())
-            .map(|link| format!(" (see {link})"))
-            .unwrap_or_default();
-        self.line(&format!(
-            "warning: operation {} is deprecated{sunset}{link}",
-            warning.operation_id
-        ));
     }
 
     /// Clears every bar (before the final line, or on exit).
@@ -243,44 +254,5 @@ fn plural(count: u64) -> &'static str {
         ""
     } else {
         "s"
-    }
-}
-
-/// "the table-read limit (5 per 60 s)".
-pub fn describe_limit(limit: &LimitInfo) -> String {
-    format!(
-        "the {} ({} per {} s)",
-        limit_name(&limit.name),
-        limit.requests,
-        limit.window_seconds
-    )
-}
-
-/// The limit with the window the server announced when it did:
-/// "the table-read limit (5 per 5 s, as the server announced)", "the
-/// table-read limit (5 per window, as the server announced)", else the
-/// catalogue's "the table-read limit (5 per 60 s)".
-pub fn describe_announced(limit: &LimitInfo) -> String {
-    let name = limit_name(&limit.name);
-    let requests = limit.requests;
-    match limit.origin {
-        LimitOrigin::ServerWindow => format!(
-            "the {name} ({requests} per {} s, as the server announced)",
-            limit.window_seconds
-        ),
-        LimitOrigin::ServerCount => {
-            format!("the {name} ({requests} per window, as the server announced)")
-        }
-        LimitOrigin::Assumed => describe_limit(limit),
-    }
-}
-
-/// A limit's name as people say it.
-fn limit_name(name: &str) -> String {
-    match name {
-        "user_table_reads" => "table-read limit".to_owned(),
-        "credential" => "per-credential limit".to_owned(),
-        "client_ip" => "per-IP limit".to_owned(),
-        other => format!("{} limit", other.replace('_', " ")),
     }
 }

@@ -1,20 +1,21 @@
-//! The drive loop: send what the engine says to send, hand back each
-//! outcome, show its events, and sleep (interruptibly) until the instant it
-//! names. It moves bytes and waits; every decision is the core's.
+//! The drive loop of `docs/driver-protocol.md`, once: poll the engine,
+//! send every transmit at once (one thread each), deliver each event, and
+//! when a poll gives no event wake at its timeout or at the next outcome,
+//! whichever is first, through the injected clock. It moves bytes and
+//! waits; every decision is the core's.
 
-use crate::engine::{Engine, Millis};
+use crate::clock::{Clock, Millis, Woken};
+use crate::engine::{Engine, Job};
 use crate::interrupt::{Interrupt, Interrupted};
 use crate::output::{write_document, Layout, RecordSink};
 use crate::report::Reporter;
 use crate::setup::{Plan, Printing};
 use crate::transport::Transport;
-use acd_core::client::{ApiResponse, ClientError, Event, Outcome};
+use acd_core::client::{ApiResponse, CallId, ClientError, ClientRequest, Event, Outcome};
 use serde_json::value::RawValue;
 use std::io::{self, Write};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
-
-/// The longest uninterrupted sleep (so Ctrl-C and the countdown stay live).
-const SLICE: Duration = Duration::from_millis(100);
+use std::sync::mpsc;
+use std::time::Duration;
 
 /// How a command ended, when not successfully.
 #[derive(Debug)]
@@ -25,14 +26,14 @@ pub enum Failure {
     Interrupted,
     /// Writing stdout failed.
     Output(io::Error),
-    /// The client has nothing to send, nothing to say and no instant to
-    /// wait for, yet the call is not over.
-    Stalled,
     /// A created run that was waited for ended in a status other than
     /// `succeeded`.
     RunEnded(String),
     /// `--jq` could not filter the response.
     Jq(crate::jq::JqError),
+    /// The client has nothing to send and nothing to wait for, yet the
+    /// call is not over (the core guarantees this cannot happen).
+    Stalled,
 }
 
 impl From<Interrupted> for Failure {
@@ -47,26 +48,52 @@ impl From<io::Error> for Failure {
     }
 }
 
-/// The local clock as the core's instant.
-pub fn now() -> Millis {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |elapsed| {
-            u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX)
-        })
+/// One exchange's end, as its thread hands it back.
+struct Arrival {
+    call: CallId,
+    request: ClientRequest,
+    outcome: Outcome,
+}
+
+/// Sends `request` on its own thread; its outcome comes back on `arrivals`.
+fn send(
+    transport: &Transport,
+    call: CallId,
+    request: ClientRequest,
+    within: Duration,
+    arrivals: &mpsc::Sender<Arrival>,
+) {
+    let transport = transport.clone();
+    let arrivals_for_failure = arrivals.clone();
+    let failed_request = request.clone();
+    let arrivals = arrivals.clone();
+    let spawned = std::thread::Builder::new()
+        .name("exchange".into())
+        .spawn(move || {
+            let outcome = transport.send(&request, within);
+            let _ = arrivals.send(Arrival {
+                call,
+                request,
+                outcome,
+            });
+        });
+    if spawned.is_err() {
+        // No thread could be made: the request never left this machine.
+        let _ = arrivals_for_failure.send(Arrival {
+            call,
+            request: failed_request,
+            outcome: Outcome::Transport(acd_core::client::TransportFailure::Connect),
+        });
+    }
 }
 
 /// Runs `plan` to its end.
 pub fn execute(plan: Plan, reporter: &mut Reporter, interrupt: &Interrupt) -> Result<(), Failure> {
-    let transport = Transport::new(plan.proxy, plan.timeout, plan.config.max_body_bytes);
-    let mut engine = Engine::new(
-        plan.config,
-        plan.job,
-        plan.deadline_ms,
-        plan.learn_limits,
-        now(),
-    )
-    .map_err(Failure::Client)?;
+    let mut clock: Clock = plan.clock;
+    let transport = Transport::new(plan.proxy, plan.config.max_body_bytes);
+    let waits_for_created_run = matches!(&plan.job, Job::CreateRun { wait: Some(_), .. });
+    let mut engine =
+        Engine::new(plan.config, plan.job, plan.learn_limits).map_err(Failure::Client)?;
     let stdout = io::stdout();
     let layout = Layout::of_stdout();
     let printing = plan.printing;
@@ -75,40 +102,29 @@ pub fn execute(plan: Plan, reporter: &mut Reporter, interrupt: &Interrupt) -> Re
         _ => None,
     };
     let raw = plan.raw;
-    let waits_for_created_run = matches!(plan.job_kind, JobKind::CreateRunAndWait);
+    let (sender, arrivals) = mpsc::channel::<Arrival>();
+    let mut in_flight = 0usize;
     let mut body: Vec<u8> = Vec::new();
     let mut head: Option<String> = None;
     let mut heads: std::collections::VecDeque<String> = std::collections::VecDeque::new();
-    let mut last: Option<String> = None;
     let result = loop {
         interrupt.check()?;
-        let mut active = false;
-        while let Some(request) = engine.poll_transmit(now()) {
-            active = true;
-            reporter.advice(&request.warnings);
-            let sent = adjust(request, &raw);
-            let outcome = transport.send(&sent);
-            interrupt.check()?;
-            reporter.exchange(&sent, &outcome);
-            last = Some(match &outcome {
-                Outcome::Response(response) => {
-                    body.clone_from(&response.body);
-                    if raw.include {
-                        let shown = crate::output::head(response);
-                        if (200..300).contains(&response.status) {
-                            heads.push_back(shown.clone());
-                        }
-                        head = Some(shown);
-                    }
-                    response.status.to_string()
-                }
-                Outcome::Transport(failure) => failure.to_string(),
+        let step = engine.poll(clock.now());
+        for transmit in step.transmits {
+            reporter.advice(&transmit.request.warnings);
+            let now = clock.now();
+            let mut within = transmit.timeout_at.map_or(Duration::MAX, |at| {
+                Duration::from_millis(u64::from(at).saturating_sub(now))
             });
-            engine.handle(outcome, now());
+            if let Some(timeout) = plan.timeout {
+                within = within.min(timeout);
+            }
+            in_flight += 1;
+            send(&transport, transmit.id, transmit.request, within, &sender);
         }
+        let delivered = !step.events.is_empty();
         let mut ended = None;
-        while let Some(event) = engine.poll_event(now()) {
-            active = true;
+        for (event, level) in step.events {
             match event {
                 Event::Response { response, .. } => match (printing, response) {
                     // `acd runs create`: the run itself, as `runs wait` prints it.
@@ -154,24 +170,22 @@ pub fn execute(plan: Plan, reporter: &mut Reporter, interrupt: &Interrupt) -> Re
                 }
                 Event::Waiting {
                     until,
-                    limit,
                     reason,
+                    ref message,
                     ..
                 } => {
-                    reporter.waiting(
-                        until.as_millis(),
-                        now(),
-                        limit.as_ref(),
-                        reason,
-                        last.as_deref(),
-                    );
+                    reporter.waiting(message, level, reason, u64::from(until), clock.now());
                 }
-                Event::Retrying { message, .. } => reporter.retrying(&message),
-                Event::Deprecation(warning) => reporter.deprecation(&warning),
+                Event::Retrying { ref message, .. } => reporter.notice(message, level),
+                Event::Deprecation(_) => {
+                    if let Some(message) = event.message() {
+                        reporter.deprecation(&message);
+                    }
+                }
                 Event::Done => {
                     ended.get_or_insert(Ok(()));
                 }
-                Event::Failed(acd_core::client::ClientError::Protocol { status, .. })
+                Event::Failed(ClientError::Protocol { status, .. })
                     if raw.any_body && (200..300).contains(&status) =>
                 {
                     // `acd api` prints any successful body as received.
@@ -179,9 +193,7 @@ pub fn execute(plan: Plan, reporter: &mut Reporter, interrupt: &Interrupt) -> Re
                     ended = Some(Ok(()));
                 }
                 Event::Failed(error) => {
-                    if let (Some(shown), acd_core::client::ClientError::Api { .. }) =
-                        (&head, &error)
-                    {
+                    if let (Some(shown), Some(_)) = (&head, error.api_body()) {
                         print_raw(Some(shown), &body, None, layout)?;
                     }
                     ended = Some(Err(Failure::Client(error)));
@@ -192,48 +204,38 @@ pub fn execute(plan: Plan, reporter: &mut Reporter, interrupt: &Interrupt) -> Re
         if let Some(result) = ended {
             break result;
         }
-        match engine.poll_timeout() {
-            Some(until) => {
-                sleep_until(until, reporter, interrupt)?;
+        if delivered {
+            continue;
+        }
+        if in_flight == 0 && step.timeout.is_none() {
+            // The core guarantees a timeout while a call is open.
+            break Err(Failure::Stalled);
+        }
+        let mut tick = |now: Millis| reporter.tick(now);
+        match clock.wait(&arrivals, step.timeout, in_flight > 0, interrupt, &mut tick)? {
+            Woken::Arrived(arrival) => {
+                in_flight = in_flight.saturating_sub(1);
                 reporter.waited();
+                reporter.exchange(&arrival.request, &arrival.outcome);
+                if let Outcome::Response(response) = &arrival.outcome {
+                    body.clone_from(&response.body);
+                    if raw.include {
+                        let shown = crate::output::head(response);
+                        if (200..300).contains(&response.status) {
+                            heads.push_back(shown.clone());
+                        }
+                        head = Some(shown);
+                    }
+                }
+                engine.handle(arrival.call, arrival.outcome, clock.now());
             }
-            None if active => {}
-            None => break Err(Failure::Stalled),
+            Woken::Due => reporter.waited(),
         }
     };
     if let Some(sink) = sink {
         reporter.suspend(|| sink.finish())?;
     }
     result
-}
-
-/// What kind of job the plan runs, as far as printing and exit go.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum JobKind {
-    /// `acd runs create --wait`: exit 1 unless the run succeeded.
-    CreateRunAndWait,
-    /// Anything else.
-    Other,
-}
-
-/// The request as sent: `-H` headers set (replacing a header of the same
-/// name), and a path outside the version root moved back under the base URL.
-fn adjust(
-    mut request: acd_core::client::ClientRequest,
-    raw: &crate::api::Raw,
-) -> acd_core::client::ClientRequest {
-    for (name, value) in &raw.headers {
-        request
-            .headers
-            .retain(|(existing, _)| !existing.eq_ignore_ascii_case(name));
-        request.headers.push((name.clone(), value.clone()));
-    }
-    if let Some((from, to)) = &raw.reroot {
-        if let Some(rest) = request.url.strip_prefix(from.as_str()) {
-            request.url = format!("{to}{rest}");
-        }
-    }
-    request
 }
 
 fn write_out(bytes: &[u8]) -> io::Result<()> {
@@ -289,16 +291,4 @@ fn print_raw(
     }
     out.flush()?;
     Ok(())
-}
-
-fn sleep_until(until: Millis, reporter: &Reporter, interrupt: &Interrupt) -> Result<(), Failure> {
-    loop {
-        let now = now();
-        if now >= until {
-            return Ok(());
-        }
-        reporter.tick(now);
-        let left = Duration::from_millis(until - now);
-        interrupt.sleep(left.min(SLICE))?;
-    }
 }

@@ -7,13 +7,9 @@ use std::io::{ErrorKind, Read};
 use std::time::Duration;
 use ureq::{Agent, Timeout};
 
-/// How long a connection may take to open.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
-/// How long one exchange may take when `--timeout` is not given: from
-/// sending the request to the last byte of the response's body.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// One HTTP agent (its connection pool is reused across requests).
+/// One HTTP agent (its connection pool is reused across requests and
+/// shared by the threads that send concurrently).
+#[derive(Clone)]
 pub struct Transport {
     agent: Agent,
     /// The core's `ClientConfig::max_body_bytes`: at most one byte more
@@ -23,18 +19,15 @@ pub struct Transport {
 
 impl Transport {
     /// An agent that returns every status as a response, follows no
-    /// redirects, ends an exchange that takes longer than `timeout` in all
-    /// (headers and body), reads at most `max_body_bytes` + 1 bytes of a
-    /// body, and goes through `proxy` when one is given (and through none
-    /// otherwise).
-    pub fn new(proxy: Option<ureq::Proxy>, timeout: Duration, max_body_bytes: u64) -> Self {
+    /// redirects, reads at most `max_body_bytes` + 1 bytes of a body, and
+    /// goes through `proxy` when one is given (and through none otherwise).
+    /// Each exchange's deadline is the one [`Transport::send`] is given.
+    pub fn new(proxy: Option<ureq::Proxy>, max_body_bytes: u64) -> Self {
         let config = Agent::config_builder()
             .proxy(proxy)
             .http_status_as_error(false)
             .max_redirects(0)
             .max_redirects_will_error(false)
-            .timeout_connect(Some(CONNECT_TIMEOUT.min(timeout)))
-            .timeout_global(Some(timeout))
             .user_agent(acd_core::client::USER_AGENT)
             .build();
         Self {
@@ -43,10 +36,12 @@ impl Transport {
         }
     }
 
-    /// Sends `request`: the response as received (its body cut one byte
-    /// past the bound, or left unread when its Content-Length is above it;
-    /// the core's `check_body_size` decides), or how the attempt failed.
-    pub fn send(&self, request: &ClientRequest) -> Outcome {
+    /// Sends `request`, giving up on it `within` from now (connecting,
+    /// headers and body included): the response as received (its body cut
+    /// one byte past the bound, or left unread when its Content-Length is
+    /// above it; the core's `check_body_size` decides), or how the attempt
+    /// failed.
+    pub fn send(&self, request: &ClientRequest, within: Duration) -> Outcome {
         let mut builder = ureq::http::Request::builder()
             .method(request.method.as_str())
             .uri(request.url.as_str());
@@ -59,6 +54,12 @@ impl Transport {
             // header byte): it never left this machine.
             return Outcome::Transport(TransportFailure::Connect);
         };
+        let within = within.max(Duration::from_millis(1));
+        let http_request = self
+            .agent
+            .configure_request(http_request)
+            .timeout_global(Some(within))
+            .build();
         match self.agent.run(http_request) {
             Ok(response) => self.read_response(response),
             Err(error) => Outcome::Transport(failure_of(&error)),

@@ -270,7 +270,7 @@ fn runs_create_prints_the_run_and_with_wait_follows_it_to_its_end() {
 #[test]
 fn runs_create_against_the_sandbox_waits_to_succeeded() {
     let sandbox = Sandbox::start(&support::sandbox_config(&[], 100, 60));
-    let run = acd(&[
+    let run = support::acd_real(&[
         "runs",
         "create",
         "agent-1",
@@ -299,7 +299,10 @@ fn include_on_an_api_error_prints_its_head_and_body_and_exits_1() {
         "{}",
         run.stdout
     );
-    assert_eq!(run.stderr.trim_end(), "error: 404 No table \"t\".");
+    assert_eq!(
+        run.stderr.trim_end(),
+        "error: the API answered 404: No table \"t\"."
+    );
 }
 
 #[test]
@@ -353,4 +356,34 @@ fn a_path_with_cr_lf_or_a_space_is_refused_with_exit_2_and_not_sent() {
         assert!(!run.stderr.contains("could not connect"), "{}", run.stderr);
     }
     assert_eq!(server.count(), 0);
+}
+
+#[test]
+fn a_header_the_core_owns_is_refused_with_exit_2_and_the_cores_sentence() {
+    // Issue 48 item 5: -H goes through the call's headers, so the core's
+    // owned-header rule applies (no request editing after it built it).
+    let server = FaultServer::start(vec![Reply::page(json!([{"id": 1}]))]);
+    for (header, name) in [
+        ("Accept: text/html", "Accept"),
+        ("content-type: text/plain", "content-type"),
+        ("Idempotency-Key: k-1", "Idempotency-Key"),
+        ("X-Stable-Egress: true", "X-Stable-Egress"),
+    ] {
+        let run = api(&server.url, &["GET", "tables/t", "-H", header]);
+        assert_eq!(run.code, Some(2), "{header}: {}", run.stderr);
+        let line = run.stderr.trim_end();
+        assert!(
+            line.starts_with(&format!(
+                "error: the call's header \"{name}\" cannot be sent: "
+            )),
+            "{line}"
+        );
+    }
+    assert_eq!(server.count(), 0, "nothing is sent for a refused header");
+    // A header the core does not own is sent after the core's own, and
+    // the core's Accept stays the only one.
+    let run = api(&server.url, &["GET", "tables/t", "-H", "Prefer: code=200"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(server.seen()[0].header("accept"), Some("application/json"));
+    assert_eq!(server.seen()[0].header("prefer"), Some("code=200"));
 }

@@ -71,9 +71,14 @@ fn configuration_errors_name_the_flag_or_the_variable() {
             "ACD_TOKEN",
         ),
         (
-            &["tables", "read", "t", "--token", "x"],
-            &[("ACD_API_KEY", ADA)],
-            "ACD_API_KEY and --token are both set",
+            &["tables", "read", "t", "--api-key", ADA, "--token", "x"],
+            &[],
+            "--api-key and --token: give the client an API key or an OAuth token, not both",
+        ),
+        (
+            &["tables", "read", "t"],
+            &[("ACD_API_KEY", ADA), ("ACD_TOKEN", "x")],
+            "ACD_API_KEY and ACD_TOKEN are both set",
         ),
         (&["index", "--max-attempts", "0"], &[], "--max-attempts"),
     ];
@@ -116,4 +121,29 @@ fn the_base_url_follows_the_core_rule() {
         run.stderr.trim_end(),
         "error: --base-url: \"ftp://files.example.com\" must start with http:// or https://"
     );
+}
+
+#[test]
+fn a_flag_wins_over_the_variables_as_the_core_reads_them() {
+    // The variables are the config's `env`, used only where the command
+    // line gives nothing: a --token next to ACD_API_KEY is the credential.
+    let server = FaultServer::start(vec![Reply::page(json!([{"id": 1}]))]);
+    let run = acd_env(
+        &[
+            "tables",
+            "read",
+            "t",
+            "--base-url",
+            &server.url,
+            "--token",
+            "acd_oat_demo_ada",
+        ],
+        &[("ACD_API_KEY", ADA), ("ACD_BASE_URL", "nope")],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(
+        server.seen()[0].header("authorization"),
+        Some("Bearer acd_oat_demo_ada")
+    );
+    assert_eq!(server.seen()[0].header("x-api-key"), None);
 }

@@ -18,14 +18,17 @@ fn max_attempts_counts_429s_exactly_n_requests_then_exit_3() {
         let run = read(&server, &["--max-attempts", &n.to_string()]);
         assert_eq!(run.code, Some(3), "{}", run.stderr);
         // Give a stray extra request the time to arrive before counting.
-        std::thread::sleep(Duration::from_millis(300));
+        std::thread::sleep(Duration::from_millis(100));
         assert_eq!(server.count(), n as usize, "{}", run.stderr);
         let last = run.stderr.lines().last().unwrap();
         assert!(
             last.starts_with(&format!("error: gave up after {n} attempt(s)")),
             "{last}"
         );
-        assert!(last.contains("429 Too many requests."), "{last}");
+        assert!(
+            last.ends_with("last error: the API answered 429: Too many requests."),
+            "{last}"
+        );
     }
 }
 
@@ -38,40 +41,59 @@ fn max_attempts_counts_429s_mixed_with_5xx_and_dropped_connections() {
     ]);
     let run = read(&server, &["--max-attempts", "4"]);
     assert_eq!(run.code, Some(3), "{}", run.stderr);
-    std::thread::sleep(Duration::from_millis(300));
+    std::thread::sleep(Duration::from_millis(100));
     assert_eq!(server.count(), 4, "{}", run.stderr);
     let last = run.stderr.lines().last().unwrap();
     assert!(
         last.starts_with("error: gave up after 4 attempt(s)"),
         "{last}"
     );
-    assert!(last.contains("429 Too many requests."), "{last}");
+    assert!(
+        last.ends_with("last error: the API answered 429: Too many requests."),
+        "{last}"
+    );
 }
 
 #[test]
-fn a_reset_far_in_the_future_ends_at_once_with_exit_3() {
-    // The issue's case: `--all --page-size 1` against a server whose every
-    // page says the window is spent for 999999999 s. The next page would
-    // wait past the retry policy's bound (60 s): the command ends at once
-    // after the first page, with exit 3, naming the server's wait, and no
-    // deadline is needed for that.
-    let server = FaultServer::start(vec![Reply::page(json!([{"id": 1}]))
-        .header("RateLimit-Limit", "1")
-        .header("RateLimit-Remaining", "0")
-        .header("RateLimit-Reset", "999999999")]);
-    let started = Instant::now();
+fn a_reset_far_in_the_future_holds_the_pager_for_the_bound_then_asks_again() {
+    // Issue 43 item 1: a 200 with `RateLimit-Remaining: 0` and a
+    // `RateLimit-Reset` of 999999999 s. The core keeps the wait at its bound
+    // (60 s, docs/client-defaults.md) and then asks the server again: the
+    // pager does not end after page 1 (it used to exit 3), it reads every
+    // page, and the one wait is said once, in the core's sentence (on the
+    // virtual clock it takes no real time).
+    let spent = |records| {
+        Reply::page(records)
+            .header("RateLimit-Limit", "1")
+            .header("RateLimit-Remaining", "0")
+            .header("RateLimit-Reset", "999999999")
+    };
+    let server = FaultServer::start(vec![
+        spent(json!([{"id": 1}])),
+        spent(json!([{"id": 2}])),
+        spent(json!([])),
+    ]);
     let run = read(&server, &["--all", "--page-size", "1"]);
-    assert!(
-        started.elapsed() < Duration::from_secs(20),
-        "it slept the wait"
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(run.stdout, "{\"id\":1}\n{\"id\":2}\n");
+    assert_eq!(server.count(), 3, "{}", run.stderr);
+    let waits: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains(": waiting "))
+        .collect();
+    assert_eq!(
+        waits.len(),
+        2,
+        "one per page after the first: {}",
+        run.stderr
     );
-    assert_eq!(run.code, Some(3), "{}", run.stderr);
-    assert_eq!(server.count(), 1, "the second page is never sent");
-    assert_eq!(run.stdout, "{\"id\":1}\n", "the first page is kept");
-    assert!(!run.stderr.contains("waiting"), "{}", run.stderr);
-    let last = run.stderr.lines().last().unwrap();
-    assert!(last.starts_with("error: gave up"), "{last}");
-    assert!(last.contains("999999999.0 s"), "{last}");
+    for wait in waits {
+        let at = wait.find(": waiting ").unwrap() + ": waiting ".len();
+        let seconds: f64 = wait[at..].split(' ').next().unwrap().parse().unwrap();
+        assert!((59.0..=62.0).contains(&seconds), "{wait}");
+        assert!(wait.contains("for limit user_table_reads"), "{wait}");
+    }
 }
 
 #[test]
@@ -98,7 +120,7 @@ fn a_redirect_is_not_followed_and_the_other_origin_sees_no_credential() {
     let run = read(&server, &[]);
     assert_eq!(run.code, Some(1), "{}", run.stderr);
     assert_eq!(server.count(), 1);
-    std::thread::sleep(Duration::from_millis(200));
+    std::thread::sleep(Duration::from_millis(100));
     assert_eq!(other.count(), 0, "the second origin was contacted");
     assert!(run.stderr.contains("302"), "{}", run.stderr);
 }
@@ -128,7 +150,7 @@ fn a_huge_body_ends_with_a_typed_error_without_being_read_whole() {
     assert_eq!(run.code, Some(1), "{}", run.stderr);
     assert_eq!(server.count(), 1, "{}", run.stderr);
     assert!(run.stderr.contains(bound), "{}", run.stderr);
-    std::thread::sleep(Duration::from_millis(500));
+    std::thread::sleep(Duration::from_millis(100));
     assert!(server.written() < 48 * 1024 * 1024, "{}", server.written());
 }
 
@@ -138,7 +160,7 @@ fn a_trickling_body_fails_with_the_timeout_which_bounds_the_whole_exchange() {
     // while no single read waits longer than 250 ms.
     let server = FaultServer::start(vec![Reply::Trickle {
         length: 60,
-        every: Duration::from_millis(250),
+        every: Duration::from_millis(100),
     }]);
     let started = Instant::now();
     let run = read(&server, &["--timeout", "1", "--max-attempts", "1"]);

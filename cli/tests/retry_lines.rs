@@ -58,11 +58,11 @@ fn quiet_shows_no_retry_lines() {
 
 #[test]
 fn a_retry_past_the_commands_deadline_is_not_announced() {
-    // `--deadline 4` bounds the whole command; the core's own budget (also
-    // 4 s) runs per request. Page 2's 429 asks 1 s (plus up to 1 s of
-    // backoff): the retry goes inside both, and is announced. Page 3's 429,
-    // 1 to 2 s in, asks 3 s: inside its own request's 4 s, past the
-    // command's deadline, so the command ends without announcing it.
+    // `--deadline 4` is the call's timeout: the pager's whole call. Page 2's
+    // 429 asks 1 s (plus up to 1 s of backoff): the retry goes inside it,
+    // and is announced. Page 3's 429, 1 to 2 s in, asks 3 s: past the
+    // timeout, so the call ends at once with the timeout error, without
+    // announcing a retry it will not make.
     let slow_down = |seconds: &str| Reply::error(429, "Slow down.").header("Retry-After", seconds);
     let server = FaultServer::start(vec![
         Reply::page(json!([{"id": 1}])),
@@ -83,5 +83,8 @@ fn a_retry_past_the_commands_deadline_is_not_announced() {
         run.stderr
     );
     let last = run.stderr.lines().last().unwrap();
-    assert!(last.starts_with("error: gave up"), "{last}");
+    assert!(
+        last.starts_with("error: the call did not finish within its timeout of 4 s"),
+        "{last}"
+    );
 }

@@ -7,7 +7,7 @@ mod support;
 
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
-use support::{acd, as_ada, Sandbox, ADA};
+use support::{acd_real, as_ada_real, Sandbox, ADA};
 
 /// 23 orders whose `customer` repeats (so ordering by it has ties).
 fn orders() -> Vec<Value> {
@@ -24,7 +24,7 @@ fn ids(records: &[Value]) -> Vec<i64> {
 fn all_pages_past_the_window_with_zero_429s_and_each_record_once_despite_ties() {
     // 5 table reads per 2 s; 23 records by 2 = 12 pages: three windows.
     let sandbox = Sandbox::start(&support::sandbox_config(&[("big", orders())], 5, 2));
-    let run = acd(&[
+    let run = acd_real(&[
         "tables",
         "read",
         "big",
@@ -71,11 +71,11 @@ fn all_pages_past_the_window_with_zero_429s_and_each_record_once_despite_ties() 
     let waits: Vec<&str> = run
         .stderr
         .lines()
-        .filter(|l| l.starts_with("waiting "))
+        .filter(|l| l.contains(": waiting "))
         .collect();
     assert!(!waits.is_empty(), "{}", run.stderr);
     assert!(
-        waits[0].contains(" s for the table-read limit ("),
+        waits[0].contains(" s for limit user_table_reads ("),
         "{}",
         waits[0]
     );
@@ -92,7 +92,7 @@ fn all_pages_past_the_window_with_zero_429s_and_each_record_once_despite_ties() 
 #[test]
 fn unique_order_pages_by_keyset_and_reads_everything() {
     let sandbox = Sandbox::start(&support::sandbox_config(&[("big", orders())], 100, 60));
-    let run = acd(&[
+    let run = acd_real(&[
         "--base-url",
         &sandbox.url,
         "--api-key",
@@ -123,7 +123,7 @@ fn unique_order_pages_by_keyset_and_reads_everything() {
 #[test]
 fn one_request_without_all_with_the_given_parameters() {
     let sandbox = Sandbox::start(&support::sandbox_config(&[("big", orders())], 100, 60));
-    let run = acd(&[
+    let run = acd_real(&[
         "tables",
         "read",
         "big",
@@ -156,15 +156,17 @@ fn formats_json_and_csv() {
     ];
     let sandbox = Sandbox::start(&support::sandbox_config(&[("t", rows)], 100, 60));
     let base = ["--base-url", sandbox.url.as_str(), "--api-key", ADA];
-    let json = acd(&[
-        &base[..],
-        &["tables", "read", "t", "--all", "--format", "json"],
-    ]
-    .concat());
+    let json = acd_real(
+        &[
+            &base[..],
+            &["tables", "read", "t", "--all", "--format", "json"],
+        ]
+        .concat(),
+    );
     assert_eq!(json.code, Some(0), "{}", json.stderr);
     let parsed: Value = serde_json::from_str(&json.stdout).unwrap();
     assert_eq!(parsed.as_array().unwrap().len(), 2);
-    let csv = acd(&[&base[..], &["tables", "read", "t", "--format", "csv"]].concat());
+    let csv = acd_real(&[&base[..], &["tables", "read", "t", "--format", "csv"]].concat());
     assert_eq!(csv.code, Some(0), "{}", csv.stderr);
     // The sandbox serialises members in its own key order; the header is
     // the first record's keys, then later ones appended.
@@ -178,7 +180,7 @@ fn formats_json_and_csv() {
 #[test]
 fn api_errors_exit_1_with_status_and_detail() {
     let sandbox = Sandbox::start(&support::sandbox_config(&[], 100, 60));
-    let run = acd(&[
+    let run = acd_real(&[
         "tables",
         "read",
         "invoices",
@@ -189,17 +191,21 @@ fn api_errors_exit_1_with_status_and_detail() {
     ]);
     assert_eq!(run.code, Some(1));
     assert!(run.stdout.is_empty());
-    assert!(run.stderr.starts_with("error: 404 "), "{}", run.stderr);
+    assert!(
+        run.stderr.starts_with("error: the API answered 404: "),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
 fn index_and_raw_api_print_the_body() {
     let sandbox = Sandbox::start(&support::sandbox_config(&[], 100, 60));
-    let index = acd(&["index", "--base-url", &sandbox.url]);
+    let index = acd_real(&["index", "--base-url", &sandbox.url]);
     assert_eq!(index.code, Some(0), "{}", index.stderr);
     let parsed: Value = serde_json::from_str(&index.stdout).unwrap();
     assert_eq!(parsed["base_url"], sandbox.url.as_str());
-    let raw = acd(&[
+    let raw = acd_real(&[
         "api",
         "GET",
         "/api/v1/tables/orders?limit=1",
@@ -217,50 +223,56 @@ fn index_and_raw_api_print_the_body() {
 fn connections_read_filters_and_pages() {
     let sandbox = Sandbox::start(&support::sandbox_config(&[], 100, 60));
     let base = ["--base-url", sandbox.url.as_str(), "--api-key", ADA];
-    let paris = acd(&[
-        &base[..],
+    let paris = acd_real(
         &[
-            "connections",
-            "read",
-            "crm",
-            "--entity",
-            "contacts",
-            "--filter",
-            r#"{"city":"Paris"}"#,
-            "--stable-egress",
-        ],
-    ]
-    .concat());
+            &base[..],
+            &[
+                "connections",
+                "read",
+                "crm",
+                "--entity",
+                "contacts",
+                "--filter",
+                r#"{"city":"Paris"}"#,
+                "--stable-egress",
+            ],
+        ]
+        .concat(),
+    );
     assert_eq!(paris.code, Some(0), "{}", paris.stderr);
     assert!(paris.records().iter().all(|r| r["city"] == "Paris"));
     assert!(!paris.records().is_empty());
-    let all = acd(&[
-        &base[..],
+    let all = acd_real(
         &[
-            "connections",
-            "read",
-            "crm",
-            "--entity",
-            "contacts",
-            "--all",
-            "--page-size",
-            "2",
-        ],
-    ]
-    .concat());
-    let once = acd(&[
-        &base[..],
+            &base[..],
+            &[
+                "connections",
+                "read",
+                "crm",
+                "--entity",
+                "contacts",
+                "--all",
+                "--page-size",
+                "2",
+            ],
+        ]
+        .concat(),
+    );
+    let once = acd_real(
         &[
-            "connections",
-            "read",
-            "crm",
-            "--entity",
-            "contacts",
-            "--limit",
-            "500",
-        ],
-    ]
-    .concat());
+            &base[..],
+            &[
+                "connections",
+                "read",
+                "crm",
+                "--entity",
+                "contacts",
+                "--limit",
+                "500",
+            ],
+        ]
+        .concat(),
+    );
     assert_eq!(all.code, Some(0), "{}", all.stderr);
     assert_eq!(all.records(), once.records());
 }
@@ -283,14 +295,24 @@ fn learn_limits_reads_the_index_first_and_paces_to_the_advertised_limit() {
         "5",
         "-v",
     ];
-    let assumed = as_ada(&sandbox.url, &args);
+    let assumed = as_ada_real(&sandbox.url, &args);
+    // Paced to the assumed 100 per 60 s: 100 pages, then the wait for the
+    // next window does not fit in the call's 5 s timeout, which ends it at once.
     assert_eq!(assumed.code, Some(3), "{}", assumed.stderr);
     assert!(
-        assumed.stderr.contains("per-credential limit"),
+        assumed
+            .stderr
+            .contains("did not finish within its timeout of 5 s"),
         "{}",
         assumed.stderr
     );
-    let learned = as_ada(&sandbox.url, &[&["--learn-limits"][..], &args[..]].concat());
+    let sent = assumed
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("GET "))
+        .count();
+    assert_eq!(sent, 100, "{}", assumed.stderr);
+    let learned = as_ada_real(&sandbox.url, &[&["--learn-limits"][..], &args[..]].concat());
     assert_eq!(learned.code, Some(0), "{}", learned.stderr);
     assert_eq!(ids(&learned.records()), (1..=120).collect::<Vec<_>>());
     let exchanges: Vec<&str> = learned

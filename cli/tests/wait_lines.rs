@@ -5,12 +5,12 @@
 mod support;
 
 use serde_json::{json, Value};
-use support::{as_ada, FaultServer, Reply, Sandbox};
+use support::{as_ada, as_ada_real, FaultServer, Reply, Sandbox};
 
 fn waits(stderr: &str) -> Vec<&str> {
     stderr
         .lines()
-        .filter(|line| line.starts_with("waiting "))
+        .filter(|line| line.contains(": waiting "))
         .collect()
 }
 
@@ -18,7 +18,7 @@ fn waits(stderr: &str) -> Vec<&str> {
 fn a_sandbox_at_5_reads_per_5_s_is_named_as_the_server_says_not_as_60_s() {
     let records: Vec<Value> = (1..=7).map(|id| json!({"id": id})).collect();
     let sandbox = Sandbox::start(&support::sandbox_config(&[("orders", records)], 5, 5));
-    let run = as_ada(
+    let run = as_ada_real(
         &sandbox.url,
         &["tables", "read", "orders", "--all", "--page-size", "1"],
     );
@@ -29,7 +29,7 @@ fn a_sandbox_at_5_reads_per_5_s_is_named_as_the_server_says_not_as_60_s() {
     for line in lines {
         // The headers give the count (5) but not the window's length.
         assert!(
-            line.ends_with("for the table-read limit (5 per window, as the server announced)"),
+            line.ends_with("for limit user_table_reads (5 per window, as the server announced)"),
             "{line}"
         );
     }
@@ -69,8 +69,29 @@ fn a_window_given_by_the_structured_headers_is_named() {
 #[test]
 fn without_anything_from_the_server_the_catalogue_window_is_named() {
     // Six pages and no rate-limit header: the client's own model (5 table
-    // reads per 60 s) makes the sixth wait; a deadline of 1 s ends it, and
+    // reads per 60 s) makes the sixth wait (in the CLI's virtual clock), and
     // the line names the catalogue's limit.
+    let mut script = vec![Reply::page(json!([{"id": 1}])); 6];
+    script.push(Reply::page(json!([])));
+    let server = FaultServer::start(script);
+    let run = as_ada(
+        &server.url,
+        &["tables", "read", "t", "--all", "--page-size", "1"],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let lines = waits(&run.stderr);
+    assert_eq!(lines.len(), 1, "{}", run.stderr);
+    assert!(
+        lines[0].ends_with("for limit user_table_reads (5 per 60 s)"),
+        "{}",
+        lines[0]
+    );
+}
+
+#[test]
+fn a_wait_past_the_deadline_fails_at_once_naming_the_timeout() {
+    // The same sixth read with --deadline 1: its wait would end past the
+    // call's timeout, so it fails at once (exit 3) without waiting.
     let server = FaultServer::start(vec![Reply::page(json!([{"id": 1}]))]);
     let run = as_ada(
         &server.url,
@@ -86,9 +107,6 @@ fn without_anything_from_the_server_the_catalogue_window_is_named() {
         ],
     );
     assert_eq!(run.code, Some(3), "{}", run.stderr);
-    assert!(
-        run.stderr.contains("the table-read limit (5 per 60 s)"),
-        "{}",
-        run.stderr
-    );
+    assert!(run.stderr.contains("timeout of 1 s"), "{}", run.stderr);
+    assert!(waits(&run.stderr).is_empty(), "{}", run.stderr);
 }

@@ -60,3 +60,12 @@ export function classOfCategory(category: string): typeof AcdError;
 export function errorFromCore(json: Record<string, unknown>): AcdError;
 /** Used by the wasm modules. */
 export function createAcdError(className: string, code: string, message: string): AcdError;
+
+/** The core's reasons a webhook delivery does not verify. */
+export type WebhookErrorCode =
+  | 'missing_header' | 'bad_timestamp' | 'timestamp_out_of_tolerance'
+  | 'no_matching_signature' | 'bad_secret' | 'bad_payload';
+/** A webhook delivery failed verification (`webhooks.verify`/`unwrap`); `code` is the core's reason. */
+export class WebhookVerificationError extends AcdError {
+  readonly code: WebhookErrorCode;
+}

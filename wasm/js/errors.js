@@ -36,6 +36,12 @@ export class AcdError extends Error {
 /** The connection broke after the request was sent (the server may have processed it). */ export class AcdInterruptedError extends AcdTransportError {}
 /** No answer in time (a transport timeout, the call's `timeoutMs`, a run's deadline). */ export class TimeoutError extends AcdTransportError {}
 /** The call was cancelled. */ export class AcdCancelledError extends AcdError {}
+/**
+ * A webhook delivery failed verification (`webhooks.verify`/`unwrap`).
+ * `code` is the core's: `missing_header`, `bad_timestamp`,
+ * `timestamp_out_of_tolerance`, `no_matching_signature`, `bad_secret` or
+ * `bad_payload`. Answer such a delivery with a 400.
+ */ export class WebhookVerificationError extends AcdError {}
 
 /**
  * The one table: the class of a client error of each core category (core's

@@ -5,3 +5,4 @@ export { default, version, errorCategoriesJson, clientErrorJson } from '../pkg/a
 export * from './errors.js';
 export * from './easy.js';
 export * from './transport.js';
+export * from './webhooks.js';

@@ -1,5 +1,6 @@
 // Types of the testing helpers ("acd/testing").
 import type { Timers, Transport, WireRequest } from './transport.js';
+import type { SignOptions, SignedWebhook, WebhookBody } from './webhooks.js';
 
 /** A clock and timer source in virtual time. */
 export declare class VirtualClock implements Timers {
@@ -141,3 +142,7 @@ export declare function startSandbox(options?: StartSandboxOptions): Promise<Run
 
 /** Node only: the acd-sandbox `startSandbox` starts. */
 export declare function sandboxBinary(): string;
+
+/** Signs `payload` as the API signs a webhook delivery, for a handler's tests: POST `body` with `headers`. */
+export declare function signWebhook(
+  payload: WebhookBody | Record<string, unknown>, secret: string | string[], options?: SignOptions): SignedWebhook;

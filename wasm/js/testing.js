@@ -4,7 +4,8 @@
 // time: no sockets, no sleeping, the same result on every run. And
 // SandboxClock: the manual clock of a real acd-sandbox as the client's clock
 // and timers, so a test against the sandbox waits in the sandbox's time.
-import { TestServer as Core } from '../pkg/acd_wasm.js';
+import { TestServer as Core, webhookSignJson, webhookVerifyJson } from '../pkg/acd_wasm.js';
+import { webhooksOver } from './webhooks.js';
 import { snakeKeys } from './json.js';
 
 /**
@@ -269,4 +270,16 @@ export class SandboxClock {
       }
     }, 10);
   }
+}
+
+const testingWebhooks = webhooksOver({ webhookVerifyJson, webhookSignJson });
+
+/**
+ * Signs `payload` (an object is sent as JSON; a string or bytes unchanged)
+ * as the API signs a webhook delivery, so a test can POST `body` with
+ * `headers` to its own handler: `{ body, headers }`. Options: `id`,
+ * `timestamp` (Unix seconds) or `timestampMs` (default: the wall clock).
+ */
+export function signWebhook(payload, secret, options) {
+  return testingWebhooks.sign(payload, secret, options);
 }

@@ -10,6 +10,7 @@
 //! * [`gate`]: the server role, one crossing per decision.
 //! * [`sim`]: the virtual-time simulation.
 //! * [`test_server`]: the core's test server (`TestServer`), for tests.
+//! * [`webhooks`]: webhook verification and signing (the core's JSON form).
 //! * [`error`]: failures as the package's `Error` subclasses.
 //! * [`js`]: the few conversions at the edge (time, randomness).
 #![forbid(unsafe_code)]
@@ -23,6 +24,7 @@ pub mod js;
 pub mod sim;
 #[cfg(all(feature = "gate", feature = "client"))]
 pub mod test_server;
+pub mod webhooks;
 #[cfg(feature = "client")]
 pub mod wire;
 

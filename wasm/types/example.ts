@@ -8,15 +8,17 @@ import init, {
   AcdRequestError, AcdStateError, AcdTransportError, AuthenticationError, BadRequestError, ConnectionError,
   NotFoundError, PermissionDeniedError, RateLimitError, ServerError, TimeoutError, classOfCategory,
   classifyFetchError, errorFromCore, fetchTransport, systemClock, systemTimers, version,
+  WebhookVerificationError, webhooks,
 } from 'acd';
 import type {
   ApiIndex, ErrorCategory, LimitState, Page, Run, Transport, VisibleEvent, WaitingEvent,
+  WebhookErrorCode, WebhookEvent,
 } from 'acd';
 import { AcdError as SameAcdError } from 'acd/errors';
 import { AcdClient as AliasClient } from 'acd/client';
 import initGate, { Admitted, Driver, Gate, GateResponse, simulate } from 'acd/gate';
 import type { GateConfig, GateRequestInit } from 'acd/gate';
-import { TestServer, VirtualClock, gateTransport } from 'acd/testing';
+import { TestServer, VirtualClock, gateTransport, signWebhook } from 'acd/testing';
 
 interface Order { id: number; sku: string }
 
@@ -110,3 +112,24 @@ Gate.demo(null).decide({ target: '/api/v1' }, new Date());
 export const wrong: Promise<IteratorResult<string>> = new AcdClient().tables.iter<number>('t').next();
 // @ts-expect-error durations are milliseconds (numbers)
 void new AcdClient().index({ timeoutMs: '5s' });
+
+/** A webhook handler: verify the raw body, then act on the typed event. */
+export function hook(body: string, headers: Record<string, string | string[] | undefined>): number {
+  const signed = signWebhook({ type: 'run.succeeded', timestamp: 't', data: { run: { id: 'r', status: 'succeeded' } } },
+    'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', { id: 'msg_1', timestamp: 1_700_000_000 });
+  const check: WebhookEvent = webhooks.verify(signed.body, signed.headers, ['whsec_a', 'whsec_b'],
+    { now: new Date(), toleranceMs: 60_000 });
+  void check.webhookTimestamp;
+  try {
+    const event = webhooks.unwrap(body, headers, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw');
+    return event.type === 'run.succeeded' && event.run?.status === 'succeeded' ? 204 : 202;
+  } catch (error) {
+    if (error instanceof WebhookVerificationError) {
+      const code: WebhookErrorCode = error.code;
+      return code === 'timestamp_out_of_tolerance' ? 400 : 401;
+    }
+    throw error;
+  }
+}
+// @ts-expect-error only the raw body verifies, not a parsed object
+webhooks.verify({ type: 'run.queued' }, {}, 'whsec_a');

@@ -20,6 +20,8 @@ Durations are seconds (floats) everywhere. Waits and retries are logged on
   urllib for the synchronous client when httpx is absent).
 * :class:`Client`: the core's driver underneath (``docs/driver-protocol.md``),
   for your own transport.
+* :mod:`acd.webhooks`: verify run lifecycle webhooks (``verify``, ``unwrap``,
+  ``sign``), raising :class:`WebhookVerificationError` with the core's ``code``.
 * :mod:`acd.testing`: a virtual clock and an in-process gate, for tests.
 * Exceptions: :class:`APIError` and its subclasses, :class:`ConfigError`.
 * The server role: :class:`Gate`, :class:`GateConfig`, :func:`gate_request`.
@@ -48,6 +50,7 @@ from ._errors import (
     ProtocolError,
     RateLimitError,
     RequestError,
+    WebhookVerificationError,
 )
 from ._ffi.acd_ffi import Decision, Gate, GateConfig, GateResponse, ResourceAnswer
 from ._helpers import gate_request, header
@@ -55,6 +58,7 @@ from ._sync import HttpClient
 from ._transport import Request, Response, TransportFailure
 from ._types import ApiIndex, Event, Limit, Record, Run
 from . import testing
+from . import webhooks
 
 __version__ = "0.1.0"
 
@@ -64,5 +68,5 @@ __all__ = [
     "Decision", "Event", "Gate", "GateConfig", "GateResponse", "HttpClient", "InternalServerError", "Limit",
     "NotFoundError", "PermissionDeniedError", "ProtocolError", "RateLimitError", "Record", "Request", "RequestError",
     "ResourceAnswer", "Response", "RetryPolicy", "Run", "TransportFailure", "gate_request", "header",
-    "testing",
+    "testing", "webhooks", "WebhookVerificationError",
 ]

@@ -5,6 +5,7 @@
     AcdError
     ├── ConfigError                 config: a configuration was refused, or the client is closed
     ├── RequestError                invalid_request: a call refused before anything was sent
+    ├── WebhookVerificationError    a webhook delivery failed verification (code: the core's)
     └── APIError                    a call failed after it started (status, detail, body)
         ├── BadRequestError         bad_request: 400 and any other 4xx (409, 418, 422...)
         ├── AuthenticationError     authentication: 401
@@ -31,6 +32,7 @@ __all__ = [
     "AcdError", "ConfigError", "RequestError", "APIError", "BadRequestError", "AuthenticationError",
     "PermissionDeniedError", "NotFoundError", "RateLimitError", "InternalServerError", "APIConnectionError",
     "APITimeoutError", "APIInterruptedError", "ProtocolError", "CallCancelledError", "AcdDeprecationWarning",
+    "WebhookVerificationError",
 ]
 
 
@@ -75,6 +77,24 @@ class RequestError(AcdError, ValueError):
     """A call the core refused before anything was sent: a parameter the
     server's own validators reject, a missing path parameter, a header the
     client owns (``status`` is ``None``)."""
+
+
+class WebhookVerificationError(AcdError, ValueError):
+    """A webhook delivery failed verification (:mod:`acd.webhooks`).
+
+    ``code`` is the core's reason: ``missing_header``, ``bad_timestamp``,
+    ``timestamp_out_of_tolerance``, ``no_matching_signature``,
+    ``bad_secret`` or ``bad_payload``; the message is the core's sentence.
+    Answer such a delivery with a 400."""
+
+    code: str
+
+    def __init__(self, message: str, *, code: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+    def __repr__(self) -> str:
+        return f"WebhookVerificationError(code={self.code!r}, detail={self.detail!r})"
 
 
 class APIError(AcdError):

@@ -25,7 +25,12 @@ The transports made here
   ``Request.max_body_bytes`` (the core's bound) and read none of one whose
   ``Content-Length`` is above it; the core then fails the call with its
   typed error; a body shorter than its ``Content-Length`` is
-  ``"interrupted"``, never complete;
+  ``"interrupted"``, never complete. The httpx transports ask for
+  ``gzip, deflate`` and inflate the raw bytes themselves, at most 64 KiB at
+  a time, so a small compressed body that inflates past the bound costs no
+  more than the bound (httpx's own decoders inflate a whole network read at
+  once); a body in any other encoding is handed over as it came, bounded as
+  bytes. urllib asks for no encoding (``identity``) and decodes none;
 * skip ``1xx`` informational responses (the HTTP clients do) and never take a
   response nobody asked for, left on a kept-alive connection, as the answer
   to the next request (that connection is dropped).
@@ -40,8 +45,9 @@ import threading
 import time
 import urllib.error
 import urllib.request
+import zlib
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Awaitable, Callable, Iterable, List, Optional, Protocol, Tuple, TypeVar, Union
+from typing import Any, AsyncIterator, Awaitable, Callable, Iterable, Iterator, List, Optional, Protocol, Tuple, TypeVar, Union
 
 __all__ = [
     "Request", "Response", "TransportFailure", "Transport", "AsyncTransport", "UrllibTransport",
@@ -161,8 +167,11 @@ class _BodyReader:
 
     def add(self, chunk: bytes) -> bool:
         """Keeps ``chunk``; whether to read on (``False`` once past the bound)."""
-        self.chunks.append(chunk)
+        kept = self.size
         self.size += len(chunk)
+        if self.limit is not None and self.size > self.limit + 1:
+            chunk = chunk[: max(self.limit + 1 - kept, 0)]
+        self.chunks.append(chunk)
         return self.limit is None or self.size <= self.limit
 
     def check_deadline(self) -> None:
@@ -176,8 +185,100 @@ class _BodyReader:
 
     def body(self) -> bytes:
         """The bytes kept (at most one more than the bound)."""
-        body = b"".join(self.chunks)
-        return body if self.limit is None else body[: self.limit + 1]
+        return b"".join(self.chunks)
+
+    def feed(self, pieces: Iterable[bytes]) -> bool:
+        """Keeps each of ``pieces`` in turn (drawing no more once past the
+        bound); whether to read on."""
+        for piece in pieces:
+            if not self.add(piece):
+                return False
+        return True
+
+
+ACCEPT_ENCODING = "gzip, deflate"
+"""The encodings the httpx transports ask for: those :class:`_Decoder`
+inflates under the bound."""
+
+_WBITS = {"gzip": zlib.MAX_WBITS | 16, "x-gzip": zlib.MAX_WBITS | 16, "deflate": zlib.MAX_WBITS}
+
+
+class _Inflater:
+    """One ``Content-Encoding`` stage (gzip or deflate), inflating at most
+    ``_CHUNK`` bytes per step so its output is only made as it is read.
+    A ``deflate`` body without the zlib wrapper is read as raw deflate (as
+    httpx does)."""
+
+    def __init__(self, encoding: str) -> None:
+        self.encoding = encoding
+        self.raw_fallback = encoding == "deflate"
+        self.inflater = zlib.decompressobj(_WBITS[encoding])
+
+    def _failed(self, error: zlib.error) -> TransportFailure:
+        return TransportFailure("protocol", f"the {self.encoding} body could not be decoded: {error}")
+
+    def feed(self, data: bytes) -> Iterator[bytes]:
+        """``data`` inflated, in pieces of at most ``_CHUNK`` bytes."""
+        while not self.inflater.eof:
+            try:
+                out = self.inflater.decompress(data, _CHUNK)
+            except zlib.error as error:
+                if not self.raw_fallback:
+                    raise self._failed(error) from error
+                self.raw_fallback = False
+                self.inflater = zlib.decompressobj(-zlib.MAX_WBITS)
+                continue
+            self.raw_fallback = False
+            if out:
+                yield out
+            data = self.inflater.unconsumed_tail
+            if not data and len(out) < _CHUNK:
+                return
+
+    def flush(self) -> Iterator[bytes]:
+        """What is left once the raw body has ended (little: every step drained)."""
+        try:
+            rest = self.inflater.flush()
+        except zlib.error as error:
+            raise self._failed(error) from error
+        if rest:
+            yield rest
+
+
+class _Decoder:
+    """Undoes a response's ``Content-Encoding`` lazily: nothing is inflated
+    before it is drawn, so a reader that stops at the bound stops the
+    inflating too. A chain of gzip/deflate is undone stage by stage; a body
+    in any other encoding (or none) passes through as it came."""
+
+    def __init__(self, headers: Iterable[Tuple[str, str]]) -> None:
+        encodings = [part.strip().lower() for name, value in headers if name.lower() == "content-encoding"
+                     for part in value.split(",") if part.strip().lower() not in ("", "identity")]
+        supported = all(encoding in _WBITS for encoding in encodings)
+        self.stages = [_Inflater(encoding) for encoding in reversed(encodings)] if supported else []
+
+    def _through(self, index: int, pieces: Iterable[bytes]) -> Iterator[bytes]:
+        if index == len(self.stages):
+            yield from pieces
+            return
+        stage = self.stages[index]
+        yield from self._through(index + 1, (out for piece in pieces for out in stage.feed(piece)))
+
+    def decode(self, raw: bytes) -> Iterator[bytes]:
+        """The decoded pieces of one raw read."""
+        return self._through(0, [raw])
+
+    def flush(self) -> Iterator[bytes]:
+        """The decoded rest, once the raw body has ended."""
+        for index, stage in enumerate(self.stages):
+            yield from self._through(index + 1, stage.flush())
+
+
+def _with_accept_encoding(headers: Headers) -> Headers:
+    """``headers`` asking for :data:`ACCEPT_ENCODING` unless they name an encoding."""
+    if any(name.lower() == "accept-encoding" for name, _ in headers):
+        return headers
+    return [*headers, ("Accept-Encoding", ACCEPT_ENCODING)]
 
 
 _T = TypeVar("_T")
@@ -443,19 +544,24 @@ class HttpxTransport:
         """Sends ``request``; httpx failures become :class:`TransportFailure`."""
         timeout = request.exchange_timeout(self.timeout)
         reader = _BodyReader(request.max_body_bytes, time.monotonic() + timeout, timeout)
-        built = self.client.build_request(request.method, request.url, headers=request.headers, content=request.body,
-                                          timeout=timeout)
+        built = self.client.build_request(request.method, request.url, headers=_with_accept_encoding(request.headers),
+                                          content=request.body, timeout=timeout)
         try:
             reply = _within(lambda: self.client.send(built, stream=True, follow_redirects=False), timeout,
                             lambda reply: reply.close())
             try:
                 headers = list(reply.headers.items())
                 if not reader.skip(headers):
+                    # A body httpx read already (httpx.MockTransport's) is decoded in memory.
+                    consumed = reply.is_stream_consumed
+                    decoder = _Decoder([] if consumed else headers)
                     reader.check_deadline()
-                    for chunk in reply.iter_bytes():
+                    for raw in reply.iter_bytes() if consumed else reply.iter_raw():
                         reader.check_deadline()
-                        if not reader.add(chunk):
+                        if not reader.feed(decoder.decode(raw)):
                             break
+                    else:
+                        reader.feed(decoder.flush())
                 return Response(reply.status_code, headers, reader.body())
             finally:
                 reply.close()
@@ -496,14 +602,18 @@ class AsyncHttpxTransport:
 
     async def _exchange(self, request: Request, timeout: float) -> Response:
         reader = _BodyReader(request.max_body_bytes, time.monotonic() + timeout, timeout)
-        async with self.client.stream(request.method, request.url, headers=request.headers, content=request.body,
-                                      follow_redirects=False, timeout=timeout) as reply:
+        async with self.client.stream(request.method, request.url, headers=_with_accept_encoding(request.headers),
+                                      content=request.body, follow_redirects=False, timeout=timeout) as reply:
             headers = list(reply.headers.items())
             if not reader.skip(headers):
-                chunks: AsyncIterator[bytes] = reply.aiter_bytes()
-                async for chunk in chunks:
-                    if not reader.add(chunk):
+                consumed = reply.is_stream_consumed  # read already: decoded in memory
+                decoder = _Decoder([] if consumed else headers)
+                chunks: AsyncIterator[bytes] = reply.aiter_bytes() if consumed else reply.aiter_raw()
+                async for raw in chunks:
+                    if not reader.feed(decoder.decode(raw)):
                         break
+                else:
+                    reader.feed(decoder.flush())
         await _adrop_unsolicited(self.client, request.url)
         return Response(reply.status_code, headers, reader.body())
 

@@ -13,6 +13,8 @@ server and without sleeping.
   with ``--clock manual``), read and moved over HTTP: pass ``clock=clock,
   sleep=clock.sleep`` and a client's waits move the sandbox's time instead
   of passing real time.
+* :func:`sign_webhook` (:func:`acd.webhooks.sign`): a payload signed as the
+  API signs a webhook delivery, to post to your own handler in its tests.
 
 ::
 
@@ -35,8 +37,10 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 from ._errors import AcdError, ConfigError
 from ._ffi import acd_ffi as _ffi
 from ._transport import Request, Response, TransportFailure
+from .webhooks import SignedWebhook, sign as sign_webhook
 
-__all__ = ["VirtualClock", "SandboxClock", "GateTransport", "AsyncGateTransport", "DEMO_API_KEY", "simulate"]
+__all__ = ["VirtualClock", "SandboxClock", "GateTransport", "AsyncGateTransport", "DEMO_API_KEY", "simulate",
+           "sign_webhook", "SignedWebhook"]
 
 DEMO_API_KEY = "acd_live_demo_ada"
 """An API key the demo gate knows (user ``ada``)."""

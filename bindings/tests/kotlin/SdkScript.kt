@@ -76,6 +76,8 @@ class SdkScript(
         synchronized(sent) { sent += Sent(now(), request.method, relative, request.headers, if (text.isEmpty()) null else Json.parse(text)) }
         val answer = synchronized(routes) { routes["${request.method} $relative"]?.removeFirstOrNull() } ?: mapOf("status" to 599L, "headers" to emptyList<Any?>(), "body" to null)
         val delay = (answer["delay_ms"] as Long?) ?: 0L
+        // The exchange's bound, as a real transport applies it: the script's own, or the core's deadline when sooner.
+        val exchangeMs = minOf(exchangeMs, request.timeoutMs ?: exchangeMs)
         when (answer["fail"]) {
             "refuse" -> throw TransportFailureException(FailureKind.CONNECT, "connection refused")
             "connect_timeout" -> {

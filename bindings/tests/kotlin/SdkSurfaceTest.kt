@@ -75,7 +75,7 @@ class SdkSurfaceTest {
         assertNull(record.string("missing"))
         assertEquals(Order(7, "paid"), record.decode<Order>())
         val error = assertThrows<RequestException> { AcdRecord(json("""{"id": "x"}""")).decode<Order>() }
-        assertEquals("request", error.category)
+        assertEquals("invalid_request", error.category)
     }
 
     @Test
@@ -130,7 +130,7 @@ class SdkSurfaceTest {
             eventOf(
                 json(
                     """{"call": 1, "type": "failed", "error": {"type": "rate_limited", "category": "rate_limit",
-                        "status": 429, "message": "gave up", "retry_at": 1700000060000}}""",
+                        "status": 429, "message": "gave up", "retry_at_ms": 1700000060000}}""",
                 ),
             )
         val error = assertIs<RateLimitException>(assertIs<Event.Failed>(failed).error)

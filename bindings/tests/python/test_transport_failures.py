@@ -203,11 +203,11 @@ def test_a_body_shorter_than_its_content_length_is_not_complete(kind: str, scrip
 
 
 @pytest.mark.parametrize("kind", TRANSPORTS)
-def test_informational_responses_are_skipped(kind: str, scripted: Any) -> None:
+@pytest.mark.parametrize("informational", [b"100 Continue\r\n", b"103 Early Hints\r\nLink: </style.css>; rel=preload\r\n"])
+def test_informational_responses_are_skipped(kind: str, informational: bytes, scripted: Any) -> None:
     def early_hints(server: Scripted, conn: socket.socket) -> None:
         server.read(conn)
-        conn.sendall(b"HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\n\r\n"
-                     + reply("200 OK", PAGE, "Connection: close\r\n"))
+        conn.sendall(b"HTTP/1.1 " + informational + b"\r\n" + reply("200 OK", PAGE, "Connection: close\r\n"))
 
     server = scripted(early_hints)
     assert call(kind, server.url, read) == [{"id": 1}]

@@ -47,10 +47,15 @@ impl Run {
     }
 }
 
-/// `acd` with no `ACD_*` variable inherited.
+/// `acd` with no `ACD_*` variable inherited, on a virtual clock
+/// (`ACD_VIRTUAL_CLOCK=now`: the waits the core plans take no real time;
+/// exchanges stay real). [`acd_real`] runs it on the real clock, for the
+/// real sandbox (whose windows pass in real time) and Ctrl-C.
 pub fn acd_command() -> Command {
     let mut command = Command::new(ACD);
+    command.env("ACD_VIRTUAL_CLOCK", "now");
     for name in [
+        "ACD_LOG",
         "ACD_BASE_URL",
         "ACD_API_KEY",
         "ACD_TOKEN",
@@ -87,6 +92,11 @@ pub fn read_table_t(server: &FaultServer, extra: &[&str]) -> Run {
 /// Runs `acd args...` to its end.
 pub fn acd(args: &[&str]) -> Run {
     acd_env(args, &[])
+}
+
+/// Runs `acd args...` on the real clock.
+pub fn acd_real(args: &[&str]) -> Run {
+    acd_env(args, &[("ACD_VIRTUAL_CLOCK", "")])
 }
 
 /// Runs `acd args...` with extra environment variables.
@@ -165,6 +175,11 @@ pub struct Sandbox {
 impl Sandbox {
     /// Starts the sandbox with `config` on a free loopback port.
     pub fn start(config: &Value) -> Self {
+        Self::start_with(config, &[])
+    }
+
+    /// Starts the sandbox with `config` and the extra arguments `args`.
+    pub fn start_with(config: &Value, args: &[&str]) -> Self {
         let file = std::env::temp_dir().join(format!(
             "acd-cli-test-{}-{}.json",
             std::process::id(),
@@ -174,6 +189,7 @@ impl Sandbox {
         let mut child = Command::new(sandbox_binary())
             .args(["--listen", "127.0.0.1:0", "--config"])
             .arg(&file)
+            .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -467,6 +483,7 @@ pub fn unix_now() -> u64 {
 /// Starts `acd args...` with piped stdout and stderr.
 pub fn spawn(args: &[&str]) -> Child {
     acd_command()
+        .env("ACD_VIRTUAL_CLOCK", "")
         .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -493,6 +510,13 @@ pub fn as_ada(url: &str, args: &[&str]) -> Run {
     let mut all = args.to_vec();
     all.extend_from_slice(&["--base-url", url, "--api-key", ADA]);
     acd(&all)
+}
+
+/// [`as_ada`] on the real clock.
+pub fn as_ada_real(url: &str, args: &[&str]) -> Run {
+    let mut all = args.to_vec();
+    all.extend_from_slice(&["--base-url", url, "--api-key", ADA]);
+    acd_real(&all)
 }
 
 /// An HTTP CONNECT proxy on a free loopback port that records the first

@@ -90,8 +90,9 @@ pub struct ErrorClasses {
 const EXIT_API: u8 = 1;
 /// Exit status 2: bad command line or configuration; nothing was sent.
 const EXIT_USAGE: u8 = 2;
-/// Exit status 3: gave up (no answer in time, the connection failed, a
-/// rate limit for longer than accepted).
+/// Exit status 3: gave up (no answer in time, the connection failed, the
+/// server kept failing (5xx, retried until the attempts ran out), a rate
+/// limit for longer than accepted).
 const EXIT_GAVE_UP: u8 = 3;
 /// Exit status 130: the call was cancelled (as by Ctrl-C).
 const EXIT_CANCELLED: u8 = 130;
@@ -197,7 +198,7 @@ impl ErrorCategory {
                 "InternalServerError",
                 "ServerException",
                 "ServerError",
-                EXIT_API,
+                EXIT_GAVE_UP,
             ),
             C::Connection => (
                 "APIConnectionError",

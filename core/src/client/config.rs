@@ -48,6 +48,10 @@ pub const ENV_API_KEY: &str = "ACD_API_KEY";
 /// configuration gives none.
 pub const ENV_BASE_URL: &str = "ACD_BASE_URL";
 
+/// The environment variable holding an OAuth access token, used only when
+/// the configuration gives no credential and [`ENV_API_KEY`] is unset.
+pub const ENV_TOKEN: &str = "ACD_TOKEN";
+
 pub use crate::model::{stable_egress_url_for, STABLE_EGRESS_PATH};
 
 /// How API keys are sent.

@@ -55,6 +55,7 @@ mod paging;
 mod polling;
 mod random;
 mod ratelimit_headers;
+mod raw;
 mod request;
 mod response;
 mod retry;
@@ -72,7 +73,7 @@ pub use category::ErrorCategory;
 pub use config::{
     normalise_base_url, stable_egress_url_for, ApiKeyHeader, ClientConfig, ClientCredential,
     CLIENT_VERSION, DEFAULT_BASE_URL, DEFAULT_CREDENTIAL_ID, DEFAULT_CREDENTIAL_USER,
-    DEFAULT_EXCHANGE_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, ENV_API_KEY, ENV_BASE_URL,
+    DEFAULT_EXCHANGE_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, ENV_API_KEY, ENV_BASE_URL, ENV_TOKEN,
     STABLE_EGRESS_PATH, USER_AGENT,
 };
 pub use deprecation::{parse_deprecation, Deprecated, DeprecationTracker, DeprecationWarning};

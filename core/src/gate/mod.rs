@@ -41,7 +41,6 @@ mod pending;
 mod pipeline;
 mod request;
 mod response;
-mod route;
 mod validate;
 
 pub use admitted::{Admitted, ResourceAnswer};

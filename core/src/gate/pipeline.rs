@@ -11,7 +11,6 @@ use super::headers::Headers;
 use super::pending::{PendingLimits, Then};
 use super::request::GateRequest;
 use super::response::GateResponse;
-use super::route::{Route, Router};
 use super::validate;
 use crate::limit::{self, LimitAlgorithm, LimiterConfig, RateLimiter};
 use crate::model::header_names::ALLOW;
@@ -22,6 +21,7 @@ use crate::model::{
     CredentialPolicy, CredentialRecord, CredentialStore, ErrorBody, InMemoryCredentials, Operation,
     Params, Principal,
 };
+use crate::model::{Route, Router};
 use crate::UnixMillis;
 use std::sync::Arc;
 

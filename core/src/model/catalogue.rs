@@ -45,6 +45,9 @@ pub mod ids {
     /// `GET /runs/{run_id}`: reads one run; what a run poller polls
     /// ([`super::Catalogue::get_run`]).
     pub const GET_RUN: &str = "getRun";
+    /// A target no operation of the catalogue serves, called as given
+    /// (`acd api METHOD PATH`; [`crate::model::Operation::unlisted`]).
+    pub const UNLISTED: &str = "unlisted";
 }
 
 /// The query parameter names the spec leaves open (only `order_by` is given).
@@ -193,6 +196,7 @@ impl Catalogue {
             needs_resource: false,
             deprecation: None,
             honours_idempotency_key: false,
+            outside_root: false,
             noun: None,
         };
         let tables = Operation {
@@ -233,6 +237,7 @@ impl Catalogue {
             needs_resource: true,
             deprecation: None,
             honours_idempotency_key: false,
+            outside_root: false,
             noun: Some("table".into()),
         };
         let connections = Operation {
@@ -266,6 +271,7 @@ impl Catalogue {
             needs_resource: true,
             deprecation: None,
             honours_idempotency_key: false,
+            outside_root: false,
             noun: Some("connection".into()),
         };
         Self {
@@ -379,6 +385,7 @@ impl Catalogue {
             needs_resource: true,
             deprecation: None,
             honours_idempotency_key: false,
+            outside_root: false,
             noun: Some("agent".into()),
         }
     }
@@ -404,6 +411,7 @@ impl Catalogue {
             needs_resource: true,
             deprecation: None,
             honours_idempotency_key: false,
+            outside_root: false,
             noun: Some("run".into()),
         }
     }

@@ -44,6 +44,21 @@ pub fn is_credential_header(name: &str) -> bool {
         .any(|candidate| super::header_names::same_name(candidate, name))
 }
 
+/// Headers that carry a secret the client never takes from a caller's
+/// extra headers nor shows (besides [`CREDENTIAL_HEADERS`]): a proxy's
+/// credential and cookies.
+pub const SECRET_HEADERS: [&str; 4] = [X_API_KEY, AUTHORIZATION, "Proxy-Authorization", "Cookie"];
+
+/// Whether header `name` carries a secret ([`SECRET_HEADERS`], or
+/// `Set-Cookie` of a response): refused as a call's extra header, redacted
+/// where a response's headers are shown.
+pub fn carries_secret(name: &str) -> bool {
+    SECRET_HEADERS
+        .iter()
+        .chain(&["Set-Cookie"])
+        .any(|candidate| super::header_names::same_name(candidate, name))
+}
+
 /// Whether `secret` can be sent in a header as a credential: 1 to
 /// [`SECRET_MAX_BYTES`] visible ASCII characters without quotes, commas or
 /// backslashes (RFC 6750's `b64token`, loosened to every visible character

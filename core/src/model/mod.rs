@@ -18,6 +18,8 @@
 //! * the spec's limits, quota bounds, which limits apply to a request and
 //!   the tightest-limit order ([`LimitSettings`], [`RequestFacts`],
 //!   [`tightness`]);
+//! * the router from a method and request target to an operation, the
+//!   gate's and every raw client's ([`Router`], [`Route`]);
 //! * URL parsing ([`HttpUrl`]) and the stable-egress URL a base URL
 //!   implies ([`stable_egress_url_for`]);
 //! * header names, written once, in the [`header_names`] namespace, and
@@ -35,6 +37,7 @@ pub(crate) mod operation;
 pub(crate) mod params;
 pub(crate) mod query;
 pub(crate) mod quota;
+pub(crate) mod route;
 pub(crate) mod url;
 pub(crate) mod wire_enum;
 
@@ -44,9 +47,9 @@ pub use catalogue::{
     TABLE_PAGE_MAX, TEXT_MAX_BYTES,
 };
 pub use credential::{
-    is_credential_header, is_well_formed_secret, CredentialKind, CredentialRecord, CredentialStore,
-    InMemoryCredentials, Principal, RedactedHeaders, Secret, SecretPrefixes, CREDENTIAL_HEADERS,
-    REDACTED, SECRET_MAX_BYTES, SECRET_SHAPE,
+    carries_secret, is_credential_header, is_well_formed_secret, CredentialKind, CredentialRecord,
+    CredentialStore, InMemoryCredentials, Principal, RedactedHeaders, Secret, SecretPrefixes,
+    CREDENTIAL_HEADERS, REDACTED, SECRET_HEADERS, SECRET_MAX_BYTES, SECRET_SHAPE,
 };
 pub use error_body::{invalid_params_summary, ErrorBody, SHOWN_PROBLEMS};
 pub use header_block::{parse_header_block, HeaderBlockError};
@@ -70,4 +73,5 @@ pub use query::{
     decode_component, encode_component, parse_query, validate_pairs, MAX_REPORTED_PROBLEMS,
 };
 pub use quota::{LimitCheck, Quota};
+pub use route::{Route, Router};
 pub use url::{is_absolute_uri, stable_egress_url_for, HttpUrl, UrlError, STABLE_EGRESS_PATH};

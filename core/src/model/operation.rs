@@ -229,9 +229,47 @@ pub struct Operation {
     /// `table`); see [`Operation::noun`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub noun: Option<String>,
+    /// Whether `path` hangs off the base URL itself instead of the version
+    /// root (`/openapi.json`): only an unlisted operation a client adds for
+    /// a raw target ([`Operation::unlisted`]); the gate serves none.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub outside_root: bool,
 }
 
 impl Operation {
+    /// The operation of a target no catalogue operation serves, as a raw
+    /// client calls it ([`ids::UNLISTED`](crate::model::ids::UNLISTED)):
+    /// `method` on `path`, relative to the version root or, when
+    /// `outside_root`, to the base URL; under the per-credential limit when
+    /// `credentialed`, else public (the per-IP limit); any body, any query,
+    /// no validators, never through stable egress.
+    pub fn unlisted(
+        method: &str,
+        path: PathTemplate,
+        credentialed: bool,
+        outside_root: bool,
+    ) -> Self {
+        Self {
+            id: crate::model::ids::UNLISTED.into(),
+            method: method.to_owned(),
+            path,
+            credential: if credentialed {
+                CredentialPolicy::ApiKeyOrOAuth { scope: None }
+            } else {
+                CredentialPolicy::Public
+            },
+            envelope: Envelope::Data,
+            params: Vec::new(),
+            extra_limits: Vec::new(),
+            stable_egress: false,
+            needs_resource: true,
+            deprecation: None,
+            honours_idempotency_key: false,
+            noun: None,
+            outside_root,
+        }
+    }
+
     /// The resource noun for sentences: [`Operation::noun`]'s field, or
     /// `resource` when it is not set.
     pub fn noun(&self) -> &str {

@@ -11,7 +11,8 @@
 //! * [`RunEventType`], [`RunEvent`], [`run_event_body`]: the run lifecycle
 //!   events `run.queued`, `run.running`, `run.succeeded`, `run.failed`,
 //!   `run.cancelled` with payload `{"type", "timestamp", "data": {"run"}}`;
-//! * [`DeliveryPlanner`]: the sender's retry schedule as a state machine.
+//! * [`DeliveryPlanner`]: the sender's retry schedule as a state machine;
+//! * [`wire`]: verification and signing as JSON, what the bindings forward.
 //!
 //! Every error is a [`WebhookError`] whose [`WebhookError::code`] SDKs
 //! forward. The choices the specification leaves open are in
@@ -23,6 +24,7 @@ mod event;
 mod replay;
 mod secret;
 mod signature;
+pub mod wire;
 
 pub use delivery::*;
 pub use error::WebhookError;

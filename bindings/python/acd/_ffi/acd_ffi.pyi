@@ -176,6 +176,10 @@ def error_categories_json() -> str: ...
 
 def simulate_json(config: str) -> str: ...
 
+def webhook_sign_json(secrets: typing.List[str], id: str, timestamp_s: int, body: bytes) -> str: ...
+
+def webhook_verify_json(body: bytes, headers: typing.List[Header], secrets: typing.List[str], now_ms: int, tolerance_ms: typing.Optional[int], decode_run: bool) -> str: ...
+
 class Admitted:
     """A request that passed every rule, waiting for the caller's answer."""
     def __init__(self, args: typing.Any, kwargs: typing.Any) -> None: ...
@@ -346,6 +350,8 @@ __all__ = [
     "default_max_body_bytes",
     "error_categories_json",
     "simulate_json",
+    "webhook_sign_json",
+    "webhook_verify_json",
     "Admitted",
     "AdmittedProtocol",
     "Credentials",

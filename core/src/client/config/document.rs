@@ -4,7 +4,7 @@
 
 use super::{
     normalise_url, stable_egress_url_for, ApiKeyHeader, ClientConfig, ClientCredential,
-    DEFAULT_BASE_URL, ENV_API_KEY, ENV_BASE_URL,
+    DEFAULT_BASE_URL, ENV_API_KEY, ENV_BASE_URL, ENV_TOKEN,
 };
 use crate::client::budget::BudgetPolicy;
 use crate::client::error::ClientError;
@@ -70,6 +70,8 @@ struct HostEnv {
     api_key: Option<Secret>,
     #[serde(rename = "ACD_BASE_URL", default)]
     base_url: Option<String>,
+    #[serde(rename = "ACD_TOKEN", default)]
+    token: Option<Secret>,
 }
 
 /// A member that is present, even as `null`, becomes `Some`.
@@ -120,6 +122,7 @@ impl ConfigDocument {
         // An empty variable counts as unset.
         let env_base_url = env.base_url.filter(|url| !url.is_empty());
         let env_api_key = env.api_key.filter(|key| !key.expose().is_empty());
+        let env_token = env.token.filter(|token| !token.expose().is_empty());
         let base_url = match (self.base_url, env_base_url) {
             (Some(url), _) => normalise_url("base_url", &url, None)?,
             (None, Some(url)) => normalise_url("base_url", &url, Some(ENV_BASE_URL))?,
@@ -131,7 +134,25 @@ impl ConfigDocument {
             Some(Some(url)) => Some(normalise_url("stable_egress_url", &url, None)?),
         };
         let mut credentials = self.credentials.unwrap_or_default();
-        if let Some(token) = self.token {
+        let nothing_given =
+            credentials.is_empty() && self.api_key.is_none() && self.token.is_none();
+        let (token, token_origin) = match (self.token, env_token) {
+            (Some(token), _) => (Some(token), None),
+            (None, Some(token)) if nothing_given => {
+                if env_api_key.is_some() {
+                    return Err(ClientError::InvalidConfig {
+                        field: "env".into(),
+                        problem: format!(
+                            "{ENV_API_KEY} and {ENV_TOKEN} are both set; set only one (the API \
+                             refuses a request that carries both)"
+                        ),
+                    });
+                }
+                (Some(token), Some(ENV_TOKEN))
+            }
+            (None, _) => (None, None),
+        };
+        if let Some(token) = token {
             if self.api_key.is_some() {
                 return Err(ClientError::InvalidConfig {
                     field: "token".into(),
@@ -141,9 +162,11 @@ impl ConfigDocument {
                 });
             }
             if !is_well_formed_secret(token.expose()) {
+                let from = token_origin
+                    .map_or(String::new(), |variable| format!(" (read from {variable})"));
                 return Err(ClientError::InvalidConfig {
                     field: "token".into(),
-                    problem: format!("the token {SECRET_SHAPE}"),
+                    problem: format!("the token {SECRET_SHAPE}{from}"),
                 });
             }
             credentials.insert(0, ClientCredential::default_oauth_token(token.expose()));

@@ -278,7 +278,7 @@ fn unknown_or_malformed_members_are_config_errors_naming_them() {
     let (field, problem) = refusal(r#"{"base_ur1": "https://h"}"#);
     assert_eq!(field, "base_ur1");
     assert!(problem.starts_with("unknown field `base_ur1`"), "{problem}");
-    assert_eq!(refusal(r#"{"env": {"ACD_TOKEN": "x"}}"#).0, "env.ACD_TOKEN");
+    assert_eq!(refusal(r#"{"env": {"ACD_TOKN": "x"}}"#).0, "env.ACD_TOKN");
     assert_eq!(refusal(r#""a string""#).0, "(document)");
     assert_eq!(refusal(r#"{} {}"#).0, "(document)");
     assert_eq!(
@@ -314,4 +314,35 @@ fn a_bare_token_is_the_default_oauth_credential_and_not_with_a_key() {
         problem.contains("an API key or an OAuth token, not both"),
         "{problem}"
     );
+}
+
+#[test]
+fn an_acd_token_variable_is_the_credential_only_when_nothing_else_is() {
+    let config = read(r#"{"env": {"ACD_TOKEN": "acd_oat_demo_ada", "ACD_API_KEY": ""}}"#).unwrap();
+    assert_eq!(
+        config.credentials,
+        [ClientCredential::default_oauth_token("acd_oat_demo_ada")]
+    );
+    // A key given in the document wins over the variable.
+    let config =
+        read(r#"{"api_key": "acd_live_demo_ada", "env": {"ACD_TOKEN": "acd_oat_demo_ada"}}"#)
+            .unwrap();
+    assert_eq!(
+        config.credentials,
+        [ClientCredential::default_api_key("acd_live_demo_ada")]
+    );
+    // Both variables set, nothing in the document: refused, naming both.
+    let (field, problem) = refusal(
+        r#"{"env": {"ACD_TOKEN": "acd_oat_demo_ada", "ACD_API_KEY": "acd_live_demo_ada"}}"#,
+    );
+    assert_eq!(field, "env");
+    assert!(
+        problem.starts_with("ACD_API_KEY and ACD_TOKEN are both set"),
+        "{problem}"
+    );
+    // A malformed one is named by its variable, never shown.
+    let (field, problem) = refusal(r#"{"env": {"ACD_TOKEN": "bad\"quote"}}"#);
+    assert_eq!(field, "token");
+    assert!(problem.ends_with("(read from ACD_TOKEN)"), "{problem}");
+    assert!(!problem.contains("bad\""), "{problem}");
 }

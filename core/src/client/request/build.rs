@@ -258,6 +258,9 @@ fn root(
         problem: problem.to_owned(),
     };
     let api_root = || format!("{}/api/{}", config.base_url, config.version);
+    if operation.outside_root && egress == EgressMode::Default {
+        return Ok(config.base_url.clone());
+    }
     match egress {
         EgressMode::Default => Ok(api_root()),
         EgressMode::Header | EgressMode::Url if !operation.stable_egress => Err(unavailable(

@@ -3,7 +3,7 @@
 //! check that keeps headers the client owns out of the extra ones.
 
 use crate::client::error::ClientError;
-use crate::model::credential::is_credential_header;
+use crate::model::credential::{carries_secret, is_credential_header};
 use crate::model::header_names::{same_name, CONTENT_TYPE, IDEMPOTENCY_KEY};
 use serde::{Deserialize, Serialize};
 
@@ -67,6 +67,11 @@ impl CallOptions {
             if is_credential_header(name) {
                 return refuse(
                     "the client sends the credential itself; choose the call's credential instead",
+                );
+            }
+            if carries_secret(name) {
+                return refuse(
+                    "a header that carries a secret is never taken from the call's headers",
                 );
             }
             if same_name(name, IDEMPOTENCY_KEY) {

@@ -34,6 +34,13 @@ data class Request(
      * and read none of one whose `Content-Length` is above it. `null`: no bound.
      */
     val maxBodyBytes: Long? = null,
+    /**
+     * The longest this exchange may take, in ms, headers and body included
+     * (from the core's deadline for it: the exchange timeout, or what is
+     * left of the call's timeout). A transport ends the exchange with
+     * [FailureKind.TIMEOUT] once it passes. `null`: the transport's own bound.
+     */
+    val timeoutMs: Long? = null,
 ) {
     /** Method, path and redacted headers (never a credential or the query). */
     override fun toString(): String = "Request($method ${url.substringBefore('?')}, headers=${redacted(headers)})"

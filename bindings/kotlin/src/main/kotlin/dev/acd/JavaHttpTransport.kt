@@ -102,6 +102,7 @@ class JavaHttpTransport(
 
     /** Sends [request]; a failure without a response is a [TransportFailureException]. */
     override suspend fun send(request: Request): Response {
+        val timeoutMs = minOf(timeoutMs, request.timeoutMs ?: timeoutMs).coerceAtLeast(1)
         val publisher =
             request.body?.let { HttpRequest.BodyPublishers.ofByteArray(it.toByteArray()) }
                 ?: HttpRequest.BodyPublishers.noBody()

@@ -14,7 +14,6 @@ import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.selects.select
-import kotlinx.coroutines.withTimeoutOrNull
 import kotlinx.serialization.json.JsonObject
 import kotlin.coroutines.ContinuationInterceptor
 import kotlin.coroutines.CoroutineContext
@@ -113,6 +112,7 @@ internal class Session(
             val now = clock()
             val signal = CompletableDeferred<Unit>()
             var progressed = false
+            var busy = false
             val (batch, sending) =
                 synchronized(lock) {
                     failure?.let { failure = null; throw it }
@@ -121,6 +121,8 @@ internal class Session(
                     for (event in batch.events) queues[event.call]?.let { it.addLast(event); progressed = true }
                     val sending = batch.transmits.filter { it.call in queues }
                     inFlight += sending.size
+                    // Read with the poll: an outcome that lands after it completes `signal`.
+                    busy = inFlight > 0
                     batch to sending
                 }
             batch.events.forEach(notify)
@@ -129,7 +131,7 @@ internal class Session(
             if (sending.isNotEmpty()) continue // sent: poll again, as the protocol asks after each step
             val wake = batch.timeout
             if (wake == null) {
-                if (synchronized(lock) { inFlight } == 0) throw AcdException(NO_PROGRESS)
+                if (!busy) throw AcdException(NO_PROGRESS)
                 signal.await()
             } else {
                 sleepUntil(wake, signal)
@@ -168,15 +170,17 @@ internal class Session(
         }
     }
 
-    /** One exchange: its [Response], or how it failed ([FailureKind]); abandoned at the transmit's `timeout_at`. */
+    /**
+     * One exchange: its [Response], or how it failed ([FailureKind]). The
+     * transport bounds it by the transmit's `timeout_at` (passed as
+     * [Request.timeoutMs], in real time: a virtual clock does not shorten a
+     * real exchange, and a scripted transport keeps its own time).
+     */
     private suspend fun send(transmit: Transmit): Any =
         try {
             val at = transmit.timeoutAt
-            if (at == null) {
-                transport.send(transmit.request)
-            } else {
-                withTimeoutOrNull((at - clock()).coerceAtLeast(0).milliseconds) { transport.send(transmit.request) } ?: FailureKind.TIMEOUT
-            }
+            val request = if (at == null) transmit.request else transmit.request.copy(timeoutMs = (at - clock()).coerceAtLeast(1))
+            transport.send(request)
         } catch (failure: TransportFailureException) {
             failure.kind
         }

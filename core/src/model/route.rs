@@ -1,10 +1,15 @@
-//! Step 1: method + path → operation (404, 405 with `Allow`, other version).
+//! The catalogue's one router: method + request target → operation (or
+//! the 404 and 405 sentences), under `/api/{version}` and the stable-egress
+//! prefix. The gate routes every request with it (its step 1: 404, 405
+//! with `Allow`, another version); clients that take a raw target (`acd
+//! api METHOD PATH`) route through the same [`Router`], so a path means the
+//! same operation on both sides.
 
 use crate::model::{Catalogue, Operation};
 
 /// Where a request target leads: `'c` is the catalogue's lifetime, `'a`
 /// the request's.
-pub(crate) enum Route<'c, 'a> {
+pub enum Route<'c, 'a> {
     /// An operation serves this method and path.
     Matched {
         /// The operation, from the catalogue.
@@ -30,17 +35,21 @@ pub(crate) enum Route<'c, 'a> {
 /// Matches targets against the catalogue under `/api/{version}` and the
 /// stable-egress prefix.
 #[derive(Debug, Clone)]
-pub(crate) struct Router {
+pub struct Router {
     version: String,
     egress: Option<Vec<String>>,
 }
 
 impl Router {
-    pub(crate) fn new(version: String, egress: Option<Vec<String>>) -> Self {
+    /// A router for `/api/{version}`, and for the stable-egress prefix's
+    /// segments (`egress`) followed by `/{version}` when there is one.
+    pub fn new(version: String, egress: Option<Vec<String>>) -> Self {
         Self { version, egress }
     }
 
-    pub(crate) fn route<'c, 'a>(
+    /// Where `target` (a path with an optional query, as sent) leads for
+    /// `method`.
+    pub fn route<'c, 'a>(
         &self,
         catalogue: &'c Catalogue,
         method: &str,
@@ -66,7 +75,7 @@ impl Router {
         };
         let mut allowed: Vec<&str> = Vec::new();
         for operation in catalogue.operations() {
-            if via_egress && !operation.stable_egress {
+            if operation.outside_root || (via_egress && !operation.stable_egress) {
                 continue;
             }
             let Some(raw_params) = operation.path.match_segments(rest) else {
