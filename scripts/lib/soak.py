@@ -3,11 +3,14 @@
 asyncio, raw keep-alive connections (no third-party package): API readers
 (the credential limit is the binding one), slow readers of /openapi.json,
 admin listings; RSS of each sandbox sampled from /proc; 200s counted per
-rate-limit window. The window is the one the server decided in: its `Date`
-(whole seconds, taken at or after the decision) plus `RateLimit-Reset`
-(whole seconds, rounded up) is exactly the window's end when windows are
-whole seconds, whatever the client's own lag; without `Date`, the arrival
-time stands in. Prints a report; exits 1 if a window admitted beyond its
+rate-limit window: the arrival time plus `RateLimit-Reset` (whole seconds,
+rounded up, from the server's decision) is at or after the window's end,
+and within it plus the answer's latency plus 1 s, so snapping it down to
+the window grid names the window while latency stays under a window minus
+1 s. (The response's `Date` is no substitute: hyper refreshes it when it
+parses a request, before the decision, so a request read in a window's
+last second and decided in the next window's first carries the earlier
+second, and Date plus reset named the window before.) Prints a report; exits 1 if a window admitted beyond its
 bound or RSS grew after warm-up by more than the allowed slack.
 
 Fail-open periods: besides the chaos of --events (Redis paused or
@@ -26,7 +29,6 @@ Usage: soak.py --urls URL[,URL] --pids PID[,PID] --seconds S --limit L
 """
 import argparse
 import asyncio
-import email.utils
 import json
 import math
 import sys
@@ -59,23 +61,6 @@ class Stats:
         self.errors = 0
         self.admin_reads = 0
         self.slow_reads = 0
-        self.dates = {}  # Date header -> Unix seconds
-
-    def server_seconds(self, headers, arrival):
-        """The server's whole second from `Date`, else the arrival time."""
-        date = headers.get("date")
-        if date is None:
-            return arrival
-        seconds = self.dates.get(date)
-        if seconds is None:
-            try:
-                seconds = email.utils.parsedate_to_datetime(date).timestamp()
-            except (TypeError, ValueError):
-                return arrival
-            if len(self.dates) > 10000:
-                self.dates.clear()
-            self.dates[date] = seconds
-        return seconds
 
     def record(self, started, status, headers):
         now = time.time()
@@ -85,7 +70,7 @@ class Stats:
         self.statuses[status] = self.statuses.get(status, 0) + 1
         if status == 200 and "ratelimit-reset" in headers:
             window_s = self.window_ms / 1000
-            end = self.server_seconds(headers, now) + int(headers["ratelimit-reset"])
+            end = now + int(headers["ratelimit-reset"])
             start = math.floor(end / window_s) * window_s - window_s
             self.admitted[start] = self.admitted.get(start, 0) + 1
 
