@@ -7,10 +7,10 @@ rate-limit window: the arrival time plus `RateLimit-Reset` (whole seconds,
 rounded up, from the server's decision) is at or after the window's end,
 and within it plus the answer's latency plus 1 s, so snapping it down to
 the window grid names the window while latency stays under a window minus
-1 s. (The response's `Date` is no substitute: hyper refreshes it when it
-parses a request, before the decision, so a request read in a window's
-last second and decided in the next window's first carries the earlier
-second, and Date plus reset named the window before.) Prints a report; exits 1 if a window admitted beyond its
+1 s. (The response's `Date` is no substitute: hyper refreshes it at the start
+of the connection's poll that then runs the handler, so an answer decided
+in a window's first instant can carry the previous second, and Date plus
+reset named the window before: 2,001 / 1,999 pairs in memory.) Prints a report; exits 1 if a window admitted beyond its
 bound or RSS grew after warm-up by more than the allowed slack.
 
 Fail-open periods: besides the chaos of --events (Redis paused or
