@@ -3,13 +3,29 @@
 asyncio, raw keep-alive connections (no third-party package): API readers
 (the credential limit is the binding one), slow readers of /openapi.json,
 admin listings; RSS of each sandbox sampled from /proc; 200s counted per
-rate-limit window (the window is identified by the response's
-RateLimit-Reset: arrival + reset, snapped to the window grid). Prints a
-report; exits 1 if a window admitted beyond its bound or RSS grew after
-warm-up by more than the allowed slack.
+rate-limit window: the arrival time plus `RateLimit-Reset` (whole seconds,
+rounded up, from the server's decision) is at or after the window's end,
+and within it plus the answer's latency plus 1 s, so snapping it down to
+the window grid names the window while latency stays under a window minus
+1 s. (The response's `Date` is no substitute: hyper refreshes it at the start
+of the connection's poll that then runs the handler, so an answer decided
+in a window's first instant can carry the previous second, and Date plus
+reset named the window before: 2,001 / 1,999 pairs in memory.) Prints a report; exits 1 if a window admitted beyond its
+bound or RSS grew after warm-up by more than the allowed slack.
+
+Fail-open periods: besides the chaos of --events (Redis paused or
+restarted), a sandbox on Redis fails open whenever its store does not
+answer in time (`connect_timeout + io_timeout`, e.g. a starved debug
+build), and each instance then admits up to the limit on its own
+(docs/limiter.md, "fail open, Redis keeps its data": max(L, R + F)). The
+sandboxes report each such period on stderr (`acd-redis: rate-limit store
+... is unavailable` ... `is back`); --stderr names those files, which are
+followed during the run, and a window touching a reported period is held
+to --outage-bound like one touching an event, and listed as such.
 
 Usage: soak.py --urls URL[,URL] --pids PID[,PID] --seconds S --limit L
-       --window-ms W --connections N [--events FILE] [--bound-during-outage B]
+       --window-ms W --connections N [--events FILE] [--outage-bound B]
+       [--stderr FILE[,FILE]]
 """
 import argparse
 import asyncio
@@ -131,6 +147,62 @@ def rss_kib(pid):
     return None
 
 
+# What a sandbox on Redis writes on stderr when it starts or stops deciding
+# through Redis (store-redis/src/event.rs, sandbox/src/main.rs).
+FAIL_OPEN_MARKS = ("is unavailable (", "still unavailable after", "does not answer yet")
+BACK_MARK = "is back after"
+ONE_REQUEST_MARK = "could not decide a request"
+
+
+class FailOpen:
+    """Fail-open periods reported by each sandbox: (from, to, sandbox, why)."""
+
+    def __init__(self, paths):
+        self.paths = paths
+        self.offsets = [0] * len(paths)
+        self.open = [None] * len(paths)  # (since, why) while failing open
+        self.periods = []
+
+    def poll(self, now):
+        for n, path in enumerate(self.paths):
+            try:
+                with open(path, "rb") as file:
+                    file.seek(self.offsets[n])
+                    data = file.read()
+            except OSError:
+                continue
+            complete = data.rfind(b"\n") + 1
+            self.offsets[n] += complete
+            for line in data[:complete].decode("utf-8", "replace").splitlines():
+                self.line(n, line, now)
+
+    def line(self, n, line, now):
+        if any(mark in line for mark in FAIL_OPEN_MARKS):
+            if self.open[n] is None:
+                why = line.split("(", 1)[1].split(")", 1)[0] if "(" in line else line
+                self.open[n] = (now, why)
+        elif BACK_MARK in line and self.open[n] is not None:
+            since, why = self.open[n]
+            self.periods.append((since, now, n, why))
+            self.open[n] = None
+        elif ONE_REQUEST_MARK in line:
+            self.periods.append((now, now, n, "one request not decided"))
+
+    def close(self, now):
+        for n, state in enumerate(self.open):
+            if state is not None:
+                self.periods.append((state[0], now, n, state[1] + "; still failing open at the end"))
+                self.open[n] = None
+
+
+async def follow(fail_open, deadline):
+    while time.time() < deadline:
+        fail_open.poll(time.time())
+        await asyncio.sleep(0.1)
+    fail_open.poll(time.time())
+    fail_open.close(time.time())
+
+
 async def sampler(pids, samples, deadline):
     while time.time() < deadline:
         samples.append((time.time(), [rss_kib(pid) for pid in pids]))
@@ -149,6 +221,7 @@ async def main():
     parser.add_argument("--events", default="")
     parser.add_argument("--outage-bound", type=int, default=0)
     parser.add_argument("--label", default="soak")
+    parser.add_argument("--stderr", default="", help="the sandboxes' stderr files, comma-separated")
     args = parser.parse_args()
     targets = []
     for url in args.urls.split(","):
@@ -157,7 +230,11 @@ async def main():
         targets.append((host, int(port)))
     pids = [int(pid) for pid in args.pids.split(",")]
     stats = Stats(args.window_ms)
+    fail_open = FailOpen([path for path in args.stderr.split(",") if path])
     started = time.time()
+    # What the sandboxes wrote before the load (a Redis that did not answer
+    # at start-up: failing open from the first request).
+    fail_open.poll(started)
     deadline = started + args.seconds
     slow = 50
     admin = 10 if args.admin else 0
@@ -174,12 +251,13 @@ async def main():
         tasks.append(admin_reader(host, port, stats, deadline))
     samples = []
     tasks.append(sampler(pids, samples, deadline))
+    tasks.append(follow(fail_open, deadline))
     await asyncio.gather(*tasks)
     elapsed = time.time() - started
-    report(args, stats, samples, elapsed, started)
+    report(args, stats, samples, elapsed, started, fail_open.periods)
 
 
-def report(args, stats, samples, elapsed, started):
+def report(args, stats, samples, elapsed, started, reported):
     latencies = sorted(stats.latencies)
     p = lambda q: latencies[min(len(latencies) - 1, int(q * len(latencies)))] * 1000 if latencies else 0
     print(f"== {args.label}: {args.connections} connections, {elapsed:.0f} s")
@@ -196,24 +274,38 @@ def report(args, stats, samples, elapsed, started):
                 events = [json.loads(line) for line in file if line.strip()]
         except OSError:
             events = []
-    outage = [(e["from"], e["to"]) for e in events]
     window_s = args.window_ms / 1000
+    # A chaos event's window, and a window touching a period a sandbox
+    # reported, with 1 s of slack: a fallback decision carries the `now` of
+    # its request, taken up to connect_timeout + io_timeout (500 ms) before
+    # the failure is reported, and the log is read every 0.1 s.
+    slack = 1.0
+    outage = [(e["from"], e["to"] + window_s, e["what"]) for e in events]
+    outage += [(frm - slack, to + slack, "fail open") for frm, to, _, _ in reported]
+    if reported:
+        print(f"fail-open periods the sandboxes reported ({len(reported)}):")
+        for frm, to, n, why in sorted(reported):
+            print(f"  sandbox {n + 1}: t={frm - started:7.1f}s .. t={to - started:7.1f}s "
+                  f"({(to - frm) * 1000:.0f} ms): {why}")
+    bound_open = args.outage_bound or (len(args.urls.split(",")) + 1) * args.limit
     failed = False
     print(f"admitted per {window_s:.0f} s window (limit {args.limit}"
-          + (f"; {args.outage_bound} in windows touching a Redis outage" if outage else "") + "):")
+          + (f"; {bound_open} in windows touching a Redis outage or a fail-open period"
+             if outage else "") + "):")
     first, last = started, started + elapsed
     for start in sorted(stats.admitted):
         if start + window_s <= first or start >= last:
             continue
         count = stats.admitted[start]
-        touches = any(start < to + window_s and start + window_s > frm for frm, to in outage)
-        bound = args.outage_bound if touches and args.outage_bound else args.limit
+        touching = sorted({what for frm, to, what in outage if start < to and start + window_s > frm})
+        bound = bound_open if touching else args.limit
         partial = start < first or start + window_s > last
         mark = "" if count <= bound else "  OVER BOUND"
         if count > bound:
             failed = True
         print(f"  window t={start - started:6.0f}s  {count:5d} / {bound}"
-              + ("  (outage)" if touches else "") + ("  (partial)" if partial else "") + mark)
+              + (f"  ({', '.join(touching)})" if touching else "")
+              + ("  (partial)" if partial else "") + mark)
     # RSS after warm-up: the samples after the first third.
     flat = True
     for column in range(len(samples[0][1]) if samples else 0):

@@ -100,7 +100,7 @@ impl AsyncRedisLimiter {
     /// misconfigured URL early). Not needed otherwise.
     pub async fn ping(&self) -> Result<(), StoreError> {
         let (link, _) = self.started()?;
-        let mut channel = self.sync(link, false, None).await?;
+        let mut channel = self.sync(link, None, None).await?;
         let loaded = self.bounded(channel.load(&self.policy.script)).await?;
         loaded.map(drop).map_err(|e| self.error(&e))
     }
@@ -119,9 +119,13 @@ impl AsyncRedisLimiter {
         let prepared = self.policy.prepare(checks, now)?;
         let (link, queue) = self.started()?;
         let attempt = self.policy.permit()?;
+        // Dropped before the outcome is recorded (the caller gave up), a
+        // probe lets the next request probe.
+        let watch = self.policy.watch(attempt);
         let outcome = self.send(link, queue, attempt, prepared, now).await;
         let outcome = outcome.and_then(|outcome| outcome.decision(checks, |_| None));
         self.policy.record(attempt, &outcome);
+        watch.recorded();
         if let Ok(StackDecision::Admitted { .. }) = outcome {
             self.policy.counted(checks, now);
         }
@@ -139,7 +143,7 @@ impl AsyncRedisLimiter {
         now: UnixMillis,
     ) -> Result<crate::reply::Outcome, StoreError> {
         if attempt.probe || link.current().is_none() || self.policy.needs_sync() {
-            self.sync(link, attempt.probe, Some(now)).await?;
+            self.sync(link, Some(attempt), Some(now)).await?;
         }
         let (reply, answer) = oneshot::channel();
         if queue.send(Job { prepared, reply }).is_err() {
@@ -163,14 +167,24 @@ impl AsyncRedisLimiter {
     /// lost the counts it had made for this instance, which become pending),
     /// and merges every pending count (with `now`; none without it). A new
     /// connection is used by decisions only once this succeeded.
+    ///
+    /// The wait for a sync under way is bounded like a call (a queue of
+    /// syncs each timing out in turn kept the last decision for seconds,
+    /// deciding with the `now` it had read before), and a decision that
+    /// finds the store gone down meanwhile, the probe aside, does not try
+    /// Redis in turn: the fault policy answers it.
     async fn sync(
         &self,
         link: &Link,
-        probe: bool,
+        attempt: Option<Attempt>,
         now: Option<UnixMillis>,
     ) -> Result<Channel, StoreError> {
+        let probe = attempt.is_some_and(|attempt| attempt.probe);
         let _marked = self.policy.syncing();
-        let _one = self.sync.lock().await;
+        let _one = self.bounded(self.sync.lock()).await?;
+        if let Some(attempt) = attempt {
+            self.policy.went_down(attempt)?;
+        }
         let (mut channel, fresh) = match link.current() {
             Some(channel) => (channel, false),
             None => self

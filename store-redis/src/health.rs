@@ -183,6 +183,25 @@ impl Health {
         }
     }
 
+    /// While Down: the wait until the next attempt (at least 1 ms).
+    pub(crate) fn down_for_another(&self, at: Instant) -> Option<Duration> {
+        self.lock().down.map(|down| {
+            down.next_attempt
+                .saturating_duration_since(at)
+                .max(Duration::from_millis(1))
+        })
+    }
+
+    /// The probe under way was dropped before its outcome was known (its
+    /// caller gave up): the next request probes instead, at once (the
+    /// backoff has passed). Only one probe is ever under way, so a probing
+    /// store is waiting on this one.
+    pub(crate) fn abandoned(&self) {
+        if let Some(down) = self.lock().down.as_mut() {
+            down.probing = false;
+        }
+    }
+
     /// Whether the store is Up.
     pub(crate) fn is_up(&self) -> bool {
         self.lock().down.is_none()
@@ -245,6 +264,28 @@ mod tests {
             health.permit(t0 + 900 * MS),
             Permit::Go { generation: 2, .. }
         ));
+    }
+
+    #[test]
+    fn an_abandoned_probe_hands_the_probe_to_the_next_request() {
+        let health = Health::new(100 * MS, 250 * MS);
+        let t0 = Instant::now();
+        health.failed(t0, false).unwrap();
+        assert!(matches!(
+            health.permit(t0 + 100 * MS),
+            Permit::Go { probe: true, .. }
+        ));
+        assert!(matches!(health.permit(t0 + 110 * MS), Permit::Wait(_)));
+        health.abandoned();
+        assert!(matches!(
+            health.permit(t0 + 120 * MS),
+            Permit::Go { probe: true, .. }
+        ));
+        assert!(matches!(health.permit(t0 + 130 * MS), Permit::Wait(_)));
+        // Up: nothing to abandon.
+        health.succeeded(t0 + 140 * MS, true).unwrap();
+        health.abandoned();
+        assert!(health.is_up());
     }
 
     #[test]

@@ -209,6 +209,30 @@ impl Policy {
         }
     }
 
+    /// [`StoreError::BackingOff`] when the store went down after `attempt`
+    /// was let through (a sync ahead of it failed): a decision that is not
+    /// the probe then goes to the fault policy instead of trying Redis in
+    /// turn.
+    pub(crate) fn went_down(&self, attempt: Attempt) -> Result<(), StoreError> {
+        match self.health.down_for_another(Instant::now()) {
+            Some(wait) if !attempt.probe => Err(StoreError::BackingOff(
+                u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// Watches `attempt` until its outcome is recorded: should its caller
+    /// drop it before (a client gone, a handler's timeout), a probe hands
+    /// the probe to the next request instead of keeping every request on
+    /// the fault policy for good.
+    pub(crate) fn watch(&self, attempt: Attempt) -> AttemptGuard<'_> {
+        AttemptGuard {
+            health: &self.health,
+            probe: attempt.probe,
+        }
+    }
+
     /// Records how an attempt ended: health, one event per outage or
     /// recovery, counters. `true` when this attempt ended an outage (the
     /// caller then sends [`Policy::merges`]).
@@ -403,6 +427,28 @@ impl Policy {
 
 /// The Lua source of the epoch check.
 pub const EPOCH_LUA: &str = include_str!("epoch.lua");
+
+/// An attempt under way ([`Policy::watch`]); [`AttemptGuard::recorded`]
+/// once its outcome went to [`Policy::record`].
+pub(crate) struct AttemptGuard<'a> {
+    health: &'a Health,
+    probe: bool,
+}
+
+impl AttemptGuard<'_> {
+    /// The outcome was recorded: nothing to hand over.
+    pub(crate) fn recorded(mut self) {
+        self.probe = false;
+    }
+}
+
+impl Drop for AttemptGuard<'_> {
+    fn drop(&mut self) {
+        if self.probe {
+            self.health.abandoned();
+        }
+    }
+}
 
 /// Ends a sync's mark when dropped.
 pub(crate) struct SyncGuard<'a>(&'a AtomicUsize);
