@@ -188,7 +188,7 @@ test('an AbortSignal cancels a waiting call: it rejects with the signal\'s reaso
 
 test('each category becomes its class through the one table', async () => {
   for (const [status, Class, category] of [
-    [400, BadRequestError, 'request'], [401, AuthenticationError, 'authentication'],
+    [400, BadRequestError, 'bad_request'], [401, AuthenticationError, 'authentication'],
     [403, PermissionDeniedError, 'permission'], [404, NotFoundError, 'not_found'],
   ]) {
     const { api, clock } = client(() => json(status, { detail: `status ${status}`, status }));
