@@ -240,7 +240,7 @@ impl ErrorCategory {
         }
     }
 
-    /// Every category's [`ErrorClasses`] as JSON (an array in
+    /// Every category's `ErrorClasses` as JSON (an array in
     /// [`ErrorCategory::ALL`]'s order), what the bindings expose.
     pub fn table_json() -> String {
         let table: Vec<ErrorClasses> = Self::ALL.iter().map(|c| c.classes()).collect();
