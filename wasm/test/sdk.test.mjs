@@ -204,7 +204,7 @@ test('each category becomes its class through the one table', async () => {
   await assert.rejects(clock.run(api.tables.read('orders')), ServerError);
   assert.equal(classOfCategory('rate_limit'), RateLimitError);
   assert.equal(classOfCategory('connection'), ConnectionError);
-  const limited = errorFromCore({ type: 'rate_limited', category: 'rate_limit', status: 429, message: 'm', retry_at: T0 });
+  const limited = errorFromCore({ type: 'rate_limited', category: 'rate_limit', status: 429, message: 'm', retry_at_ms: T0 });
   assert.ok(limited instanceof RateLimitError);
   assert.equal(limited.retryAt, T0);
   assert.equal(limited.code, 'RATE_LIMITED');
