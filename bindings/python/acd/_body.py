@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 import zlib
-from typing import Iterable, List, Optional, Tuple
+from typing import Iterable, Iterator, List, Optional, Tuple
 
 from ._failure import TransportFailure
 
