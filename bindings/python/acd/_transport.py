@@ -298,8 +298,14 @@ class UrllibTransport:
         except TransportFailure:
             raise
         except urllib.error.URLError as error:
-            # urllib wraps what failed while connecting and sending.
-            raise TransportFailure(_connect_kind(error), str(error.reason)) from error
+            # urllib wraps what failed while connecting and sending; a
+            # connection that was made and then reset while the request went
+            # out may have been read by the server already.
+            kind = _connect_kind(error)
+            if kind == "connect" and any(isinstance(cause, OSError) and cause.errno in _RESET
+                                         for cause in _causes(error)):
+                kind = "reset"
+            raise TransportFailure(kind, str(error.reason)) from error
         except (OSError, http.client.HTTPException) as error:
             raise TransportFailure(_sent_kind(error), str(error) or type(error).__name__) from error
 
